@@ -1,0 +1,100 @@
+//! The legacy output rules: which printed texts are legacy result lines, and what value they carry.
+
+use serde::Serialize;
+
+use super::words::Printed;
+
+/// The kind of legacy output line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum LegacyKind {
+    Success,
+    Complete,
+    Confidence,
+    Created,
+    Modified,
+}
+
+impl LegacyKind {
+    pub const ALL: [LegacyKind; 5] = [
+        LegacyKind::Success,
+        LegacyKind::Complete,
+        LegacyKind::Confidence,
+        LegacyKind::Created,
+        LegacyKind::Modified,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LegacyKind::Success => "success",
+            LegacyKind::Complete => "complete",
+            LegacyKind::Confidence => "confidence",
+            LegacyKind::Created => "created",
+            LegacyKind::Modified => "modified",
+        }
+    }
+
+    /// The text that marks this kind: the whole line for SUCCESS/COMPLETE, a prefix for the others.
+    pub fn marker(self) -> &'static str {
+        match self {
+            LegacyKind::Success => "SUCCESS",
+            LegacyKind::Complete => "COMPLETE",
+            LegacyKind::Confidence => "Confidence:",
+            LegacyKind::Created => "Created:",
+            LegacyKind::Modified => "Modified:",
+        }
+    }
+
+    /// What a user reads about this kind (used by SARIF rules and help).
+    pub fn description(self) -> &'static str {
+        match self {
+            LegacyKind::Success => "legacy `SUCCESS` line on stdout",
+            LegacyKind::Complete => "legacy `COMPLETE` line on stdout",
+            LegacyKind::Confidence => "legacy `Confidence:` line on stdout",
+            LegacyKind::Created => "legacy `Created:` line on stdout",
+            LegacyKind::Modified => "legacy `Modified:` line on stdout",
+        }
+    }
+}
+
+/// The value a legacy line carries: known statically, or computed by the shell at run time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", content = "text", rename_all = "snake_case")]
+pub enum LegacyValue {
+    Literal(String),
+    RunTime(String),
+}
+
+/// Classify printed text; `None` when it is not a legacy line.
+pub fn classify(printed: &Printed) -> Option<(LegacyKind, Option<LegacyValue>)> {
+    if let Some(text) = printed.as_literal() {
+        for kind in [LegacyKind::Success, LegacyKind::Complete] {
+            if text == kind.marker() {
+                return Some((kind, None));
+            }
+        }
+    }
+    let prefix = printed.literal_prefix();
+    for kind in [
+        LegacyKind::Confidence,
+        LegacyKind::Created,
+        LegacyKind::Modified,
+    ] {
+        if prefix.starts_with(kind.marker()) {
+            let rest = printed.after_prefix(kind.marker().len());
+            let value = match rest.as_literal() {
+                Some(text) => LegacyValue::Literal(text.trim().to_string()),
+                None => LegacyValue::RunTime(rest.render().trim().to_string()),
+            };
+            return Some((kind, Some(value)));
+        }
+    }
+    None
+}
+
+/// Cheap byte test: can this source hold a legacy line at all? Used to skip parsing.
+pub fn may_contain_legacy(source: &[u8]) -> bool {
+    LegacyKind::ALL
+        .iter()
+        .any(|kind| memchr::memmem::find(source, kind.marker().as_bytes()).is_some())
+}

@@ -1,0 +1,215 @@
+//! Static analysis of a bash skill with tree-sitter-bash: legacy output statements, whether the
+//! JSON block is already there, and where the main flow ends.
+
+pub mod context;
+pub mod legacy;
+pub mod parser;
+pub mod shell;
+pub mod words;
+
+use serde::Serialize;
+use tree_sitter::{Node, Tree};
+
+pub use legacy::{LegacyKind, LegacyValue};
+pub use parser::BashParser;
+pub use shell::Dialect;
+
+use context::{Functions, command_name};
+use parser::node_text;
+
+/// The comment the JSON block opens with; its presence marks a migrated script.
+pub const BLOCK_MARKER: &str = "# skillmod:json-output";
+/// Heredoc delimiter of the JSON block (seed 000's choice).
+pub const BLOCK_DELIMITER: &str = "EOF_JSON";
+
+/// One legacy output statement: an `echo` whose printed text is a legacy result line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LegacyStatement {
+    pub kind: LegacyKind,
+    /// 1-based line of the statement's start.
+    pub line: usize,
+    /// 1-based byte column of the statement's start.
+    pub column: usize,
+    /// The statement's source text, lossily decoded.
+    pub text: String,
+    /// The value after the marker (`Confidence:`, `Created:`, `Modified:`), if any.
+    pub value: Option<LegacyValue>,
+    /// Byte range of the `command` node in the analyzed source.
+    #[serde(skip)]
+    pub start: usize,
+    #[serde(skip)]
+    pub end: usize,
+}
+
+/// Everything the rewrite and the reports need to know about one script.
+#[derive(Debug)]
+pub struct Analysis {
+    pub tree: Tree,
+    pub dialect: Dialect,
+    pub legacy: Vec<LegacyStatement>,
+    /// The script already prints the JSON block (marker comment or an `EOF_JSON` heredoc on stdout).
+    pub already_migrated: bool,
+    /// Start byte of a final top-level `exit`, the place the JSON block goes before.
+    pub final_exit: Option<usize>,
+    /// Number of ERROR/MISSING nodes tree-sitter produced.
+    pub parse_errors: usize,
+}
+
+/// Analyze one script's bytes (without a BOM).
+pub fn analyze(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<Analysis> {
+    let tree = parser.parse(source)?;
+    let root = tree.root_node();
+    let functions = Functions::analyze(root, source);
+    let mut legacy = Vec::new();
+    let mut already_migrated = false;
+    visit(root, &mut |node| match node.kind() {
+        "command" => match command_name(node, source).as_deref() {
+            Some("echo") => {
+                if let Some(statement) = legacy_statement(node, source, &functions) {
+                    legacy.push(statement);
+                }
+            }
+            Some("cat") if !already_migrated => {
+                already_migrated = prints_json_heredoc(node, source, &functions);
+            }
+            _ => {}
+        },
+        "comment" if !already_migrated => {
+            already_migrated = node_text(node, source).starts_with(BLOCK_MARKER);
+        }
+        _ => {}
+    });
+    legacy.sort_by_key(|s| s.start);
+    let final_exit = final_top_level_exit(root, source);
+    let parse_errors = parser::error_count(&tree);
+    Ok(Analysis {
+        dialect: Dialect::detect(source),
+        tree,
+        legacy,
+        already_migrated,
+        final_exit,
+        parse_errors,
+    })
+}
+
+fn visit<'t>(root: Node<'t>, f: &mut impl FnMut(Node<'t>)) {
+    let mut cursor = root.walk();
+    loop {
+        f(cursor.node());
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+fn legacy_statement(
+    command: Node<'_>,
+    source: &[u8],
+    functions: &Functions,
+) -> Option<LegacyStatement> {
+    let printed = words::echo_output(command, source);
+    let (kind, value) = legacy::classify(&printed)?;
+    functions.stdout_reach(command, source).ok()?;
+    let position = command.start_position();
+    Some(LegacyStatement {
+        kind,
+        line: position.row + 1,
+        column: position.column + 1,
+        text: String::from_utf8_lossy(&one_line(parser::node_bytes(command, source))).into_owned(),
+        value,
+        start: command.start_byte(),
+        end: command.end_byte(),
+    })
+}
+
+/// The statement's text on one line: backslash continuations joined, other line breaks as `\n`.
+pub fn one_line(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        let continuation = if rest.starts_with(b"\\\n") {
+            2
+        } else if rest.starts_with(b"\\\r\n") {
+            3
+        } else {
+            0
+        };
+        if continuation > 0 {
+            i += continuation;
+            while i < text.len() && matches!(text[i], b' ' | b'\t') {
+                i += 1;
+            }
+            if !out.ends_with(b" ") {
+                out.push(b' ');
+            }
+        } else if rest.starts_with(b"\r\n") || rest.starts_with(b"\n") {
+            out.extend(b"\\n");
+            i += if rest[0] == b'\r' { 2 } else { 1 };
+        } else {
+            out.push(text[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// `cat <<'EOF_JSON'` (any quoting) whose output reaches stdout.
+fn prints_json_heredoc(cat: Node<'_>, source: &[u8], functions: &Functions) -> bool {
+    let Some(parent) = cat.parent() else {
+        return false;
+    };
+    if parent.kind() != "redirected_statement" {
+        return false;
+    }
+    let mut cursor = parent.walk();
+    let has_block = parent
+        .children_by_field_name("redirect", &mut cursor)
+        .any(|r| {
+            r.kind() == "heredoc_redirect"
+                && r.named_child(0).is_some_and(|start| {
+                    start.kind() == "heredoc_start"
+                        && node_text(start, source).trim_matches(['\'', '"', '\\', '-'])
+                            == BLOCK_DELIMITER
+                })
+                && !context::redirects_stdout(r, source)
+        });
+    has_block && functions.stdout_reach(cat, source).is_ok()
+}
+
+/// The start byte of the last top-level statement when it is an `exit` command.
+fn final_top_level_exit(root: Node<'_>, source: &[u8]) -> Option<usize> {
+    let mut cursor = root.walk();
+    let last = root
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .last()?;
+    (last.kind() == "command" && command_name(last, source).as_deref() == Some("exit"))
+        .then(|| last.start_byte())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn continuation_lines_join_into_one_comment_line() {
+        assert_eq!(
+            one_line(b"echo \\\n    \"SUCCESS\""),
+            b"echo \"SUCCESS\"".to_vec()
+        );
+        assert_eq!(
+            one_line(b"echo \"Created: a\nb\""),
+            b"echo \"Created: a\\nb\"".to_vec()
+        );
+        assert_eq!(one_line(b"echo \\\r\n  SUCCESS"), b"echo SUCCESS".to_vec());
+    }
+}

@@ -1,0 +1,67 @@
+//! Thin wrapper around tree-sitter-bash so callers can reuse one parser per thread.
+
+use tree_sitter::{Node, Parser, Tree};
+
+use crate::error::{Error, Result};
+
+/// A bash parser; create one per thread and reuse it (parser setup is not free).
+pub struct BashParser {
+    parser: Parser,
+}
+
+impl BashParser {
+    pub fn new() -> Result<Self> {
+        let mut parser = Parser::new();
+        let language: tree_sitter::Language = tree_sitter_bash::LANGUAGE.into();
+        parser.set_language(&language).map_err(|e| {
+            Error::new(
+                "PARSER_INIT_FAILED",
+                format!("cannot load the bash grammar: {e}"),
+            )
+        })?;
+        Ok(BashParser { parser })
+    }
+
+    pub fn parse(&mut self, source: &[u8]) -> Result<Tree> {
+        self.parser
+            .parse(source, None)
+            .ok_or_else(|| Error::new("PARSE_FAILED", "tree-sitter returned no tree"))
+    }
+}
+
+/// Number of ERROR and MISSING nodes in the tree; used to refuse rewrites that add parse errors.
+pub fn error_count(tree: &Tree) -> usize {
+    if !tree.root_node().has_error() {
+        return 0;
+    }
+    let mut count = 0;
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            count += 1;
+        }
+        let descend = node.has_error() && cursor.goto_first_child();
+        if descend {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return count;
+            }
+        }
+    }
+}
+
+/// The source bytes of a node.
+pub fn node_bytes<'s>(node: Node<'_>, source: &'s [u8]) -> &'s [u8] {
+    &source[node.start_byte()..node.end_byte()]
+}
+
+/// The source text of a node, lossily decoded for reports.
+pub fn node_text(node: Node<'_>, source: &[u8]) -> String {
+    String::from_utf8_lossy(node_bytes(node, source)).into_owned()
+}

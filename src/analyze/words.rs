@@ -1,0 +1,213 @@
+//! Static evaluation of shell words: what an `echo` prints, as far as it is known before run time.
+
+use tree_sitter::Node;
+
+use super::parser::node_text;
+
+/// A piece of printed text: known now, or only at run time (kept as its source form).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Segment {
+    Literal(String),
+    Dynamic(String),
+}
+
+/// The text a command prints, as segments; adjacent literals are merged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Printed {
+    pub segments: Vec<Segment>,
+}
+
+impl Printed {
+    fn push_literal(&mut self, text: &str) {
+        if let Some(Segment::Literal(last)) = self.segments.last_mut() {
+            last.push_str(text);
+        } else if !text.is_empty() {
+            self.segments.push(Segment::Literal(text.to_string()));
+        }
+    }
+
+    fn push_dynamic(&mut self, source: String) {
+        self.segments.push(Segment::Dynamic(source));
+    }
+
+    fn append(&mut self, other: Printed) {
+        for segment in other.segments {
+            match segment {
+                Segment::Literal(text) => self.push_literal(&text),
+                Segment::Dynamic(source) => self.push_dynamic(source),
+            }
+        }
+    }
+
+    /// The whole text when nothing in it depends on run time.
+    pub fn as_literal(&self) -> Option<String> {
+        match self.segments.as_slice() {
+            [] => Some(String::new()),
+            [Segment::Literal(text)] => Some(text.clone()),
+            _ => None,
+        }
+    }
+
+    /// The literal text before the first run-time segment.
+    pub fn literal_prefix(&self) -> &str {
+        match self.segments.first() {
+            Some(Segment::Literal(text)) => text,
+            _ => "",
+        }
+    }
+
+    /// Source-like rendering: literals as text, run-time parts as their shell source.
+    pub fn render(&self) -> String {
+        self.segments
+            .iter()
+            .map(|s| match s {
+                Segment::Literal(t) | Segment::Dynamic(t) => t.as_str(),
+            })
+            .collect()
+    }
+
+    /// The segments after the first `skip` bytes of the literal prefix.
+    pub fn after_prefix(&self, skip: usize) -> Printed {
+        let mut rest = Printed::default();
+        for (i, segment) in self.segments.iter().enumerate() {
+            match (i, segment) {
+                (0, Segment::Literal(text)) => rest.push_literal(&text[skip.min(text.len())..]),
+                (_, Segment::Literal(text)) => rest.push_literal(text),
+                (_, Segment::Dynamic(src)) => rest.push_dynamic(src.clone()),
+            }
+        }
+        rest
+    }
+}
+
+/// What `echo ARGS...` prints: flags (-n, -e, -E and combinations) are dropped, arguments joined by spaces.
+pub fn echo_output(command: Node<'_>, source: &[u8]) -> Printed {
+    let mut printed = Printed::default();
+    let mut cursor = command.walk();
+    let mut first = true;
+    let mut in_flags = true;
+    for arg in command.children_by_field_name("argument", &mut cursor) {
+        let value = word_value(arg, source);
+        if in_flags {
+            if value.as_literal().is_some_and(|text| is_echo_flag(&text)) {
+                continue;
+            }
+            in_flags = false;
+        }
+        if !first {
+            printed.push_literal(" ");
+        }
+        first = false;
+        printed.append(value);
+    }
+    printed
+}
+
+fn is_echo_flag(text: &str) -> bool {
+    text.len() > 1
+        && text.starts_with('-')
+        && text[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
+}
+
+/// The value of one shell word after quote removal, with expansions kept as run-time segments.
+pub fn word_value(node: Node<'_>, source: &[u8]) -> Printed {
+    let mut out = Printed::default();
+    match node.kind() {
+        "word" | "number" => {
+            let text = node_text(node, source);
+            if text.contains(['*', '?', '[']) {
+                out.push_dynamic(text);
+            } else {
+                out.push_literal(&unescape_unquoted(&text));
+            }
+        }
+        "raw_string" => {
+            let text = node_text(node, source);
+            out.push_literal(text.trim_start_matches('\'').trim_end_matches('\''));
+        }
+        "ansi_c_string" => {
+            let text = node_text(node, source);
+            let inner = text
+                .strip_prefix("$'")
+                .and_then(|t| t.strip_suffix('\''))
+                .unwrap_or(&text);
+            out.push_literal(&unescape_ansi_c(inner));
+        }
+        "string" | "translated_string" => {
+            let mut cursor = node.walk();
+            for child in node.children(&mut cursor) {
+                match child.kind() {
+                    "\"" | "$\"" => {}
+                    "string_content" => {
+                        out.push_literal(&unescape_double_quoted(&node_text(child, source)))
+                    }
+                    "string" => out.append(word_value(child, source)),
+                    _ => out.push_dynamic(node_text(child, source)),
+                }
+            }
+        }
+        "concatenation" => {
+            let mut cursor = node.walk();
+            for child in node.children(&mut cursor) {
+                out.append(word_value(child, source));
+            }
+        }
+        _ => out.push_dynamic(node_text(node, source)),
+    }
+    out
+}
+
+fn unescape_unquoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(next) = chars.next() {
+                out.push(next);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn unescape_double_quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('\\', Some(&next)) if matches!(next, '"' | '\\' | '$' | '`') => {
+                out.push(next);
+                chars.next();
+            }
+            ('\\', Some('\n')) => {
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn unescape_ansi_c(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('a') => out.push('\u{7}'),
+            Some('b') => out.push('\u{8}'),
+            Some('e') | Some('E') => out.push('\u{1b}'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}

@@ -1,0 +1,166 @@
+//! Command-line interface: every flag is defined here (clap derive); each command lives in its
+//! own module and returns an exit status, so tests can call them directly.
+
+pub mod migrate;
+pub mod restore;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::error::{Error, Result};
+use crate::fsio::discover::Selection;
+use crate::report::Color;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "skillmod",
+    version,
+    about = "Migrate legacy bash skills to a JSON output contract, and keep them migrated."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Rewrite legacy output statements (echo "SUCCESS", "Confidence: …") into a JSON block.
+    Migrate(MigrateArgs),
+    /// Put back the originals saved by a migrate run.
+    Restore(RestoreArgs),
+}
+
+/// Which scripts to work on; shared by every command that takes paths.
+#[derive(Debug, Clone, Args, Default)]
+pub struct PathArgs {
+    /// Files or folders; folders are searched for execute.sh (and --include matches).
+    pub paths: Vec<PathBuf>,
+    /// Folder to search for skills (repeatable).
+    #[arg(long = "skill-dir", value_name = "DIR")]
+    pub skill_dirs: Vec<PathBuf>,
+    /// One script, whatever its name (repeatable).
+    #[arg(long = "skill-path", value_name = "FILE")]
+    pub skill_paths: Vec<PathBuf>,
+    /// Also take files whose name matches GLOB when searching folders, e.g. '*.sh' (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+}
+
+impl PathArgs {
+    pub fn selection(&self) -> Result<Selection> {
+        let mut selection = Selection {
+            dirs: self.skill_dirs.clone(),
+            files: self.skill_paths.clone(),
+            include: self.include.clone(),
+        };
+        selection.add_positional(&self.paths)?;
+        Ok(selection)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty() && self.skill_dirs.is_empty() && self.skill_paths.is_empty()
+    }
+}
+
+/// Output format of reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Format {
+    #[default]
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct MigrateArgs {
+    #[command(flatten)]
+    pub paths: PathArgs,
+    /// Write nothing; print a unified diff per file instead.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Also add the JSON block to scripts without legacy statements.
+    #[arg(long)]
+    pub force: bool,
+    /// Do not save originals under .skillmod/backups.
+    #[arg(long)]
+    pub no_backup: bool,
+    /// Confidence reported when no literal `Confidence:` line gives one (0..1).
+    #[arg(long, default_value_t = 0.85, value_name = "X")]
+    pub default_confidence: f64,
+    /// JSON block template: a built-in name or a path to a .j2 file.
+    #[arg(long, default_value = "skill-output-v1", value_name = "NAME|PATH")]
+    pub template: String,
+    /// Skip files larger than this many bytes.
+    #[arg(long, default_value_t = crate::fsio::read::DEFAULT_MAX_SIZE, value_name = "BYTES")]
+    pub max_size: u64,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RestoreArgs {
+    #[command(flatten)]
+    pub paths: PathArgs,
+    /// Backup run to restore (default: the latest).
+    #[arg(long, value_name = "ID")]
+    pub run: Option<String>,
+    /// Restore even files edited since the migration.
+    #[arg(long)]
+    pub force: bool,
+    /// List the backup runs and exit.
+    #[arg(long)]
+    pub list: bool,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// Flags every command has.
+#[derive(Debug, Clone, Args, Default)]
+pub struct Common {
+    /// Show every file, not only problems.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+    /// Print nothing but errors (and the JSON document with --format json).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// When to color output.
+    #[arg(long, value_enum, default_value_t, global = true, value_name = "WHEN")]
+    pub color: Color,
+    /// Worker threads (default: all cores).
+    #[arg(short, long, global = true, value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+impl Common {
+    /// Size the worker pool once per process.
+    pub fn init_threads(&self) -> Result<()> {
+        if let Some(jobs) = self.jobs {
+            if jobs == 0 {
+                return Err(Error::new("INVALID_ARGUMENT", "--jobs must be at least 1"));
+            }
+            // A second call in the same process (tests) keeps the first pool; that is fine.
+            let _ = rayon::ThreadPoolBuilder::new()
+                .num_threads(jobs)
+                .build_global();
+        }
+        Ok(())
+    }
+}
+
+/// Run a parsed command line; returns the exit status.
+pub fn run(cli: Cli) -> Result<i32> {
+    match cli.command {
+        Command::Migrate(args) => migrate::run(&args),
+        Command::Restore(args) => restore::run(&args),
+    }
+}
+
+/// The folder reports are relative to.
+pub fn working_dir() -> Result<PathBuf> {
+    std::env::current_dir()
+        .map_err(|e| Error::new("IO_ERROR", format!("cannot read the working folder: {e}")))
+}

@@ -1,0 +1,43 @@
+//! One error type for the whole crate: an UPPER_SNAKE_CASE code, a message that says what to do,
+//! and the exit status `main` maps it to.
+
+use std::fmt;
+use std::path::Path;
+
+/// An error that stops a command (usage or I/O before any work) or fails one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// Stable machine-readable code, UPPER_SNAKE_CASE.
+    pub code: &'static str,
+    /// Human message that says what went wrong and what to do.
+    pub message: String,
+}
+
+impl Error {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// An I/O error on `path`, with the operation that failed.
+    pub fn io(code: &'static str, what: &str, path: &Path, err: &std::io::Error) -> Self {
+        Error::new(code, format!("{what} {}: {err}", path.display()))
+    }
+
+    /// Errors that stop a whole command exit with 2 (usage or I/O before any work).
+    pub fn exit_code(&self) -> i32 {
+        2
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,34 @@
+//! File-system side: finding skills, reading them safely, atomic writes, backups, and the
+//! project root that holds `.skillmod/`.
+
+pub mod atomic;
+pub mod backup;
+pub mod discover;
+pub mod read;
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+/// Name of the folder skillmod keeps its state in (backups, cache) at the project root.
+pub const STATE_DIR: &str = ".skillmod";
+
+/// The project root: the nearest folder at or above `start` holding `.git`, else `start`.
+pub fn project_root(start: &Path) -> PathBuf {
+    start
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(start)
+        .to_path_buf()
+}
+
+/// Lowercase hex sha256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// `path` relative to `base` when it lies under it, for reports and diffs.
+pub fn display_path(path: &Path, base: &Path) -> String {
+    let shown = path.strip_prefix(base).unwrap_or(path);
+    shown.to_string_lossy().replace('\\', "/")
+}

@@ -1,0 +1,106 @@
+//! Reading one script without surprises: symlinks, non-files, big and binary files are refused
+//! with a reason; a UTF-8 byte-order mark is split off so edits never touch it.
+
+use std::path::Path;
+
+use crate::error::Error;
+
+/// Files above this size are skipped unless `--max-size` says otherwise.
+pub const DEFAULT_MAX_SIZE: u64 = 1024 * 1024;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A script's bytes, with its mode and BOM kept aside.
+#[derive(Debug, Clone)]
+pub struct Script {
+    /// Everything after the BOM.
+    pub body: Vec<u8>,
+    pub has_bom: bool,
+    /// Unix permission bits (0 on other platforms).
+    pub mode: u32,
+}
+
+impl Script {
+    /// The file's full bytes for a given body (BOM put back).
+    pub fn with_body(&self, body: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(body.len() + 3);
+        if self.has_bom {
+            out.extend_from_slice(BOM);
+        }
+        out.extend_from_slice(body);
+        out
+    }
+
+    pub fn bytes(&self) -> Vec<u8> {
+        self.with_body(&self.body)
+    }
+}
+
+/// Why a file was not read: skipped (a policy) or failed (an error).
+#[derive(Debug)]
+pub enum ReadOutcome {
+    Skipped(Error),
+    Failed(Error),
+}
+
+/// Read `path` if it is a regular, text file no bigger than `max_size`.
+pub fn read_script(path: &Path, max_size: u64) -> Result<Script, ReadOutcome> {
+    let meta = std::fs::symlink_metadata(path)
+        .map_err(|e| ReadOutcome::Failed(Error::io("READ_FAILED", "cannot stat", path, &e)))?;
+    if meta.file_type().is_symlink() {
+        return Err(ReadOutcome::Skipped(Error::new(
+            "SYMLINK",
+            "symbolic link: not followed, its target is left alone; pass the target path to migrate it",
+        )));
+    }
+    if !meta.is_file() {
+        return Err(ReadOutcome::Skipped(Error::new(
+            "NOT_A_FILE",
+            "not a regular file",
+        )));
+    }
+    if meta.len() > max_size {
+        return Err(ReadOutcome::Skipped(Error::new(
+            "FILE_TOO_LARGE",
+            format!(
+                "{} bytes is over the {max_size}-byte limit; raise it with --max-size",
+                meta.len()
+            ),
+        )));
+    }
+    let bytes = std::fs::read(path)
+        .map_err(|e| ReadOutcome::Failed(Error::io("READ_FAILED", "cannot read", path, &e)))?;
+    if is_binary(&bytes) {
+        return Err(ReadOutcome::Skipped(Error::new(
+            "BINARY_FILE",
+            "binary file (NUL bytes): not a shell script",
+        )));
+    }
+    let has_bom = bytes.starts_with(BOM);
+    let body = if has_bom {
+        bytes[BOM.len()..].to_vec()
+    } else {
+        bytes
+    };
+    Ok(Script {
+        body,
+        has_bom,
+        mode: mode_of(&meta),
+    })
+}
+
+/// NUL in the first 8 KiB, the heuristic git and ripgrep use.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some()
+}
+
+#[cfg(unix)]
+pub fn mode_of(meta: &std::fs::Metadata) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o7777
+}
+
+#[cfg(not(unix))]
+pub fn mode_of(_meta: &std::fs::Metadata) -> u32 {
+    0
+}

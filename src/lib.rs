@@ -1,0 +1,10 @@
+//! skillmod: migrate legacy bash skills to a JSON output contract, check repositories for
+//! unmigrated skills, and validate what skills print.
+
+pub mod analyze;
+pub mod cli;
+pub mod error;
+pub mod fsio;
+pub mod migrate;
+pub mod report;
+pub mod rewrite;

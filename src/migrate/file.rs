@@ -1,0 +1,121 @@
+//! Migrating one file: read, analyze, plan, re-parse the result, then back up and write
+//! atomically (or only report, in a dry run).
+
+use std::path::Path;
+
+use super::{Change, FileReport, Options, Status};
+use crate::analyze::{self, BashParser};
+use crate::error::Error;
+use crate::fsio::backup::Backups;
+use crate::fsio::read::{ReadOutcome, read_script};
+use crate::fsio::{atomic, display_path, sha256_hex};
+use crate::rewrite::{self, values};
+
+/// Migrate one file; never panics on bad input, every problem is in the report.
+pub fn process_file(
+    path: &Path,
+    options: &Options,
+    backups: &Backups,
+    parser: &mut BashParser,
+) -> (FileReport, Option<Change>) {
+    let mut report = FileReport::new(path, options);
+    let script = match read_script(path, options.max_size) {
+        Ok(script) => script,
+        Err(ReadOutcome::Skipped(reason)) => {
+            report.status = Status::Skipped;
+            report.errors.push(reason.into());
+            return (report, None);
+        }
+        Err(ReadOutcome::Failed(error)) => {
+            report.errors.push(error.into());
+            return (report, None);
+        }
+    };
+    let original = script.bytes();
+    let sha_before = sha256_hex(&original);
+    report.sha256_before = Some(sha_before.clone());
+    report.sha256_after = Some(sha_before.clone());
+    let analysis = match analyze::analyze(parser, &script.body) {
+        Ok(a) => a,
+        Err(e) => {
+            report.errors.push(e.into());
+            return (report, None);
+        }
+    };
+    report.legacy = analysis.legacy.clone();
+    if analysis.already_migrated {
+        report.status = Status::AlreadyMigrated;
+        return (report, None);
+    }
+    if analysis.legacy.is_empty() && !options.force {
+        report.status = Status::NoLegacy;
+        return (report, None);
+    }
+    if analysis.parse_errors > 0 {
+        report.status = Status::Skipped;
+        report.errors.push(
+            Error::new(
+                "PARSE_ERROR",
+                format!(
+                    "tree-sitter-bash cannot fully parse this script ({} parse errors), so edits could land in the wrong place; migrate it by hand",
+                    analysis.parse_errors
+                ),
+            )
+            .into(),
+        );
+        return (report, None);
+    }
+    let skill_name = skill_name(path);
+    let context = values::static_values(&analysis.legacy, options.default_confidence, &skill_name);
+    let rewritten =
+        rewrite::plan_comment_mode(&analysis, &script.body, &options.template, &context).and_then(
+            |plan| rewrite::apply_checked(&plan, &script.body, analysis.parse_errors, parser),
+        );
+    let body = match rewritten {
+        Ok(body) => body,
+        Err(e) => {
+            report.errors.push(e.into());
+            return (report, None);
+        }
+    };
+    let after = script.with_body(&body);
+    let sha_after = sha256_hex(&after);
+    report.sha256_after = Some(sha_after.clone());
+    let change = Change {
+        before: original,
+        after,
+    };
+    if options.dry_run {
+        report.status = Status::WouldMigrate;
+        return (report, Some(change));
+    }
+    if options.backup {
+        match backups.save(path, &change.before, script.mode, &sha_before, &sha_after) {
+            Ok(backup) => report.backup = Some(display_path(&backup, &options.base)),
+            Err(e) => {
+                report.sha256_after = Some(sha_before);
+                report.errors.push(e.into());
+                return (report, None);
+            }
+        }
+    }
+    if let Err(e) = atomic::write_atomic(path, &change.after, script.mode) {
+        report.sha256_after = Some(sha_before);
+        report.errors.push(e.into());
+        return (report, None);
+    }
+    report.status = Status::Migrated;
+    (report, Some(change))
+}
+
+/// The skill's name: the folder holding its script.
+fn skill_name(path: &Path) -> String {
+    std::path::absolute(path)
+        .ok()
+        .and_then(|p| {
+            p.parent()
+                .and_then(|d| d.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "skill".to_string())
+}

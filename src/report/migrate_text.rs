@@ -1,0 +1,104 @@
+//! The human report of a migrate run: problems always, every file with `--verbose`, then a
+//! summary line.
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use anstyle::{AnsiColor, Style};
+
+use crate::analyze::LegacyValue;
+use crate::migrate::{FileReport, RunReport, Status};
+
+fn status_style(status: Status) -> Style {
+    let color = match status {
+        Status::Migrated | Status::WouldMigrate => AnsiColor::Green,
+        Status::AlreadyMigrated | Status::NoLegacy => AnsiColor::BrightBlack,
+        Status::Skipped => AnsiColor::Yellow,
+        Status::Failed => AnsiColor::Red,
+    };
+    Style::new().fg_color(Some(color.into()))
+}
+
+pub fn status_label(status: Status) -> &'static str {
+    match status {
+        Status::Migrated => "migrated",
+        Status::WouldMigrate => "would migrate",
+        Status::AlreadyMigrated => "already migrated",
+        Status::NoLegacy => "no legacy",
+        Status::Skipped => "skipped",
+        Status::Failed => "failed",
+    }
+}
+
+/// One file's lines: shown for every file when verbose, else only for skipped and failed ones.
+pub fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) -> io::Result<()> {
+    if !verbose && !matches!(file.status, Status::Skipped | Status::Failed) {
+        return Ok(());
+    }
+    let style = status_style(file.status);
+    writeln!(
+        out,
+        "{style}{:>16}{style:#} {}",
+        status_label(file.status),
+        file.path
+    )?;
+    for error in &file.errors {
+        writeln!(out, "{:>16} {}: {}", "", error.code, error.message)?;
+    }
+    if verbose {
+        for statement in &file.legacy {
+            write!(
+                out,
+                "{:>16} line {}: {} `{}`",
+                "",
+                statement.line,
+                statement.kind.as_str(),
+                statement.text
+            )?;
+            if let Some(LegacyValue::RunTime(expr)) = &statement.value {
+                write!(
+                    out,
+                    " (value `{expr}` is known only at run time; --mode capture records it)"
+                )?;
+            }
+            writeln!(out)?;
+        }
+        if let Some(backup) = &file.backup {
+            writeln!(out, "{:>16} backup: {backup}", "")?;
+        }
+    }
+    Ok(())
+}
+
+/// The closing summary.
+pub fn write_summary(
+    out: &mut dyn Write,
+    report: &RunReport,
+    elapsed: Duration,
+    dry_run: bool,
+) -> io::Result<()> {
+    let s = &report.summary;
+    let bold = Style::new().bold();
+    let changed = if dry_run {
+        format!("{} would migrate", s.would_migrate)
+    } else {
+        format!("{} migrated", s.migrated)
+    };
+    writeln!(
+        out,
+        "{bold}{} files{bold:#}: {changed}, {} already migrated, {} no legacy, {} skipped, {} failed ({:.2}s)",
+        s.total,
+        s.already_migrated,
+        s.no_legacy,
+        s.skipped,
+        s.failed,
+        elapsed.as_secs_f64()
+    )?;
+    if let Some(run) = &report.backup_run {
+        writeln!(
+            out,
+            "backups: .skillmod/backups/{run} (undo with `skillmod restore`)"
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,172 @@
+//! Turning an analysis into a plan of edits: legacy statements disabled, the JSON block placed at
+//! the end of the main flow, and every rewrite re-parsed before anyone may write it.
+
+pub mod placement;
+pub mod plan;
+pub mod template;
+pub mod values;
+
+use crate::analyze::{
+    Analysis, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, LegacyStatement, parser,
+};
+use crate::error::{Error, Result};
+pub use plan::{Edit, Plan, Reason};
+pub use template::Template;
+
+/// What a disabled legacy statement says in its comment.
+pub const LEGACY_PREFIX: &str = "# LEGACY (replaced with JSON): ";
+
+/// Plan comment mode: each legacy statement becomes `:` with its text kept in a LEGACY comment,
+/// and a heredoc JSON block rendered from `template` goes at the end of the main flow.
+pub fn plan_comment_mode(
+    analysis: &Analysis,
+    source: &[u8],
+    template: &Template,
+    context: &impl serde::Serialize,
+) -> Result<Plan> {
+    let mut plan = Plan::default();
+    let eol = placement::line_ending(source);
+    for statement in &analysis.legacy {
+        disable_statement(&mut plan, analysis, source, statement, eol);
+    }
+    let json = template.render(context)?;
+    let mut block = vec![
+        format!(
+            "{BLOCK_MARKER} template={} (written by skillmod; values from the legacy lines)",
+            template.name
+        ),
+        format!("cat <<'{BLOCK_DELIMITER}'"),
+    ];
+    block.extend(json.lines().map(|l| l.trim_end_matches('\r').to_string()));
+    block.push(BLOCK_DELIMITER.to_string());
+    place_block(&mut plan, analysis, source, &block, eol);
+    Ok(plan)
+}
+
+/// Replace the statement with `:` (same exit status, no output, no expansion of the original
+/// words) and keep its text in a comment where the shell grammar allows one.
+fn disable_statement(
+    plan: &mut Plan,
+    analysis: &Analysis,
+    source: &[u8],
+    statement: &LegacyStatement,
+    eol: &str,
+) {
+    let line = statement.line;
+    let mut comment = LEGACY_PREFIX.as_bytes().to_vec();
+    comment.extend(crate::analyze::one_line(
+        &source[statement.start..statement.end],
+    ));
+    let tree = &analysis.tree;
+    if let Some(at) = placement::trailing_comment(tree, source, statement.end) {
+        plan.push(
+            statement.start,
+            statement.end,
+            ":",
+            Reason::DisableLegacy { line },
+        );
+        let mut text = comment;
+        text.push(b' ');
+        plan.push(at, at, text, Reason::LegacyComment { line });
+        return;
+    }
+    let line_end = placement::line_end(source, statement.end);
+    if placement::comment_can_start_at(tree, source, line_end) {
+        plan.push(
+            statement.start,
+            statement.end,
+            ":",
+            Reason::DisableLegacy { line },
+        );
+        let mut text = b" ".to_vec();
+        text.extend(comment);
+        plan.push(line_end, line_end, text, Reason::LegacyComment { line });
+        return;
+    }
+    let line_start = placement::line_start(source, statement.start);
+    if placement::comment_can_start_at(tree, source, line_start) {
+        plan.push(
+            statement.start,
+            statement.end,
+            ":",
+            Reason::DisableLegacy { line },
+        );
+        let mut text = placement::indentation(source, statement.start).to_vec();
+        text.extend(comment);
+        text.extend(eol.as_bytes());
+        plan.push(line_start, line_start, text, Reason::LegacyComment { line });
+        return;
+    }
+    // No room for a comment: keep the text as a single-quoted argument of `:`, which the shell
+    // does not expand.
+    let mut text = b": '".to_vec();
+    for &b in &comment {
+        if b == b'\'' {
+            text.extend(b"'\\''");
+        } else {
+            text.push(b);
+        }
+    }
+    text.push(b'\'');
+    plan.push(
+        statement.start,
+        statement.end,
+        text,
+        Reason::DisableLegacy { line },
+    );
+}
+
+/// Put the block before a final top-level `exit`, else at the end of the file, keeping the file's
+/// line endings and its missing final newline if it had none.
+fn place_block(plan: &mut Plan, analysis: &Analysis, source: &[u8], block: &[String], eol: &str) {
+    let joined = block.join(eol);
+    if let Some(exit) = analysis.final_exit {
+        let line_start = placement::line_start(source, exit);
+        let text = if source[line_start..exit]
+            .iter()
+            .all(|b| matches!(b, b' ' | b'\t'))
+        {
+            plan.push(
+                line_start,
+                line_start,
+                format!("{joined}{eol}"),
+                Reason::JsonBlock,
+            );
+            return;
+        } else {
+            format!("{eol}{joined}{eol}")
+        };
+        plan.push(exit, exit, text, Reason::JsonBlock);
+        return;
+    }
+    let end = source.len();
+    let text = if source.is_empty() {
+        format!("{joined}{eol}")
+    } else if source.ends_with(b"\n") {
+        format!("{eol}{joined}{eol}")
+    } else {
+        format!("{eol}{eol}{joined}")
+    };
+    plan.push(end, end, text, Reason::JsonBlock);
+}
+
+/// Apply the plan and re-parse: a rewrite with more parse errors than the original is refused.
+pub fn apply_checked(
+    plan: &Plan,
+    source: &[u8],
+    original_errors: usize,
+    parser: &mut BashParser,
+) -> Result<Vec<u8>> {
+    let rewritten = plan.apply(source)?;
+    let tree = parser.parse(&rewritten)?;
+    let errors = parser::error_count(&tree);
+    if errors > original_errors {
+        return Err(Error::new(
+            "REWRITE_PARSE_ERROR",
+            format!(
+                "the rewritten script would not parse ({errors} parse errors, the original had {original_errors}); nothing was written. Please report this script"
+            ),
+        ));
+    }
+    Ok(rewritten)
+}

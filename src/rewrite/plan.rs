@@ -1,0 +1,119 @@
+//! Edits as data: byte ranges with replacement text and the reason for each. Renderers read
+//! plans; `apply` turns one into bytes; nothing here touches the file system.
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// Why an edit exists; shown in reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum Reason {
+    /// A legacy statement replaced by a no-op (`:`) or a recording statement.
+    DisableLegacy { line: usize },
+    /// The `# LEGACY (replaced with JSON): …` text for a disabled statement.
+    LegacyComment { line: usize },
+    /// The JSON block (heredoc, or run-time emitter) that replaces the legacy lines.
+    JsonBlock,
+    /// Code that runs first in capture mode (state, EXIT trap).
+    Prologue,
+    /// A stdout write sent to stderr by `--stdout-to-stderr`.
+    StdoutToStderr { line: usize },
+}
+
+/// Replace `start..end` of the source with `replacement` (an insertion when start == end).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Edit {
+    pub start: usize,
+    pub end: usize,
+    #[serde(skip)]
+    pub replacement: Vec<u8>,
+    #[serde(flatten)]
+    pub reason: Reason,
+}
+
+/// All edits for one file. Insertions at the same offset keep the order they were added in.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Plan {
+    pub edits: Vec<Edit>,
+}
+
+impl Plan {
+    pub fn push(
+        &mut self,
+        start: usize,
+        end: usize,
+        replacement: impl Into<Vec<u8>>,
+        reason: Reason,
+    ) {
+        self.edits.push(Edit {
+            start,
+            end,
+            replacement: replacement.into(),
+            reason,
+        });
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.edits.is_empty()
+    }
+
+    /// The source with every edit applied. Overlapping replacements are a bug in the planner
+    /// and reported as an error rather than producing mangled output.
+    pub fn apply(&self, source: &[u8]) -> Result<Vec<u8>> {
+        let mut order: Vec<usize> = (0..self.edits.len()).collect();
+        // Stable sort keeps insertion order for edits at the same offset; an insertion at a
+        // replacement's start goes before the replacement.
+        order.sort_by_key(|&i| {
+            (
+                self.edits[i].start,
+                self.edits[i].end != self.edits[i].start,
+            )
+        });
+        let extra: usize = self.edits.iter().map(|e| e.replacement.len()).sum();
+        let mut out = Vec::with_capacity(source.len() + extra);
+        let mut cursor = 0;
+        for i in order {
+            let edit = &self.edits[i];
+            if edit.start < cursor || edit.end < edit.start || edit.end > source.len() {
+                return Err(Error::new(
+                    "OVERLAPPING_EDITS",
+                    format!(
+                        "internal planner error: edit {}..{} overlaps another; the file was left unchanged (please report this)",
+                        edit.start, edit.end
+                    ),
+                ));
+            }
+            out.extend_from_slice(&source[cursor..edit.start]);
+            out.extend_from_slice(&edit.replacement);
+            cursor = edit.end;
+        }
+        out.extend_from_slice(&source[cursor..]);
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insertions_at_one_offset_keep_their_order() {
+        let mut plan = Plan::default();
+        plan.push(3, 3, "A", Reason::JsonBlock);
+        plan.push(0, 1, "x", Reason::DisableLegacy { line: 1 });
+        plan.push(3, 3, "B", Reason::JsonBlock);
+        assert_eq!(plan.apply(b"abcdef").unwrap_or_default(), b"xbcABdef");
+    }
+
+    #[test]
+    fn overlapping_edits_are_refused() {
+        let mut plan = Plan::default();
+        plan.push(0, 4, "x", Reason::JsonBlock);
+        plan.push(2, 5, "y", Reason::JsonBlock);
+        assert_eq!(
+            plan.apply(b"abcdef").map_err(|e| e.code),
+            Err("OVERLAPPING_EDITS")
+        );
+    }
+}

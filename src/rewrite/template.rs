@@ -1,0 +1,116 @@
+//! JSON block templates (templates/*.j2, built into the binary, or a user's file) rendered with
+//! minijinja. The result goes inside a quoted heredoc, so the shell expands nothing in it.
+
+use std::path::Path;
+
+use minijinja::{Environment, Value};
+use serde::Serialize;
+
+use crate::analyze::BLOCK_DELIMITER;
+use crate::error::{Error, Result};
+
+/// A built-in template: its name, the schema its output follows, and its source.
+#[derive(Debug, Clone, Copy)]
+pub struct Builtin {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub source: &'static str,
+}
+
+pub const BUILTINS: &[Builtin] = &[Builtin {
+    name: "skill-output-v1",
+    description: "seed 000 shape: success, confidence, deliverables, metrics, errors",
+    source: include_str!("../../templates/skill-output-v1.json.j2"),
+}];
+
+/// A loaded template, ready to render.
+#[derive(Debug, Clone)]
+pub struct Template {
+    pub name: String,
+    source: String,
+}
+
+impl Template {
+    /// A built-in name, or a path to a template file.
+    pub fn load(spec: &str) -> Result<Template> {
+        if let Some(builtin) = BUILTINS.iter().find(|b| b.name == spec) {
+            return Ok(Template {
+                name: builtin.name.to_string(),
+                source: builtin.source.to_string(),
+            });
+        }
+        let path = Path::new(spec);
+        if !path.exists() {
+            let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
+            return Err(Error::new(
+                "TEMPLATE_NOT_FOUND",
+                format!(
+                    "no built-in template or file named '{spec}'; use one of {} or a path to a .j2 file",
+                    names.join(", ")
+                ),
+            ));
+        }
+        let source = std::fs::read_to_string(path)
+            .map_err(|e| Error::io("TEMPLATE_UNREADABLE", "cannot read template", path, &e))?;
+        let template = Template {
+            name: spec.to_string(),
+            source,
+        };
+        template.environment()?;
+        Ok(template)
+    }
+
+    pub fn default_builtin() -> Template {
+        let builtin = BUILTINS[0];
+        Template {
+            name: builtin.name.to_string(),
+            source: builtin.source.to_string(),
+        }
+    }
+
+    fn environment(&self) -> Result<Environment<'_>> {
+        let mut env = Environment::new();
+        env.add_filter("json", json_filter);
+        env.add_template("block", &self.source).map_err(|e| {
+            Error::new(
+                "TEMPLATE_INVALID",
+                format!("template '{}' does not compile: {e}", self.name),
+            )
+        })?;
+        Ok(env)
+    }
+
+    /// Render with `context`; the text must not hold the heredoc delimiter on a line of its own.
+    pub fn render(&self, context: &impl Serialize) -> Result<String> {
+        let env = self.environment()?;
+        let text = env
+            .get_template("block")
+            .and_then(|t| t.render(minijinja::value::Serde(context)))
+            .map_err(|e| {
+                Error::new(
+                    "TEMPLATE_RENDER_FAILED",
+                    format!("template '{}' failed to render: {e}", self.name),
+                )
+            })?;
+        if text
+            .lines()
+            .any(|line| line.trim_end_matches('\r') == BLOCK_DELIMITER)
+        {
+            return Err(Error::new(
+                "TEMPLATE_UNSAFE",
+                format!(
+                    "template '{}' produced a line '{BLOCK_DELIMITER}', which would end the heredoc early",
+                    self.name
+                ),
+            ));
+        }
+        Ok(text)
+    }
+}
+
+/// Compact JSON for any value: strings get every quote, backslash and control character escaped.
+fn json_filter(value: Value) -> std::result::Result<Value, minijinja::Error> {
+    serde_json::to_string(&value)
+        .map(Value::from_safe_string)
+        .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string()))
+}

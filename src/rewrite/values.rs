@@ -1,0 +1,99 @@
+//! The values a static (comment-mode) JSON block reports, taken from the legacy statements.
+
+use serde::Serialize;
+
+use crate::analyze::{LegacyKind, LegacyStatement, LegacyValue};
+
+/// Values for the JSON block, as known before run time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StaticValues {
+    /// True: the block sits at the end of the main flow, reached only when the script gets there.
+    pub success: bool,
+    pub confidence: serde_json::Number,
+    pub deliverables: Vec<String>,
+    pub files_created: usize,
+    pub files_modified: usize,
+    /// Name of the skill: the folder that holds the script.
+    pub skill_name: String,
+}
+
+/// Collect the static values: the last valid literal confidence wins, literal paths become
+/// deliverables (each once, in order), run-time values are left to `--mode capture`.
+pub fn static_values(
+    legacy: &[LegacyStatement],
+    default_confidence: f64,
+    skill_name: &str,
+) -> StaticValues {
+    let mut confidence = None;
+    let mut deliverables: Vec<String> = Vec::new();
+    let (mut files_created, mut files_modified) = (0, 0);
+    for statement in legacy {
+        let Some(LegacyValue::Literal(text)) = &statement.value else {
+            continue;
+        };
+        match statement.kind {
+            LegacyKind::Confidence => {
+                if let Some(number) = parse_confidence(text) {
+                    confidence = Some(number);
+                }
+            }
+            LegacyKind::Created | LegacyKind::Modified if !text.is_empty() => {
+                if statement.kind == LegacyKind::Created {
+                    files_created += 1;
+                } else {
+                    files_modified += 1;
+                }
+                if !deliverables.contains(text) {
+                    deliverables.push(text.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    let confidence = confidence
+        .or_else(|| serde_json::Number::from_f64(default_confidence))
+        .unwrap_or_else(|| serde_json::Number::from(0));
+    StaticValues {
+        success: true,
+        confidence,
+        deliverables,
+        files_created,
+        files_modified,
+        skill_name: skill_name.to_string(),
+    }
+}
+
+/// A confidence literal as a JSON number, when it is a plain decimal in 0..=1.
+pub fn parse_confidence(text: &str) -> Option<serde_json::Number> {
+    let plain = !text.is_empty() && text.chars().all(|c| c.is_ascii_digit() || c == '.');
+    let value: f64 = text.parse().ok().filter(|_| plain)?;
+    if !(0.0..=1.0).contains(&value) {
+        return None;
+    }
+    serde_json::Number::from_f64(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn confidence_outside_range_or_not_a_number_is_rejected() {
+        assert_eq!(
+            parse_confidence("0.92").map(|n| n.to_string()),
+            Some("0.92".into())
+        );
+        assert_eq!(
+            parse_confidence("1").map(|n| n.to_string()),
+            Some("1.0".into())
+        );
+        assert_eq!(
+            parse_confidence(".5").map(|n| n.to_string()),
+            Some("0.5".into())
+        );
+        assert_eq!(parse_confidence("1.5"), None);
+        assert_eq!(parse_confidence("HIGH"), None);
+        assert_eq!(parse_confidence("87%"), None);
+        assert_eq!(parse_confidence("-0.1"), None);
+    }
+}
