@@ -1,0 +1,88 @@
+//! Helpers shared by the integration tests: the binary, temp skill trees, shells.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The skillmod binary, run in `dir`.
+pub fn skillmod(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_skillmod"));
+    cmd.current_dir(dir).env("NO_COLOR", "1").env_remove("CLICOLOR_FORCE");
+    cmd
+}
+
+/// Run and return output, failing the test if the process could not start.
+pub fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("failed to start process")
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// Write `text` to `dir/rel`, creating folders, with mode 0755.
+pub fn write_script(dir: &Path, rel: &str, text: &[u8]) -> PathBuf {
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().expect("path has a parent")).expect("mkdir");
+    std::fs::write(&path, text).expect("write script");
+    set_mode(&path, 0o755);
+    path
+}
+
+pub fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+}
+
+pub fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).expect("stat").permissions().mode() & 0o7777
+}
+
+/// True when `shell -n path` accepts the script (bash gets extglob, as real skills use it).
+pub fn syntax_ok(shell: &str, path: &Path) -> bool {
+    let mut cmd = Command::new(shell);
+    if shell == "bash" {
+        cmd.args(["-O", "extglob"]);
+    }
+    cmd.arg("-n").arg(path).output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+/// The last JSON document on stdout: the text from the last line that opens with `{`.
+pub fn last_json(stdout: &str) -> Option<serde_json::Value> {
+    let mut starts: Vec<usize> = stdout.match_indices("\n{").map(|(i, _)| i + 1).collect();
+    if stdout.starts_with('{') {
+        starts.insert(0, 0);
+    }
+    starts
+        .iter()
+        .rev()
+        .find_map(|&i| serde_json::from_str(stdout[i..].trim_end()).ok())
+}
+
+/// A fresh git repository in `dir` with a committer identity.
+pub fn git_init(dir: &Path) {
+    for args in [
+        vec!["init", "-q", "-b", "main"],
+        vec!["config", "user.email", "test@example.com"],
+        vec!["config", "user.name", "Test"],
+        vec!["config", "commit.gpgsign", "false"],
+    ] {
+        let ok = Command::new("git").args(&args).current_dir(dir).status().expect("git").success();
+        assert!(ok, "git {args:?} failed");
+    }
+}
+
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git").args(args).current_dir(dir).output().expect("git");
+    assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
