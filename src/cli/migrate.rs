@@ -54,6 +54,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
             let _ = migrate_text::write_file(&mut stderr, file, args.common.verbose);
         }
     })?;
+    let _ = stdout.flush();
     match args.format {
         Format::Json => {
             let json = serde_json::to_string_pretty(&report)

@@ -30,5 +30,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// `path` relative to `base` when it lies under it, for reports and diffs.
 pub fn display_path(path: &Path, base: &Path) -> String {
     let shown = path.strip_prefix(base).unwrap_or(path);
-    shown.to_string_lossy().replace('\\', "/")
+    let clean: PathBuf = shown
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    clean.to_string_lossy().replace('\\', "/")
 }
