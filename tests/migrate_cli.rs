@@ -11,13 +11,17 @@ const LEGACY: &[u8] = b"#!/bin/bash\necho \"Created: out.txt\"\necho \"SUCCESS\"
 
 fn json_report(dir: &Path, args: &[&str]) -> (i32, Value) {
     let out = run(skillmod(dir).args(args).args(["--format", "json"]));
-    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(&out)));
+    let doc = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(&out)));
     (out.status.code().unwrap_or(-1), doc)
 }
 
 fn copy_fixture_tree(dest: &Path) -> Vec<String> {
     let mut names = Vec::new();
-    for entry in std::fs::read_dir(fixtures().join("migrate")).expect("fixtures").flatten() {
+    for entry in std::fs::read_dir(fixtures().join("migrate"))
+        .expect("fixtures")
+        .flatten()
+    {
         let input = entry.path().join("input.sh");
         if let Ok(bytes) = std::fs::read(&input) {
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -31,7 +35,15 @@ fn copy_fixture_tree(dest: &Path) -> Vec<String> {
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = walk(dir)
         .into_iter()
-        .map(|p| (p.strip_prefix(dir).expect("under dir").display().to_string(), std::fs::read(&p).expect("read")))
+        .map(|p| {
+            (
+                p.strip_prefix(dir)
+                    .expect("under dir")
+                    .display()
+                    .to_string(),
+                std::fs::read(&p).expect("read"),
+            )
+        })
         .collect();
     files.sort();
     files
@@ -66,9 +78,17 @@ fn dry_run_diff_applied_with_git_apply_equals_real_result() {
     assert!(stdout(&dry).contains("--- a/skills/one_liner_if/execute.sh"));
     let patch = planned.path().join("../planned.patch");
     std::fs::write(&patch, &dry.stdout).expect("write patch");
-    git(planned.path(), &["apply", "--whitespace=nowarn", patch.to_str().expect("utf-8 path")]);
+    git(
+        planned.path(),
+        &[
+            "apply",
+            "--whitespace=nowarn",
+            patch.to_str().expect("utf-8 path"),
+        ],
+    );
 
-    let migrated = run(skillmod(real.path()).args(["migrate", "--no-backup", "--skill-dir", "skills"]));
+    let migrated =
+        run(skillmod(real.path()).args(["migrate", "--no-backup", "--skill-dir", "skills"]));
     assert_eq!(migrated.status.code(), Some(0), "{}", stderr(&migrated));
     assert_eq!(snapshot(planned.path()), snapshot(real.path()));
 }
@@ -81,7 +101,10 @@ fn dry_run_writes_nothing() {
     let (code, report) = json_report(tmp.path(), &["migrate", "--dry-run", "skills"]);
     assert_eq!(code, 0);
     assert_eq!(snapshot(tmp.path()), before);
-    assert!(!tmp.path().join(".skillmod").exists(), "dry run made backups");
+    assert!(
+        !tmp.path().join(".skillmod").exists(),
+        "dry run made backups"
+    );
     assert!(report["summary"]["would_migrate"].as_u64().unwrap_or(0) > 10);
     assert_eq!(report["summary"]["migrated"], 0);
     assert_eq!(report["backup_run"], Value::Null);
@@ -96,12 +119,30 @@ fn second_run_changes_no_byte() {
     let after_first = snapshot(tmp.path());
     let (code, report) = json_report(tmp.path(), &["migrate", "skills"]);
     assert_eq!(code, 0);
-    assert_eq!(snapshot(tmp.path()), after_first, "second run changed files");
+    assert_eq!(
+        snapshot(tmp.path()),
+        after_first,
+        "second run changed files"
+    );
     assert_eq!(report["summary"]["migrated"], 0);
-    assert_eq!(report["backup_run"], Value::Null, "second run took a backup");
-    let statuses: Vec<&str> = report["files"].as_array().expect("files").iter().filter_map(|f| f["status"].as_str()).collect();
+    assert_eq!(
+        report["backup_run"],
+        Value::Null,
+        "second run took a backup"
+    );
+    let statuses: Vec<&str> = report["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f["status"].as_str())
+        .collect();
     assert_eq!(statuses.len(), names.len());
-    assert!(statuses.iter().all(|s| matches!(*s, "already_migrated" | "no_legacy")), "{statuses:?}");
+    assert!(
+        statuses
+            .iter()
+            .all(|s| matches!(*s, "already_migrated" | "no_legacy")),
+        "{statuses:?}"
+    );
 }
 
 #[test]
@@ -126,14 +167,36 @@ fn json_report_confirms_what_happened() {
     assert_eq!(sha_after, sha256(&bytes));
     assert_eq!(a["sha256_before"].as_str().expect("sha"), sha256(LEGACY));
     let backup = a["backup"].as_str().expect("backup path");
-    assert_eq!(std::fs::read(tmp.path().join(backup)).expect("backup file"), LEGACY);
+    assert_eq!(
+        std::fs::read(tmp.path().join(backup)).expect("backup file"),
+        LEGACY
+    );
     assert_eq!(files[1]["status"], "no_legacy");
     assert_eq!(files[1]["backup"], Value::Null);
     let summary = &report["summary"];
-    assert_eq!((summary["total"].as_u64(), summary["migrated"].as_u64(), summary["no_legacy"].as_u64()), (Some(2), Some(1), Some(1)));
+    assert_eq!(
+        (
+            summary["total"].as_u64(),
+            summary["migrated"].as_u64(),
+            summary["no_legacy"].as_u64()
+        ),
+        (Some(2), Some(1), Some(1))
+    );
     let run_id = report["backup_run"].as_str().expect("run id");
-    assert!(tmp.path().join(".skillmod/backups").join(run_id).join("manifest.jsonl").is_file());
-    assert_eq!(std::fs::read_to_string(tmp.path().join(".skillmod/.gitignore")).expect("gitignore").lines().last(), Some("*"));
+    assert!(
+        tmp.path()
+            .join(".skillmod/backups")
+            .join(run_id)
+            .join("manifest.jsonl")
+            .is_file()
+    );
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join(".skillmod/.gitignore"))
+            .expect("gitignore")
+            .lines()
+            .last(),
+        Some("*")
+    );
 }
 
 fn sha256(bytes: &[u8]) -> String {
@@ -164,8 +227,14 @@ fn restore_refuses_a_file_edited_since_migration_unless_forced() {
     let (code, report) = json_report(tmp.path(), &["restore", "s"]);
     assert_eq!(code, 1);
     assert_eq!(report["files"][0]["status"], "refused");
-    assert_eq!(report["files"][0]["errors"][0]["code"], "FILE_CHANGED_SINCE_MIGRATION");
-    assert_eq!(std::fs::read(&script).expect("read"), b"#!/bin/bash\necho edited by hand\n");
+    assert_eq!(
+        report["files"][0]["errors"][0]["code"],
+        "FILE_CHANGED_SINCE_MIGRATION"
+    );
+    assert_eq!(
+        std::fs::read(&script).expect("read"),
+        b"#!/bin/bash\necho edited by hand\n"
+    );
     let out = run(skillmod(tmp.path()).args(["restore", "--force", "s"]));
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(std::fs::read(&script).expect("read"), LEGACY);
@@ -202,19 +271,33 @@ fn symlinked_script_is_skipped_and_target_untouched() {
     assert_eq!(report["files"][0]["status"], "skipped");
     assert_eq!(report["files"][0]["errors"][0]["code"], "SYMLINK");
     assert_eq!(std::fs::read(&target).expect("read"), LEGACY);
-    assert!(std::fs::symlink_metadata(tmp.path().join("skill/execute.sh")).expect("stat").file_type().is_symlink());
+    assert!(
+        std::fs::symlink_metadata(tmp.path().join("skill/execute.sh"))
+            .expect("stat")
+            .file_type()
+            .is_symlink()
+    );
 }
 
 #[test]
 fn binary_and_oversized_files_are_skipped_with_reasons() {
     let tmp = tempfile::tempdir().expect("tmp");
-    write_script(tmp.path(), "bin/execute.sh", b"\x7fELF\x00\x00echo SUCCESS\n");
+    write_script(
+        tmp.path(),
+        "bin/execute.sh",
+        b"\x7fELF\x00\x00echo SUCCESS\n",
+    );
     let mut big = LEGACY.to_vec();
     big.extend(std::iter::repeat_n(b'#', 5000));
     write_script(tmp.path(), "big/execute.sh", &big);
     let (code, report) = json_report(tmp.path(), &["migrate", "--max-size", "4096", "."]);
     assert_eq!(code, 0);
-    let codes: Vec<&str> = report["files"].as_array().expect("files").iter().map(|f| f["errors"][0]["code"].as_str().unwrap_or("")).collect();
+    let codes: Vec<&str> = report["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| f["errors"][0]["code"].as_str().unwrap_or(""))
+        .collect();
     assert_eq!(codes, ["FILE_TOO_LARGE", "BINARY_FILE"]);
     assert_eq!(report["summary"]["skipped"], 2);
 }
@@ -227,7 +310,12 @@ fn gitignored_files_and_the_backup_folder_are_not_walked() {
     write_script(tmp.path(), ".skillmod/backups/x/files/execute.sh", LEGACY);
     std::fs::write(tmp.path().join(".gitignore"), "vendor/\n").expect("gitignore");
     let (_, report) = json_report(tmp.path(), &["migrate", "--dry-run", "."]);
-    let paths: Vec<&str> = report["files"].as_array().expect("files").iter().filter_map(|f| f["path"].as_str()).collect();
+    let paths: Vec<&str> = report["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
     assert_eq!(paths, ["kept/execute.sh"]);
 }
 
@@ -238,10 +326,23 @@ fn include_glob_widens_the_search_and_skill_path_takes_any_name() {
     write_script(tmp.path(), "s/other.bash", LEGACY);
     let (_, report) = json_report(tmp.path(), &["migrate", "--dry-run", "--skill-dir", "s"]);
     assert_eq!(report["summary"]["total"], 0);
-    let (_, report) = json_report(tmp.path(), &["migrate", "--dry-run", "--skill-dir", "s", "--include", "*.sh"]);
+    let (_, report) = json_report(
+        tmp.path(),
+        &[
+            "migrate",
+            "--dry-run",
+            "--skill-dir",
+            "s",
+            "--include",
+            "*.sh",
+        ],
+    );
     assert_eq!(report["files"][0]["path"], "s/run.sh");
     assert_eq!(report["summary"]["total"], 1);
-    let (_, report) = json_report(tmp.path(), &["migrate", "--dry-run", "--skill-path", "s/other.bash"]);
+    let (_, report) = json_report(
+        tmp.path(),
+        &["migrate", "--dry-run", "--skill-path", "s/other.bash"],
+    );
     assert_eq!(report["files"][0]["status"], "would_migrate");
 }
 
@@ -253,9 +354,14 @@ fn no_legacy_is_left_alone_unless_forced() {
     let (_, report) = json_report(tmp.path(), &["migrate", "s"]);
     assert_eq!(report["files"][0]["status"], "no_legacy");
     assert_eq!(std::fs::read(&script).expect("read"), text);
-    let (_, report) = json_report(tmp.path(), &["migrate", "--force", "--default-confidence", "0.6", "s"]);
+    let (_, report) = json_report(
+        tmp.path(),
+        &["migrate", "--force", "--default-confidence", "0.6", "s"],
+    );
     assert_eq!(report["files"][0]["status"], "migrated");
-    let out = run(std::process::Command::new("bash").arg(&script).current_dir(tmp.path()));
+    let out = run(std::process::Command::new("bash")
+        .arg(&script)
+        .current_dir(tmp.path()));
     let doc = last_json(&stdout(&out)).expect("json");
     assert_eq!(doc["confidence"], 0.6);
     assert_eq!(doc["success"], true);
@@ -276,7 +382,11 @@ fn usage_errors_exit_2_before_any_work() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains("error"), "{args:?}: {}", stderr(&out));
     }
-    assert_eq!(std::fs::read(&script).expect("read"), LEGACY, "a usage error changed a file");
+    assert_eq!(
+        std::fs::read(&script).expect("read"),
+        LEGACY,
+        "a usage error changed a file"
+    );
 }
 
 #[test]
@@ -284,15 +394,31 @@ fn one_failing_file_does_not_stop_the_others_and_exits_1() {
     let tmp = tempfile::tempdir().expect("tmp");
     let template = tmp.path().join("bad.j2");
     // Renders for scripts with deliverables only; the other script fails to render.
-    std::fs::write(&template, "{% if deliverables %}{\"ok\": true}{% else %}{{ none_such.field.deeper() }}{% endif %}").expect("template");
+    std::fs::write(
+        &template,
+        "{% if deliverables %}{\"ok\": true}{% else %}{{ none_such.field.deeper() }}{% endif %}",
+    )
+    .expect("template");
     let good = write_script(tmp.path(), "a/execute.sh", LEGACY);
     let bad_text = b"#!/bin/bash\necho SUCCESS\n";
     let bad = write_script(tmp.path(), "b/execute.sh", bad_text);
-    let (code, report) = json_report(tmp.path(), &["migrate", "--template", template.to_str().expect("utf-8"), "a", "b"]);
+    let (code, report) = json_report(
+        tmp.path(),
+        &[
+            "migrate",
+            "--template",
+            template.to_str().expect("utf-8"),
+            "a",
+            "b",
+        ],
+    );
     assert_eq!(code, 1);
     assert_eq!(report["files"][0]["status"], "migrated");
     assert_eq!(report["files"][1]["status"], "failed");
-    assert_eq!(report["files"][1]["errors"][0]["code"], "TEMPLATE_RENDER_FAILED");
+    assert_eq!(
+        report["files"][1]["errors"][0]["code"],
+        "TEMPLATE_RENDER_FAILED"
+    );
     assert_ne!(std::fs::read(&good).expect("read"), LEGACY);
     assert_eq!(std::fs::read(&bad).expect("read"), bad_text);
 }
@@ -302,9 +428,16 @@ fn color_follows_the_color_flag() {
     let tmp = tempfile::tempdir().expect("tmp");
     write_script(tmp.path(), "s/execute.sh", LEGACY);
     let plain = run(skillmod(tmp.path()).args(["migrate", "--dry-run", "s"]));
-    assert!(!stdout(&plain).contains('\u{1b}'), "color without a terminal");
-    let colored = run(skillmod(tmp.path()).args(["migrate", "--dry-run", "--color", "always", "s"]));
-    assert!(stdout(&colored).contains("\u{1b}["), "no color with --color always");
+    assert!(
+        !stdout(&plain).contains('\u{1b}'),
+        "color without a terminal"
+    );
+    let colored =
+        run(skillmod(tmp.path()).args(["migrate", "--dry-run", "--color", "always", "s"]));
+    assert!(
+        stdout(&colored).contains("\u{1b}["),
+        "no color with --color always"
+    );
 }
 
 #[test]
@@ -314,6 +447,9 @@ fn text_summary_counts_every_status() {
     write_script(tmp.path(), "b/execute.sh", b"#!/bin/bash\ntrue\n");
     let out = run(skillmod(tmp.path()).args(["migrate", "."]));
     let err = stderr(&out);
-    assert!(err.contains("2 files: 1 migrated, 0 already migrated, 1 no legacy, 0 skipped, 0 failed"), "{err}");
+    assert!(
+        err.contains("2 files: 1 migrated, 0 already migrated, 1 no legacy, 0 skipped, 0 failed"),
+        "{err}"
+    );
     assert!(err.contains("backups: .skillmod/backups/"), "{err}");
 }

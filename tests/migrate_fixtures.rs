@@ -20,7 +20,11 @@ fn cases() -> Vec<std::path::PathBuf> {
 }
 
 fn shell_for(input: &[u8]) -> &'static str {
-    if input.starts_with(b"#!/bin/sh") { "sh" } else { "bash" }
+    if input.starts_with(b"#!/bin/sh") {
+        "sh"
+    } else {
+        "bash"
+    }
 }
 
 /// Migrate one fixture in a temp folder; returns (temp dir, script path, input bytes).
@@ -29,7 +33,12 @@ fn migrate_case(case: &Path) -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>)
     let tmp = tempfile::tempdir().expect("tempdir");
     let script = write_script(tmp.path(), "skill/execute.sh", &input);
     let out = run(skillmod(tmp.path()).args(["migrate", "--no-backup", "skill/execute.sh"]));
-    assert!(out.status.success(), "{}: migrate failed: {}", case.display(), stderr(&out));
+    assert!(
+        out.status.success(),
+        "{}: migrate failed: {}",
+        case.display(),
+        stderr(&out)
+    );
     (tmp, script, input)
 }
 
@@ -69,10 +78,18 @@ fn migrated_scripts_stay_syntactically_valid() {
         let original = script.with_file_name("original.sh");
         std::fs::write(&original, &input).expect("write original");
         if syntax_ok(shell, &original) {
-            assert!(syntax_ok(shell, &script), "{}: {shell} -n rejects the migrated script", case.display());
+            assert!(
+                syntax_ok(shell, &script),
+                "{}: {shell} -n rejects the migrated script",
+                case.display()
+            );
         }
         if shell == "sh" && syntax_ok("dash", &original) {
-            assert!(syntax_ok("dash", &script), "{}: dash -n rejects the migrated script", case.display());
+            assert!(
+                syntax_ok("dash", &script),
+                "{}: dash -n rejects the migrated script",
+                case.display()
+            );
         }
     }
 }
@@ -89,20 +106,40 @@ fn runnable_fixtures_print_the_json_document_last() {
         let shell = spec["shell"].as_str().unwrap_or(shell_for(&input));
         let args: Vec<String> = spec["args"]
             .as_array()
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
             .unwrap_or_default();
-        let out = run(std::process::Command::new(shell).arg(&script).args(&args).current_dir(tmp.path()));
+        let out = run(std::process::Command::new(shell)
+            .arg(&script)
+            .args(&args)
+            .current_dir(tmp.path()));
         let text = stdout(&out);
-        let doc = last_json(&text).unwrap_or_else(|| panic!("{}: no JSON document at the end of stdout:\n{text}", case.display()));
+        let doc = last_json(&text).unwrap_or_else(|| {
+            panic!(
+                "{}: no JSON document at the end of stdout:\n{text}",
+                case.display()
+            )
+        });
         for field in ["success", "confidence", "deliverables", "metrics", "errors"] {
-            assert!(doc.get(field).is_some(), "{}: missing {field} in {doc}", case.display());
+            assert!(
+                doc.get(field).is_some(),
+                "{}: missing {field} in {doc}",
+                case.display()
+            );
         }
         for (key, want) in spec["json"].as_object().expect("json object") {
             assert_eq!(&doc[key], want, "{}: field {key}", case.display());
         }
         for name in spec["absent"].as_array().into_iter().flatten() {
             let name = name.as_str().expect("absent names are strings");
-            assert!(!tmp.path().join(name).exists(), "{}: {name} was created: a value was executed", case.display());
+            assert!(
+                !tmp.path().join(name).exists(),
+                "{}: {name} was created: a value was executed",
+                case.display()
+            );
         }
         ran += 1;
     }

@@ -7,7 +7,9 @@ use std::process::{Command, Output};
 /// The skillmod binary, run in `dir`.
 pub fn skillmod(dir: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_skillmod"));
-    cmd.current_dir(dir).env("NO_COLOR", "1").env_remove("CLICOLOR_FORCE");
+    cmd.current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("CLICOLOR_FORCE");
     cmd
 }
 
@@ -53,7 +55,11 @@ pub fn syntax_ok(shell: &str, path: &Path) -> bool {
     if shell == "bash" {
         cmd.args(["-O", "extglob"]);
     }
-    cmd.arg("-n").arg(path).output().map(|o| o.status.success()).unwrap_or(false)
+    cmd.arg("-n")
+        .arg(path)
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
 }
 
 /// The last JSON document on stdout: the text from the last line that opens with `{`.
@@ -76,13 +82,26 @@ pub fn git_init(dir: &Path) {
         vec!["config", "user.name", "Test"],
         vec!["config", "commit.gpgsign", "false"],
     ] {
-        let ok = Command::new("git").args(&args).current_dir(dir).status().expect("git").success();
+        let ok = Command::new("git")
+            .args(&args)
+            .current_dir(dir)
+            .status()
+            .expect("git")
+            .success();
         assert!(ok, "git {args:?} failed");
     }
 }
 
 pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git").args(args).current_dir(dir).output().expect("git");
-    assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }

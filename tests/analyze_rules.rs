@@ -1,0 +1,151 @@
+//! The legacy-statement rules, through the library: what counts, what is data, what values carry.
+
+use skillmod::analyze::{self, BashParser, LegacyKind, LegacyValue};
+
+fn legacy(source: &str) -> Vec<(LegacyKind, usize, Option<LegacyValue>)> {
+    let mut parser = BashParser::new().expect("parser");
+    let analysis = analyze::analyze(&mut parser, source.as_bytes()).expect("analysis");
+    analysis
+        .legacy
+        .into_iter()
+        .map(|s| (s.kind, s.line, s.value))
+        .collect()
+}
+
+fn kinds(source: &str) -> Vec<LegacyKind> {
+    legacy(source).into_iter().map(|(k, _, _)| k).collect()
+}
+
+#[test]
+fn any_quoting_and_echo_flags_match() {
+    let src = "echo \"SUCCESS\"\necho 'SUCCESS'\necho SUCCESS\necho -e \"COMPLETE\"\necho -n COMPLETE\necho \"SUC\"'CESS'\n";
+    assert_eq!(
+        kinds(src),
+        vec![
+            LegacyKind::Success,
+            LegacyKind::Success,
+            LegacyKind::Success,
+            LegacyKind::Complete,
+            LegacyKind::Complete,
+            LegacyKind::Success
+        ]
+    );
+}
+
+#[test]
+fn only_exact_success_and_complete_match() {
+    assert!(
+        kinds("echo SUCCESSFUL\necho 'not SUCCESS'\necho \"$SUCCESS\"\necho COMPLETED\n")
+            .is_empty()
+    );
+}
+
+#[test]
+fn prefixed_lines_carry_literal_or_run_time_values() {
+    let found = legacy(
+        "echo \"Confidence: 0.92\"\necho \"Confidence: $CONF\"\necho Created: \"$f\"\necho 'Modified: a b.txt'\n",
+    );
+    assert_eq!(
+        found,
+        vec![
+            (
+                LegacyKind::Confidence,
+                1,
+                Some(LegacyValue::Literal("0.92".into()))
+            ),
+            (
+                LegacyKind::Confidence,
+                2,
+                Some(LegacyValue::RunTime("$CONF".into()))
+            ),
+            (
+                LegacyKind::Created,
+                3,
+                Some(LegacyValue::RunTime("$f".into()))
+            ),
+            (
+                LegacyKind::Modified,
+                4,
+                Some(LegacyValue::Literal("a b.txt".into()))
+            ),
+        ]
+    );
+}
+
+#[test]
+fn output_sent_elsewhere_is_not_legacy() {
+    let src = "echo SUCCESS >&2\necho SUCCESS > log\necho SUCCESS >> log\n>&2 echo SUCCESS\necho SUCCESS 1>/dev/null\necho SUCCESS &> log\necho SUCCESS | tee log\n{ echo SUCCESS; } > log\nwhile true; do echo SUCCESS; done > log\n";
+    assert!(kinds(src).is_empty(), "{:?}", kinds(src));
+}
+
+#[test]
+fn stderr_redirect_keeps_stdout_legacy() {
+    assert_eq!(
+        kinds("echo SUCCESS 2>/dev/null\n"),
+        vec![LegacyKind::Success]
+    );
+    assert_eq!(kinds("true | echo SUCCESS\n"), vec![LegacyKind::Success]);
+}
+
+#[test]
+fn captured_output_is_data() {
+    let src = "x=$(echo SUCCESS)\ny=`echo COMPLETE`\ndiff <(echo SUCCESS) f\n";
+    assert!(kinds(src).is_empty());
+}
+
+#[test]
+fn functions_whose_output_is_captured_are_data_transitively() {
+    let src = "inner() { echo SUCCESS; }\nouter() { inner; }\nr=$(outer)\npiped() { echo COMPLETE; }\npiped | cat\nplain() { echo \"Created: x\"; }\nplain\n";
+    assert_eq!(kinds(src), vec![LegacyKind::Created]);
+}
+
+#[test]
+fn heredocs_strings_comments_and_other_commands_never_match() {
+    let src = "cat <<EOF\necho SUCCESS\n$(echo COMPLETE)\nEOF\n# echo SUCCESS\nx='echo SUCCESS'\nprintf 'SUCCESS\\n'\ngrep SUCCESS log\n";
+    assert!(kinds(src).is_empty(), "{:?}", kinds(src));
+}
+
+#[test]
+fn json_block_marks_a_script_migrated_but_a_config_heredoc_does_not() {
+    let mut parser = BashParser::new().expect("parser");
+    let config = "cat > cfg.json <<'EOF_JSON'\n{}\nEOF_JSON\necho SUCCESS\n";
+    assert!(
+        !analyze::analyze(&mut parser, config.as_bytes())
+            .expect("a")
+            .already_migrated
+    );
+    let stdout_block = "cat << 'EOF_JSON'\n{}\nEOF_JSON\n";
+    assert!(
+        analyze::analyze(&mut parser, stdout_block.as_bytes())
+            .expect("a")
+            .already_migrated
+    );
+}
+
+#[test]
+fn final_exit_is_only_a_last_top_level_exit() {
+    let mut parser = BashParser::new().expect("parser");
+    let early = "if x; then exit 1; fi\necho SUCCESS\n";
+    assert_eq!(
+        analyze::analyze(&mut parser, early.as_bytes())
+            .expect("a")
+            .final_exit,
+        None
+    );
+    let last = "echo SUCCESS\nexit \"$rc\"\n# trailing comment\n";
+    assert_eq!(
+        analyze::analyze(&mut parser, last.as_bytes())
+            .expect("a")
+            .final_exit,
+        Some(13)
+    );
+}
+
+#[test]
+fn shebang_selects_the_dialect() {
+    use skillmod::analyze::Dialect;
+    assert_eq!(Dialect::detect(b"#!/bin/sh\n"), Dialect::Posix);
+    assert_eq!(Dialect::detect(b"#!/usr/bin/env dash\n"), Dialect::Posix);
+    assert_eq!(Dialect::detect(b"#!/usr/bin/env bash\n"), Dialect::Bash);
+    assert_eq!(Dialect::detect(b"echo hi\n"), Dialect::Bash);
+}
