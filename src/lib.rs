@@ -6,5 +6,6 @@ pub mod cli;
 pub mod error;
 pub mod fsio;
 pub mod migrate;
+pub mod parallel;
 pub mod report;
 pub mod rewrite;

@@ -91,10 +91,3 @@ pub fn classify(printed: &Printed) -> Option<(LegacyKind, Option<LegacyValue>)> 
     }
     None
 }
-
-/// Cheap byte test: can this source hold a legacy line at all? Used to skip parsing.
-pub fn may_contain_legacy(source: &[u8]) -> bool {
-    LegacyKind::ALL
-        .iter()
-        .any(|kind| memchr::memmem::find(source, kind.marker().as_bytes()).is_some())
-}

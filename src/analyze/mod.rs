@@ -4,6 +4,7 @@
 pub mod context;
 pub mod legacy;
 pub mod parser;
+pub mod prefilter;
 pub mod shell;
 pub mod words;
 
@@ -28,7 +29,7 @@ pub struct LegacyStatement {
     pub kind: LegacyKind,
     /// 1-based line of the statement's start.
     pub line: usize,
-    /// 1-based byte column of the statement's start.
+    /// 1-based column of the statement's start, in characters (invalid UTF-8 bytes count one each).
     pub column: usize,
     /// The statement's source text, lossily decoded.
     pub text: String,
@@ -122,7 +123,7 @@ fn legacy_statement(
     Some(LegacyStatement {
         kind,
         line: position.row + 1,
-        column: position.column + 1,
+        column: char_column(source, command.start_byte(), position.column),
         text: String::from_utf8_lossy(&one_line(parser::node_bytes(command, source))).into_owned(),
         value,
         start: command.start_byte(),
@@ -160,6 +161,14 @@ pub fn one_line(text: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// 1-based character column of byte `start`, which is `byte_column` bytes into its line.
+fn char_column(source: &[u8], start: usize, byte_column: usize) -> usize {
+    String::from_utf8_lossy(&source[start - byte_column..start])
+        .chars()
+        .count()
+        + 1
 }
 
 /// `cat <<'EOF_JSON'` (any quoting) whose output reaches stdout.

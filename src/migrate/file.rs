@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::{Change, FileReport, Options, Status};
-use crate::analyze::{self, BashParser};
+use crate::analyze::{self, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, prefilter};
 use crate::error::Error;
 use crate::fsio::backup::Backups;
 use crate::fsio::read::{ReadOutcome, read_script};
@@ -35,6 +35,10 @@ pub fn process_file(
     let sha_before = sha256_hex(&original);
     report.sha256_before = Some(sha_before.clone());
     report.sha256_after = Some(sha_before.clone());
+    if !options.force && !might_need_parse(&script.body) {
+        report.status = Status::NoLegacy;
+        return (report, None);
+    }
     let analysis = match analyze::analyze(parser, &script.body) {
         Ok(a) => a,
         Err(e) => {
@@ -106,6 +110,14 @@ pub fn process_file(
     }
     report.status = Status::Migrated;
     (report, Some(change))
+}
+
+/// False when the file can hold neither a legacy statement nor the JSON block.
+fn might_need_parse(body: &[u8]) -> bool {
+    prefilter::may_hold_legacy(body)
+        || [BLOCK_MARKER, BLOCK_DELIMITER]
+            .iter()
+            .any(|m| memchr::memmem::find(body, m.as_bytes()).is_some())
 }
 
 /// The skill's name: the folder holding its script.

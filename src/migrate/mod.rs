@@ -5,12 +5,11 @@ mod file;
 
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
 use serde::Serialize;
 
 pub use file::process_file;
 
-use crate::analyze::{BashParser, LegacyStatement};
+use crate::analyze::LegacyStatement;
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
 use crate::rewrite::Template;
@@ -111,10 +110,6 @@ pub struct RunReport {
     pub backup_run: Option<String>,
 }
 
-/// Files are handed to threads in chunks so diffs can be printed, in order, while later chunks
-/// are still being worked on, and no more than a chunk of file contents is held at once.
-const CHUNK: usize = 256;
-
 /// Migrate `files`, calling `on_file` for each result in path order.
 pub fn run(
     files: &[PathBuf],
@@ -122,63 +117,23 @@ pub fn run(
     backups: &Backups,
     mut on_file: impl FnMut(&FileReport, Option<&Change>),
 ) -> Result<RunReport> {
-    BashParser::new()?;
     let mut reports = Vec::with_capacity(files.len());
     let mut summary = Summary::default();
-    for chunk in files.chunks(CHUNK) {
-        let results: Vec<(FileReport, Option<Change>)> = chunk
-            .par_iter()
-            .map_init(BashParser::new, |parser, path| match parser {
-                Ok(parser) => guarded(path, options, backups, parser),
-                Err(e) => failed(path, options, e.clone()),
-            })
-            .collect();
-        for (report, change) in results {
+    crate::parallel::for_each_ordered(
+        files,
+        |path, parser| process_file(path, options, backups, parser),
+        |path, error| failed(path, options, error),
+        |(report, change): (FileReport, Option<Change>)| {
             on_file(&report, change.as_ref());
             summary.add(report.status);
             reports.push(report);
-        }
-    }
+        },
+    )?;
     Ok(RunReport {
         files: reports,
         summary,
         backup_run: backups.run_id(),
     })
-}
-
-/// One file, with a panic turned into a failed report so the run goes on.
-fn guarded(
-    path: &Path,
-    options: &Options,
-    backups: &Backups,
-    parser: &mut BashParser,
-) -> (FileReport, Option<Change>) {
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        process_file(path, options, backups, parser)
-    }));
-    match outcome {
-        Ok(result) => result,
-        Err(panic) => {
-            if let Ok(fresh) = BashParser::new() {
-                *parser = fresh;
-            }
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            failed(
-                path,
-                options,
-                Error::new(
-                    "INTERNAL_PANIC",
-                    format!(
-                        "skillmod crashed on this file ({what}); it was left unchanged. Please report it"
-                    ),
-                ),
-            )
-        }
-    }
 }
 
 fn failed(path: &Path, options: &Options, error: Error) -> (FileReport, Option<Change>) {

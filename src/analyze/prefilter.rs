@@ -1,0 +1,185 @@
+//! A conservative byte-level test run before parsing: can this file hold a live legacy statement?
+//! It only answers "no" when every marker (SUCCESS, Confidence:, …) sits in a heredoc body or on a
+//! line with no `echo` that does not continue a previous line. Whenever it is unsure, it says "yes"
+//! and the parser decides.
+
+use memchr::memmem;
+
+use super::LegacyKind;
+
+/// False only when no legacy statement can be in `source`, so the parse can be skipped.
+pub fn may_hold_legacy(source: &[u8]) -> bool {
+    let markers: Vec<&[u8]> = LegacyKind::ALL
+        .iter()
+        .map(|k| k.marker().as_bytes())
+        .collect();
+    if !markers.iter().any(|m| memmem::find(source, m).is_some()) {
+        return false;
+    }
+    let lines: Vec<&[u8]> = source.split(|&b| b == b'\n').collect();
+    let mut heredoc: Option<Heredoc> = None;
+    let mut previous_continues = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if let Some(doc) = &heredoc {
+            if doc.ends_at(line) {
+                heredoc = None;
+            }
+            i += 1;
+            continue;
+        }
+        let has_marker = markers.iter().any(|m| memmem::find(line, m).is_some());
+        if has_marker && (previous_continues || memmem::find(line, b"echo").is_some()) {
+            return true;
+        }
+        previous_continues = line.trim_ascii_end().ends_with(b"\\");
+        if let Some(doc) = heredoc_start(line) {
+            // Only trust a heredoc whose closing line exists; otherwise scan on as plain code.
+            if lines[i + 1..].iter().any(|l| doc.ends_at(l)) {
+                heredoc = Some(doc);
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
+struct Heredoc {
+    delimiter: Vec<u8>,
+    strip_tabs: bool,
+}
+
+impl Heredoc {
+    fn ends_at(&self, line: &[u8]) -> bool {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = if self.strip_tabs {
+            let tabs = line.iter().take_while(|&&b| b == b'\t').count();
+            &line[tabs..]
+        } else {
+            line
+        };
+        line == self.delimiter.as_slice()
+    }
+}
+
+/// The heredoc a line opens, found outside quotes and comments. A line that opens more than one,
+/// or anything unusual, yields None (scan on as code: the safe direction).
+fn heredoc_start(line: &[u8]) -> Option<Heredoc> {
+    let mut quote: Option<u8> = None;
+    let mut found = None;
+    let mut i = 0;
+    while i < line.len() {
+        let b = line[i];
+        match quote {
+            Some(q) => {
+                if b == b'\\' && q == b'"' {
+                    i += 1;
+                } else if b == q {
+                    quote = None;
+                }
+            }
+            None => match b {
+                b'\\' => i += 1,
+                b'\'' | b'"' => quote = Some(b),
+                b'#' if i == 0 || line[i - 1].is_ascii_whitespace() => break,
+                b'<' if line[i..].starts_with(b"<<") && !line[i..].starts_with(b"<<<") => {
+                    if found.is_some() {
+                        return None;
+                    }
+                    let (doc, used) = parse_delimiter(&line[i + 2..])?;
+                    found = Some(doc);
+                    i += 2 + used;
+                    continue;
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    found
+}
+
+fn parse_delimiter(rest: &[u8]) -> Option<(Heredoc, usize)> {
+    let mut i = 0;
+    let strip_tabs = rest.first() == Some(&b'-');
+    if strip_tabs {
+        i += 1;
+    }
+    while rest.get(i).is_some_and(|b| *b == b' ' || *b == b'\t') {
+        i += 1;
+    }
+    let mut delimiter = Vec::new();
+    while let Some(&b) = rest.get(i) {
+        match b {
+            b'\'' | b'"' => {
+                let close = rest[i + 1..].iter().position(|&c| c == b)?;
+                delimiter.extend_from_slice(&rest[i + 1..i + 1 + close]);
+                i += close + 2;
+            }
+            b'\\' => {
+                delimiter.push(*rest.get(i + 1)?);
+                i += 2;
+            }
+            b if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.' => {
+                delimiter.push(b);
+                i += 1;
+            }
+            _ => break,
+        }
+    }
+    let plausible = delimiter
+        .first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
+    plausible.then_some((
+        Heredoc {
+            delimiter,
+            strip_tabs,
+        },
+        i,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_hold_legacy;
+
+    #[test]
+    fn files_without_markers_need_no_parse() {
+        assert!(!may_hold_legacy(b"#!/bin/bash\necho hello\n"));
+    }
+
+    #[test]
+    fn markers_inside_a_heredoc_need_no_parse() {
+        let src = b"cat <<'EOF'\necho \"SUCCESS\"\nConfidence: 0.1\nEOF\necho done\n";
+        assert!(!may_hold_legacy(src));
+        let tabs = b"cat <<-EOF\n\techo SUCCESS\n\tEOF\n";
+        assert!(!may_hold_legacy(tabs));
+    }
+
+    #[test]
+    fn markers_on_echo_lines_need_a_parse() {
+        assert!(may_hold_legacy(b"echo \"SUCCESS\"\n"));
+        assert!(may_hold_legacy(
+            b"cat <<EOF\nx\nEOF\necho \"Created: $f\"\n"
+        ));
+    }
+
+    #[test]
+    fn a_continued_line_needs_a_parse() {
+        assert!(may_hold_legacy(b"echo \\\n  \"SUCCESS\"\n"));
+    }
+
+    #[test]
+    fn an_unclosed_or_fake_heredoc_is_not_trusted() {
+        assert!(may_hold_legacy(b"x=$((1<<EOF))\necho SUCCESS\n"));
+        assert!(may_hold_legacy(b"# cat <<EOF\necho SUCCESS\nEOF\n"));
+        assert!(may_hold_legacy(b"s='<<EOF'\necho SUCCESS\nEOF\n"));
+        assert!(may_hold_legacy(b"cat <<EOF\necho SUCCESS\n"));
+    }
+
+    #[test]
+    fn a_marker_on_a_line_without_echo_needs_no_parse() {
+        assert!(!may_hold_legacy(b"grep -q SUCCESS log\n"));
+    }
+}
