@@ -2,6 +2,7 @@
 //! unmigrated skills, and validate what skills print.
 
 pub mod analyze;
+pub mod check;
 pub mod cli;
 pub mod error;
 pub mod fsio;

@@ -1,11 +1,11 @@
 //! The legacy output rules: which printed texts are legacy result lines, and what value they carry.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::words::Printed;
 
 /// The kind of legacy output line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum LegacyKind {
     Success,

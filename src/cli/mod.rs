@@ -1,6 +1,8 @@
 //! Command-line interface: every flag is defined here (clap derive); each command lives in its
 //! own module and returns an exit status, so tests can call them directly.
 
+pub mod check;
+mod generated;
 pub mod migrate;
 pub mod restore;
 
@@ -29,6 +31,12 @@ pub enum Command {
     Migrate(MigrateArgs),
     /// Put back the originals saved by a migrate run.
     Restore(RestoreArgs),
+    /// Report live legacy output statements (for pre-commit and CI); changes nothing.
+    Check(CheckArgs),
+    /// Print a shell completion script.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff).
+    Man,
 }
 
 /// Which scripts to work on; shared by every command that takes paths.
@@ -45,6 +53,9 @@ pub struct PathArgs {
     /// Also take files whose name matches GLOB when searching folders, e.g. '*.sh' (repeatable).
     #[arg(long, value_name = "GLOB")]
     pub include: Vec<String>,
+    /// Do not apply .gitignore/.ignore rules (they also filter files named explicitly).
+    #[arg(long)]
+    pub no_ignore: bool,
 }
 
 impl PathArgs {
@@ -53,6 +64,7 @@ impl PathArgs {
             dirs: self.skill_dirs.clone(),
             files: self.skill_paths.clone(),
             include: self.include.clone(),
+            no_ignore: self.no_ignore,
         };
         selection.add_positional(&self.paths)?;
         Ok(selection)
@@ -97,6 +109,40 @@ pub struct MigrateArgs {
     pub format: Format,
     #[command(flatten)]
     pub common: Common,
+}
+
+/// Output format of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum CheckFormat {
+    #[default]
+    Text,
+    Json,
+    /// GitHub Actions workflow annotations.
+    Github,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub paths: PathArgs,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: CheckFormat,
+    /// Skip files larger than this many bytes.
+    #[arg(long, default_value_t = crate::fsio::read::DEFAULT_MAX_SIZE, value_name = "BYTES")]
+    pub max_size: u64,
+    /// Neither read nor write the result cache in .skillmod/cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -156,6 +202,9 @@ pub fn run(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Migrate(args) => migrate::run(&args),
         Command::Restore(args) => restore::run(&args),
+        Command::Check(args) => check::run(&args),
+        Command::Completions(args) => generated::completions(args.shell),
+        Command::Man => generated::man(),
     }
 }
 

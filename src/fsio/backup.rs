@@ -118,14 +118,7 @@ impl Run {
         let backups = state.join("backups");
         std::fs::create_dir_all(&backups)
             .map_err(|e| Error::io("BACKUP_FAILED", "cannot create", &backups, &e))?;
-        let ignore = state.join(".gitignore");
-        if !ignore.exists() {
-            std::fs::write(
-                &ignore,
-                "# skillmod state: backups and cache, never committed\n*\n",
-            )
-            .map_err(|e| Error::io("BACKUP_FAILED", "cannot write", &ignore, &e))?;
-        }
+        super::ensure_state_ignored(&state);
         let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ").to_string();
         for attempt in 0..100 {
             let id = if attempt == 0 {

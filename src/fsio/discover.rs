@@ -1,6 +1,8 @@
 //! Finding the scripts to work on: folders walked with the `ignore` crate (gitignore-aware, no
 //! symlink following, never into `.git` or `.skillmod`), explicit files taken as given.
 
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -21,6 +23,8 @@ pub struct Selection {
     pub files: Vec<PathBuf>,
     /// Extra file-name globs for folder walks, e.g. `*.sh`.
     pub include: Vec<String>,
+    /// Take every file: no .gitignore/.ignore rules, for walks and explicit files alike.
+    pub no_ignore: bool,
 }
 
 impl Selection {
@@ -51,6 +55,7 @@ impl Selection {
 pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
     let names = name_matcher(&selection.include)?;
     let mut found = Vec::new();
+    let mut ignored = IgnoreCache::default();
     for file in &selection.files {
         if std::fs::symlink_metadata(file).is_err() {
             return Err(Error::new(
@@ -58,7 +63,10 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
                 format!("{} does not exist; pass an existing file", file.display()),
             ));
         }
-        found.push(file.clone());
+        // Explicit names still obey the ignore rules (pre-commit passes files one by one).
+        if selection.no_ignore || !ignored.is_ignored(file) {
+            found.push(file.clone());
+        }
     }
     for dir in &selection.dirs {
         if !dir.is_dir() {
@@ -67,7 +75,7 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
                 format!("{} is not a folder; pass an existing folder", dir.display()),
             ));
         }
-        found.extend(walk(dir, &names)?);
+        found.extend(walk(dir, &names, selection.no_ignore)?);
     }
     found.sort();
     found.dedup();
@@ -90,9 +98,12 @@ fn name_matcher(include: &[String]) -> Result<GlobSet> {
         .map_err(|e| Error::new("INVALID_GLOB", format!("cannot build --include globs: {e}")))
 }
 
-fn walk(dir: &Path, names: &GlobSet) -> Result<Vec<PathBuf>> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    WalkBuilder::new(dir)
+/// A walker with skillmod's rules: hidden folders included (skills live in `.claude/`), ignore
+/// files honored unless `no_ignore`, symlinks not followed, `.git` and `.skillmod` never entered.
+fn walker(dir: &Path, no_ignore: bool) -> WalkBuilder {
+    let mut builder = WalkBuilder::new(dir);
+    builder
+        .standard_filters(!no_ignore)
         .hidden(false)
         .require_git(false)
         .follow_links(false)
@@ -101,21 +112,66 @@ fn walk(dir: &Path, names: &GlobSet) -> Result<Vec<PathBuf>> {
             !(entry.depth() > 0
                 && entry.file_type().is_some_and(|t| t.is_dir())
                 && (name == ".git" || name == STATE_DIR))
-        })
-        .build_parallel()
-        .run(|| {
-            let tx = tx.clone();
-            let names = names.clone();
-            Box::new(move |entry| {
-                if let Ok(entry) = entry {
-                    let is_candidate = entry.file_type().is_some_and(|t| !t.is_dir());
-                    if is_candidate && names.is_match(entry.file_name()) {
-                        let _ = tx.send(entry.into_path());
-                    }
-                }
-                ignore::WalkState::Continue
-            })
         });
+    builder
+}
+
+/// Which explicit paths the ignore rules exclude: a path is ignored when it, or a folder above
+/// it, does not come out of a one-level walk of its parent. Each folder is listed once.
+#[derive(Default)]
+struct IgnoreCache {
+    listed: HashMap<PathBuf, HashSet<OsString>>,
+}
+
+impl IgnoreCache {
+    fn is_ignored(&mut self, path: &Path) -> bool {
+        let Ok(path) = std::path::absolute(path) else {
+            return false;
+        };
+        let root = super::project_root(path.parent().unwrap_or(&path));
+        let mut current = path.as_path();
+        while let (Some(parent), Some(name)) = (current.parent(), current.file_name()) {
+            let names = self
+                .listed
+                .entry(parent.to_path_buf())
+                .or_insert_with(|| list_kept(parent));
+            if !names.contains(name) {
+                return true;
+            }
+            if parent == root {
+                break;
+            }
+            current = parent;
+        }
+        false
+    }
+}
+
+fn list_kept(dir: &Path) -> HashSet<OsString> {
+    walker(dir, false)
+        .max_depth(Some(1))
+        .build()
+        .flatten()
+        .filter(|e| e.depth() == 1)
+        .map(|e| e.file_name().to_os_string())
+        .collect()
+}
+
+fn walk(dir: &Path, names: &GlobSet, no_ignore: bool) -> Result<Vec<PathBuf>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    walker(dir, no_ignore).build_parallel().run(|| {
+        let tx = tx.clone();
+        let names = names.clone();
+        Box::new(move |entry| {
+            if let Ok(entry) = entry {
+                let is_candidate = entry.file_type().is_some_and(|t| !t.is_dir());
+                if is_candidate && names.is_match(entry.file_name()) {
+                    let _ = tx.send(entry.into_path());
+                }
+            }
+            ignore::WalkState::Continue
+        })
+    });
     drop(tx);
     Ok(rx.into_iter().collect())
 }

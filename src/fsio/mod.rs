@@ -22,6 +22,17 @@ pub fn project_root(start: &Path) -> PathBuf {
         .to_path_buf()
 }
 
+/// Make sure the state folder `state` (`.skillmod/`) ignores itself for git.
+pub fn ensure_state_ignored(state: &Path) {
+    let ignore = state.join(".gitignore");
+    if !ignore.exists() {
+        let _ = std::fs::write(
+            &ignore,
+            "# skillmod state: backups and cache, never committed\n*\n",
+        );
+    }
+}
+
 /// Lowercase hex sha256 of some bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))

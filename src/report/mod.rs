@@ -1,7 +1,11 @@
 //! Renderers: they read plans and outcomes and print them; none of them changes anything.
 
+pub mod check_text;
 pub mod diff;
+pub mod github;
 pub mod migrate_text;
+pub mod progress;
+pub mod sarif;
 
 use anstream::ColorChoice;
 use clap::ValueEnum;

@@ -1,0 +1,125 @@
+//! A cache of check results keyed by a hash of the file's content (and skillmod's version), so a
+//! repeated check over an unchanged tree costs little more than reading the files. Stored as one
+//! JSON file under `.skillmod/cache/`; a missing or damaged cache is simply rebuilt.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analyze::LegacyKind;
+use crate::fsio::STATE_DIR;
+
+/// Entries beyond this many are dropped (keeping this run's) so the file stays small.
+const MAX_ENTRIES: usize = 200_000;
+
+/// A finding without its path (content, not location, is the key).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Located {
+    pub line: usize,
+    pub column: usize,
+    pub kind: LegacyKind,
+    pub text: String,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Stored {
+    version: String,
+    entries: HashMap<String, Vec<Located>>,
+}
+
+/// The cache of one run: what was loaded, and what this run looked up or added.
+pub struct Cache {
+    path: Option<PathBuf>,
+    old: HashMap<String, Vec<Located>>,
+    used: Mutex<HashMap<String, Vec<Located>>>,
+    changed: Mutex<bool>,
+}
+
+/// The cache key of some content.
+pub fn key(content: &[u8]) -> String {
+    blake3::hash(content).to_hex().to_string()
+}
+
+impl Cache {
+    /// A cache that never stores anything (`--no-cache`).
+    pub fn disabled() -> Cache {
+        Cache {
+            path: None,
+            old: HashMap::new(),
+            used: Mutex::new(HashMap::new()),
+            changed: Mutex::new(false),
+        }
+    }
+
+    /// Load the cache under `root`; anything unreadable or from another version starts empty.
+    pub fn load(root: &Path) -> Cache {
+        let path = root.join(STATE_DIR).join("cache").join("check.json");
+        let old = std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Stored>(&bytes).ok())
+            .filter(|stored| stored.version == env!("CARGO_PKG_VERSION"))
+            .map(|stored| stored.entries)
+            .unwrap_or_default();
+        Cache {
+            path: Some(path),
+            old,
+            used: Mutex::new(HashMap::new()),
+            changed: Mutex::new(false),
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<Vec<Located>> {
+        self.path.as_ref()?;
+        let found = self.old.get(key).cloned()?;
+        if let Ok(mut used) = self.used.lock() {
+            used.insert(key.to_string(), found.clone());
+        }
+        Some(found)
+    }
+
+    pub fn put(&self, key: String, value: Vec<Located>) {
+        if self.path.is_none() {
+            return;
+        }
+        if let (Ok(mut used), Ok(mut changed)) = (self.used.lock(), self.changed.lock()) {
+            used.insert(key, value);
+            *changed = true;
+        }
+    }
+
+    /// Write the cache back if this run added to it. Failures are ignored: the cache only saves time.
+    pub fn save(self) {
+        let Some(path) = self.path else {
+            return;
+        };
+        let changed = self.changed.into_inner().unwrap_or(false);
+        if !changed {
+            return;
+        }
+        let mut entries = self.used.into_inner().unwrap_or_default();
+        if entries.len() < MAX_ENTRIES {
+            for (k, v) in self.old {
+                if entries.len() >= MAX_ENTRIES {
+                    break;
+                }
+                entries.entry(k).or_insert(v);
+            }
+        }
+        let stored = Stored {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            entries,
+        };
+        let Some(dir) = path.parent() else {
+            return;
+        };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        crate::fsio::ensure_state_ignored(dir.parent().unwrap_or(dir));
+        if let Ok(bytes) = serde_json::to_vec(&stored) {
+            let _ = crate::fsio::atomic::write_atomic(&path, &bytes, 0o644);
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! `check`: report live legacy output statements without changing anything. Uses the same
+//! discovery, prefilter and analyzer as migrate, plus a content-hash cache for repeated runs.
+
+pub mod cache;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::analyze::{self, BashParser, LegacyKind, prefilter};
+use crate::error::Error;
+use crate::fsio::read::{ReadOutcome, read_script};
+use cache::Cache;
+
+/// One live legacy statement, as reported by check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub kind: LegacyKind,
+    pub text: String,
+}
+
+/// What checking one file gave.
+#[derive(Debug, Clone)]
+pub enum FileCheck {
+    Checked { findings: Vec<Finding> },
+    Skipped { path: String, reason: Error },
+    Failed { path: String, error: Error },
+}
+
+/// Settings for one check run.
+pub struct Options {
+    pub max_size: u64,
+    /// Folder report paths are relative to.
+    pub base: PathBuf,
+}
+
+/// Check one file: read, prefilter, then the cache or the analyzer.
+pub fn check_file(
+    path: &Path,
+    options: &Options,
+    cache: &Cache,
+    parser: &mut BashParser,
+) -> FileCheck {
+    let shown = crate::fsio::display_path(path, &options.base);
+    let script = match read_script(path, options.max_size) {
+        Ok(script) => script,
+        Err(ReadOutcome::Skipped(reason)) => {
+            return FileCheck::Skipped {
+                path: shown,
+                reason,
+            };
+        }
+        Err(ReadOutcome::Failed(error)) => return FileCheck::Failed { path: shown, error },
+    };
+    if !prefilter::may_hold_legacy(&script.body) {
+        return FileCheck::Checked {
+            findings: Vec::new(),
+        };
+    }
+    let key = cache::key(&script.body);
+    let located = match cache.get(&key) {
+        Some(found) => found,
+        None => match analyze::analyze(parser, &script.body) {
+            Ok(analysis) => {
+                let found: Vec<cache::Located> = analysis
+                    .legacy
+                    .into_iter()
+                    .map(|s| cache::Located {
+                        line: s.line,
+                        column: s.column,
+                        kind: s.kind,
+                        text: s.text,
+                    })
+                    .collect();
+                cache.put(key, found.clone());
+                found
+            }
+            Err(error) => return FileCheck::Failed { path: shown, error },
+        },
+    };
+    let findings = located
+        .into_iter()
+        .map(|l| Finding {
+            path: shown.clone(),
+            line: l.line,
+            column: l.column,
+            kind: l.kind,
+            text: l.text,
+        })
+        .collect();
+    FileCheck::Checked { findings }
+}
+
+/// Counts of a check run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub scripts_checked: usize,
+    pub files_with_findings: usize,
+    pub findings: usize,
+    pub skipped: usize,
+    pub errors: usize,
+}
+
+/// A file that could not be checked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileError {
+    pub path: String,
+    pub code: &'static str,
+    pub message: String,
+}
+
+/// The whole check result (the `--format json` document).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CheckReport {
+    pub findings: Vec<Finding>,
+    pub summary: Summary,
+    pub errors: Vec<FileError>,
+}
+
+/// Check `files` in parallel; `on_file` sees each file's findings in path order.
+pub fn run(
+    files: &[PathBuf],
+    options: &Options,
+    cache: &Cache,
+    mut on_file: impl FnMut(&[Finding]),
+) -> crate::error::Result<CheckReport> {
+    let mut report = CheckReport::default();
+    crate::parallel::for_each_ordered(
+        files,
+        |path, parser| check_file(path, options, cache, parser),
+        |path, error| FileCheck::Failed {
+            path: crate::fsio::display_path(path, &options.base),
+            error,
+        },
+        |result| match result {
+            FileCheck::Checked { findings } => {
+                report.summary.scripts_checked += 1;
+                if !findings.is_empty() {
+                    report.summary.files_with_findings += 1;
+                    report.summary.findings += findings.len();
+                    on_file(&findings);
+                    report.findings.extend(findings);
+                }
+            }
+            FileCheck::Skipped { .. } => report.summary.skipped += 1,
+            FileCheck::Failed { path, error } => {
+                report.summary.errors += 1;
+                report.errors.push(FileError {
+                    path,
+                    code: error.code,
+                    message: error.message,
+                });
+            }
+        },
+    )?;
+    Ok(report)
+}

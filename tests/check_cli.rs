@@ -1,0 +1,203 @@
+//! `skillmod check` through the binary: findings, formats, exit codes, ignore rules, cache.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+const LEGACY: &[u8] = b"#!/bin/bash\nmake\n  echo \"SUCCESS\"\n";
+const CLEAN: &[u8] = b"#!/bin/bash\ncat <<'EOF'\necho \"SUCCESS\"\nEOF\n";
+
+#[test]
+fn findings_are_reported_as_path_line_column_kind_text() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "a/execute.sh", LEGACY);
+    write_script(tmp.path(), "b/execute.sh", CLEAN);
+    let out = run(skillmod(tmp.path()).args(["check", "."]));
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("a/execute.sh:3:3: success: echo \"SUCCESS\"\n"),
+        "{text}"
+    );
+    assert!(text.contains("skillmod migrate a/execute.sh"), "{text}");
+    assert!(
+        text.contains("Found 1 legacy statement in 1 of 2 scripts checked"),
+        "{text}"
+    );
+}
+
+#[test]
+fn clean_tree_exits_0() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "b/execute.sh", CLEAN);
+    let out = run(skillmod(tmp.path()).args(["check", "b"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("All clear"));
+}
+
+#[test]
+fn missing_path_exits_2() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = run(skillmod(tmp.path()).args(["check", "nope"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("PATH_NOT_FOUND"));
+}
+
+#[test]
+fn migrated_script_with_a_live_legacy_statement_still_fails() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/bash\necho \"SUCCESS\"\ncat <<'EOF_JSON'\n{}\nEOF_JSON\n";
+    write_script(tmp.path(), "s/execute.sh", text);
+    let out = run(skillmod(tmp.path()).args(["check", "s"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+}
+
+#[test]
+fn migrate_then_check_passes() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "s/execute.sh", LEGACY);
+    assert_eq!(
+        run(skillmod(tmp.path()).args(["check", "s"])).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        run(skillmod(tmp.path()).args(["migrate", "s"]))
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(
+        run(skillmod(tmp.path()).args(["check", "s"])).status.code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn json_format_lists_findings_and_summary() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "a/execute.sh", LEGACY);
+    let out = run(skillmod(tmp.path()).args(["check", "--format", "json", "a"]));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        doc["findings"],
+        serde_json::json!([{"path": "a/execute.sh", "line": 3, "column": 3, "kind": "success", "text": "echo \"SUCCESS\""}])
+    );
+    assert_eq!(doc["summary"]["scripts_checked"], 1);
+    assert_eq!(doc["summary"]["findings"], 1);
+}
+
+#[test]
+fn github_format_prints_workflow_annotations() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "a/execute.sh", LEGACY);
+    let out = run(skillmod(tmp.path()).args(["check", "--format", "github", "a"]));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(
+            "::error file=a/execute.sh,line=3,col=3,title=skillmod%3A legacy success::"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 1);
+}
+
+#[test]
+fn sarif_format_has_rules_and_located_results() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "a/execute.sh", LEGACY);
+    let out = run(skillmod(tmp.path()).args(["check", "--format", "sarif", "a"]));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["version"], "2.1.0");
+    let run0 = &doc["runs"][0];
+    let rules = run0["tool"]["driver"]["rules"].as_array().expect("rules");
+    assert_eq!(rules.len(), 5);
+    let result = &run0["results"][0];
+    let index = result["ruleIndex"].as_u64().expect("index") as usize;
+    assert_eq!(rules[index]["id"], result["ruleId"]);
+    assert_eq!(result["ruleId"], "legacy-success");
+    let location = &result["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], "a/execute.sh");
+    assert_eq!(location["region"]["startLine"], 3);
+    assert_eq!(location["region"]["startColumn"], 3);
+}
+
+#[test]
+fn explicit_files_still_obey_ignore_rules() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    git_init(tmp.path());
+    write_script(tmp.path(), "vendor/x/execute.sh", LEGACY);
+    write_script(tmp.path(), "own/execute.sh", LEGACY);
+    std::fs::write(tmp.path().join(".gitignore"), "vendor/\n").expect("gitignore");
+    let out = run(skillmod(tmp.path()).args([
+        "check",
+        "--format",
+        "json",
+        "vendor/x/execute.sh",
+        "own/execute.sh",
+    ]));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["summary"]["scripts_checked"], 1, "{doc}");
+    assert_eq!(doc["findings"][0]["path"], "own/execute.sh");
+    let out = run(skillmod(tmp.path()).args([
+        "check",
+        "--no-ignore",
+        "--format",
+        "json",
+        "vendor/x/execute.sh",
+    ]));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["summary"]["scripts_checked"], 1, "{doc}");
+}
+
+#[test]
+fn output_order_is_the_same_whatever_the_thread_count() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for i in 0..600 {
+        let body = if i % 3 == 0 { LEGACY } else { CLEAN };
+        write_script(tmp.path(), &format!("skills/s{i:04}/execute.sh"), body);
+    }
+    let one = run(skillmod(tmp.path()).args(["check", "--no-cache", "-j", "1", "skills"]));
+    let two = run(skillmod(tmp.path()).args(["check", "--no-cache", "-j", "2", "skills"]));
+    assert_eq!(stdout(&one), stdout(&two));
+    let text = stdout(&one);
+    let paths: Vec<&str> = text.lines().filter(|l| l.starts_with("skills/")).collect();
+    assert_eq!(paths.len(), 200);
+    let mut sorted = paths.clone();
+    sorted.sort();
+    assert_eq!(paths, sorted);
+}
+
+#[test]
+fn cache_gives_the_same_answer_and_follows_content() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(tmp.path(), "a/execute.sh", LEGACY);
+    let first = run(skillmod(tmp.path()).args(["check", "--format", "json", "a"]));
+    assert!(
+        tmp.path().join(".skillmod/cache/check.json").is_file(),
+        "no cache written"
+    );
+    let second = run(skillmod(tmp.path()).args(["check", "--format", "json", "a"]));
+    assert_eq!(first.stdout, second.stdout);
+    std::fs::write(
+        &script,
+        b"#!/bin/bash\necho \"Created: x\"\necho \"SUCCESS\"\n",
+    )
+    .expect("edit");
+    let third = run(skillmod(tmp.path()).args(["check", "--format", "json", "a"]));
+    let doc: Value = serde_json::from_slice(&third.stdout).expect("json");
+    assert_eq!(
+        doc["summary"]["findings"], 2,
+        "stale cache entry used: {doc}"
+    );
+}
+
+#[test]
+fn completions_and_man_page_are_generated() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let bash = run(skillmod(tmp.path()).args(["completions", "bash"]));
+    assert_eq!(bash.status.code(), Some(0));
+    assert!(stdout(&bash).contains("skillmod") && stdout(&bash).contains("--skill-dir"));
+    let man = run(skillmod(tmp.path()).args(["man"]));
+    assert!(stdout(&man).contains(".TH skillmod"), "{}", stdout(&man));
+}
