@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Exercises .pre-commit-hooks.yaml for real: installs pre-commit, then runs `pre-commit try-repo`
+# against this checkout on a temp git repo with an unmigrated and a migrated skill, and asserts
+# that skillmod-check fails, skillmod-migrate rewrites, and skillmod-check then passes.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+python3 -m venv "$work/venv"
+"$work/venv/bin/pip" install --quiet pre-commit
+export PATH="$work/venv/bin:$PATH"
+export PRE_COMMIT_HOME="$work/cache"
+
+target="$work/target"
+mkdir -p "$target/skills/old" "$target/skills/new"
+cp "$repo/fixtures/example/skills/generate-api/execute.sh" "$target/skills/old/execute.sh"
+cp "$repo/fixtures/example/skills/already-json/execute.sh" "$target/skills/new/execute.sh"
+cd "$target"
+git init -q -b main
+git config user.email ci@example.com
+git config user.name CI
+git add -A
+git commit -qm "skills"
+
+expect() {
+  local want="$1"; shift
+  local got=0
+  "$@" >"$work/out.txt" 2>&1 || got=$?
+  if { [ "$want" = fail ] && [ "$got" = 0 ]; } || { [ "$want" = pass ] && [ "$got" != 0 ]; }; then
+    cat "$work/out.txt"
+    echo "FAIL: expected '$*' to $want (exit $got)" >&2
+    exit 1
+  fi
+  echo "ok: '$*' did $want (exit $got)"
+}
+
+# Fails the run, showing the hook's output, when `grep -q PATTERN` does not match it (or, with
+# `absent`, when it does).
+output_has() {
+  local found=0
+  grep -q -- "$2" "$work/out.txt" || found=$?
+  if { [ "$1" = present ] && [ "$found" != 0 ]; } || { [ "$1" = absent ] && [ "$found" = 0 ]; }; then
+    cat "$work/out.txt"
+    echo "FAIL: expected '$2' to be $1 in the hook output" >&2
+    exit 1
+  fi
+}
+
+expect fail pre-commit try-repo "$repo" skillmod-check --all-files
+output_has present "skills/old/execute.sh:"
+output_has absent "skills/new/execute.sh:"
+expect fail pre-commit try-repo "$repo" skillmod-migrate --all-files
+output_has present "files were modified by this hook"
+git add -A
+expect pass pre-commit try-repo "$repo" skillmod-check --all-files
+echo "pre-commit hooks: 3 passed, 0 failed"
