@@ -1,11 +1,11 @@
-//! Where a command's output goes: the script's own stdout, or somewhere that makes it data
-//! (a pipe, a file, stderr, a command substitution, a function whose output is captured).
+//! Where a command's output goes: the script's own stdout, or somewhere that makes it data (a
+//! pipe, a file, stderr, a command substitution, a function whose output is captured). One walk
+//! of the tree carries each node's output context down from its ancestors, so no node ever has
+//! to look upwards.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
-use tree_sitter::Node;
-
-use super::parser::node_text;
+use tree_sitter::{Node, Tree};
 
 /// Why a command's stdout does not reach the script's stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,115 +13,193 @@ pub enum NotStdout {
     Captured,
     Piped,
     Redirected,
-    CapturedFunction,
     InsideHeredoc,
     ParseError,
 }
 
-/// Functions defined in the script, and those whose output the script captures.
-#[derive(Debug, Default)]
-pub struct Functions {
-    captured: HashSet<String>,
+/// A command of interest and the context the walk found it in.
+#[derive(Debug, Clone, Copy)]
+pub struct Site<'t> {
+    pub node: Node<'t>,
+    /// Set when an ancestor (or the command's own redirect) keeps its output off stdout.
+    pub blocked: Option<NotStdout>,
+    /// The innermost function definition holding the command.
+    function: Option<usize>,
 }
 
-impl Functions {
-    /// Find the functions whose output is captured, piped or redirected somewhere, directly or
-    /// through other captured functions (a fixpoint over call sites).
-    pub fn analyze(root: Node<'_>, source: &[u8]) -> Functions {
-        let mut defined: HashMap<String, Vec<Node<'_>>> = HashMap::new();
-        let mut calls: Vec<(String, Node<'_>)> = Vec::new();
-        let mut stack = vec![root];
-        while let Some(node) = stack.pop() {
-            match node.kind() {
-                "function_definition" => {
-                    if let Some(name) = node.child_by_field_name("name") {
-                        defined
-                            .entry(node_text(name, source))
-                            .or_default()
-                            .push(node);
-                    }
-                }
-                "command" => {
-                    if let Some(name) = command_name(node, source) {
-                        calls.push((name, node));
-                    }
-                }
-                _ => {}
-            }
-            let mut cursor = node.walk();
-            stack.extend(node.named_children(&mut cursor));
+#[derive(Debug)]
+struct Function<'s> {
+    name: &'s [u8],
+    parent: Option<usize>,
+}
+
+#[derive(Debug)]
+struct Call<'s, 't> {
+    name: &'s [u8],
+    site: Site<'t>,
+}
+
+/// What one walk collects: `echo` and `cat` commands, calls, function definitions, and whether
+/// the block marker comment is present.
+#[derive(Debug)]
+pub struct Survey<'s, 't> {
+    pub echoes: Vec<Site<'t>>,
+    pub cats: Vec<Site<'t>>,
+    pub marker_comment: bool,
+    calls: Vec<Call<'s, 't>>,
+    functions: Vec<Function<'s>>,
+    captured: Vec<bool>,
+}
+
+struct Walk<'s, 't> {
+    source: &'s [u8],
+    marker: &'s [u8],
+    survey: Survey<'s, 't>,
+}
+
+impl<'s, 't> Survey<'s, 't> {
+    /// Walk the tree once; `marker` is the comment prefix that marks a migrated script.
+    pub fn new(tree: &'t Tree, source: &'s [u8], marker: &'s [u8]) -> Survey<'s, 't> {
+        let mut walk = Walk {
+            source,
+            marker,
+            survey: Survey {
+                echoes: Vec::new(),
+                cats: Vec::new(),
+                marker_comment: false,
+                calls: Vec::new(),
+                functions: Vec::new(),
+                captured: Vec::new(),
+            },
+        };
+        walk.visit(tree.root_node(), None, None);
+        let mut survey = walk.survey;
+        survey.captured = survey.captured_functions();
+        survey
+    }
+
+    /// Functions whose output is captured, piped or redirected at some call site, directly or
+    /// through other such functions (a fixpoint over call sites).
+    fn captured_functions(&self) -> Vec<bool> {
+        let mut captured = vec![false; self.functions.len()];
+        if self.functions.is_empty() {
+            return captured;
         }
-        let mut functions = Functions::default();
-        if defined.is_empty() {
-            return functions;
-        }
-        calls.retain(|(name, _)| defined.contains_key(name));
+        let defined: HashSet<&[u8]> = self.functions.iter().map(|f| f.name).collect();
+        let calls: Vec<&Call<'_, '_>> = self.calls.iter().filter(|c| defined.contains(c.name)).collect();
+        let mut names: HashSet<&[u8]> = HashSet::new();
         loop {
-            let before = functions.captured.len();
-            for (name, call) in &calls {
-                if !functions.captured.contains(name)
-                    && functions.stdout_reach(*call, source).is_err()
-                {
-                    functions.captured.insert(name.clone());
+            let before = names.len();
+            for call in &calls {
+                if !names.contains(call.name) && (call.site.blocked.is_some() || self.inside_captured(call.site.function, &captured)) {
+                    names.insert(call.name);
                 }
             }
-            if functions.captured.len() == before {
-                return functions;
+            for (flag, function) in captured.iter_mut().zip(&self.functions) {
+                *flag = names.contains(function.name);
+            }
+            if names.len() == before {
+                return captured;
             }
         }
     }
 
-    /// Ok when the command's stdout is the script's stdout.
-    pub fn stdout_reach(&self, command: Node<'_>, source: &[u8]) -> Result<(), NotStdout> {
-        if redirects_stdout(command, source) {
-            return Err(NotStdout::Redirected);
-        }
-        let mut child = command;
-        while let Some(parent) = child.parent() {
-            match parent.kind() {
-                "command_substitution" | "process_substitution" => return Err(NotStdout::Captured),
-                "heredoc_body" => return Err(NotStdout::InsideHeredoc),
-                "heredoc_redirect" if !is_right_of(parent, child) => {
-                    return Err(NotStdout::InsideHeredoc);
-                }
-                "ERROR" => return Err(NotStdout::ParseError),
-                "pipeline" if !is_last_named_child(parent, child) => return Err(NotStdout::Piped),
-                "redirected_statement" | "function_definition"
-                    if redirects_stdout(parent, source) =>
-                {
-                    return Err(NotStdout::Redirected);
-                }
-                "function_definition" if self.is_captured_function(parent, source) => {
-                    return Err(NotStdout::CapturedFunction);
-                }
-                _ => {}
+    fn inside_captured(&self, mut function: Option<usize>, captured: &[bool]) -> bool {
+        while let Some(id) = function {
+            if captured[id] {
+                return true;
             }
-            child = parent;
+            function = self.functions[id].parent;
         }
-        Ok(())
+        false
     }
 
-    fn is_captured_function(&self, definition: Node<'_>, source: &[u8]) -> bool {
-        definition
-            .child_by_field_name("name")
-            .is_some_and(|name| self.captured.contains(&node_text(name, source)))
+    /// Ok when the site's output is the script's stdout.
+    pub fn reach(&self, site: &Site<'_>) -> Result<(), NotStdout> {
+        match site.blocked {
+            Some(reason) => Err(reason),
+            None if self.inside_captured(site.function, &self.captured) => Err(NotStdout::Captured),
+            None => Ok(()),
+        }
     }
 }
 
-fn is_last_named_child(parent: Node<'_>, child: Node<'_>) -> bool {
-    let count = parent.named_child_count();
-    count > 0 && parent.named_child((count - 1) as u32) == Some(child)
+impl<'s, 't> Walk<'s, 't> {
+    fn visit(&mut self, node: Node<'t>, blocked: Option<NotStdout>, function: Option<usize>) {
+        let mut function = function;
+        let kind = node.kind();
+        match kind {
+            "command" => {
+                let site = Site {
+                    node,
+                    blocked: blocked.or_else(|| redirects_stdout(node, self.source).then_some(NotStdout::Redirected)),
+                    function,
+                };
+                match command_name_bytes(node, self.source) {
+                    Some(b"echo") => self.survey.echoes.push(site),
+                    Some(b"cat") => self.survey.cats.push(site),
+                    Some(name) => self.survey.calls.push(Call { name, site }),
+                    None => {}
+                }
+            }
+            "comment" => {
+                if self.source[node.start_byte()..node.end_byte()].starts_with(self.marker) {
+                    self.survey.marker_comment = true;
+                }
+                return;
+            }
+            "function_definition" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    self.survey.functions.push(Function {
+                        name: &self.source[name.start_byte()..name.end_byte()],
+                        parent: function,
+                    });
+                    function = Some(self.survey.functions.len() - 1);
+                }
+            }
+            _ => {}
+        }
+        if node.child_count() == 0 {
+            return;
+        }
+        let own = match kind {
+            "command_substitution" | "process_substitution" => Some(NotStdout::Captured),
+            "heredoc_body" => Some(NotStdout::InsideHeredoc),
+            "ERROR" => Some(NotStdout::ParseError),
+            "redirected_statement" | "function_definition" if redirects_stdout(node, self.source) => Some(NotStdout::Redirected),
+            _ => None,
+        };
+        let inherited = blocked.or(own);
+        let last_named = if kind == "pipeline" { last_named_child(node) } else { None };
+        let mut cursor = node.walk();
+        if !cursor.goto_first_child() {
+            return;
+        }
+        loop {
+            let child = cursor.node();
+            let extra = match kind {
+                "pipeline" if child.is_named() && Some(child) != last_named => Some(NotStdout::Piped),
+                "heredoc_redirect" if cursor.field_name() != Some("right") => Some(NotStdout::InsideHeredoc),
+                _ => None,
+            };
+            self.visit(child, inherited.or(extra), function);
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
 }
 
-fn is_right_of(heredoc_redirect: Node<'_>, child: Node<'_>) -> bool {
-    heredoc_redirect.child_by_field_name("right") == Some(child)
+fn last_named_child(node: Node<'_>) -> Option<Node<'_>> {
+    let count = node.named_child_count();
+    if count == 0 { None } else { node.named_child((count - 1) as u32) }
 }
 
 /// The literal command name, if it is a plain word.
-pub fn command_name(command: Node<'_>, source: &[u8]) -> Option<String> {
+pub fn command_name_bytes<'s>(command: Node<'_>, source: &'s [u8]) -> Option<&'s [u8]> {
     let name = command.child_by_field_name("name")?;
     let word = name.named_child(0)?;
-    (word.kind() == "word").then(|| node_text(word, source))
+    (word.kind() == "word").then(|| &source[word.start_byte()..word.end_byte()])
 }
 
 /// True when one of the node's own redirects sends file descriptor 1 elsewhere.
@@ -132,22 +210,19 @@ pub(super) fn redirects_stdout(node: Node<'_>, source: &[u8]) -> bool {
 }
 
 fn file_redirect_touches_stdout(redirect: Node<'_>, source: &[u8]) -> bool {
-    let mut descriptor = None;
-    let mut operator = String::new();
+    let mut descriptor: Option<&[u8]> = None;
+    let mut operator = "";
     let mut cursor = redirect.walk();
     for child in redirect.children(&mut cursor) {
         if child.kind() == "file_descriptor" {
-            descriptor = Some(node_text(child, source));
+            descriptor = Some(&source[child.start_byte()..child.end_byte()]);
         } else if !child.is_named() && operator.is_empty() {
-            operator = child.kind().to_string();
+            operator = child.kind();
         }
     }
-    match descriptor.as_deref() {
-        Some("1") => true,
+    match descriptor {
+        Some(b"1") => true,
         Some(_) => false,
-        None => matches!(
-            operator.as_str(),
-            ">" | ">>" | ">|" | "&>" | "&>>" | ">&" | ">&-"
-        ),
+        None => matches!(operator, ">" | ">>" | ">|" | "&>" | "&>>" | ">&" | ">&-"),
     }
 }

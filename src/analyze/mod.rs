@@ -15,7 +15,7 @@ pub use legacy::{LegacyKind, LegacyValue};
 pub use parser::BashParser;
 pub use shell::Dialect;
 
-use context::{Functions, command_name};
+use context::{Survey, command_name_bytes};
 use parser::node_text;
 
 /// The comment the JSON block opens with; its presence marks a migrated script.
@@ -59,29 +59,24 @@ pub struct Analysis {
 /// Analyze one script's bytes (without a BOM).
 pub fn analyze(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<Analysis> {
     let tree = parser.parse(source)?;
-    let root = tree.root_node();
-    let functions = Functions::analyze(root, source);
-    let mut legacy = Vec::new();
-    let mut already_migrated = false;
-    visit(root, &mut |node| match node.kind() {
-        "command" => match command_name(node, source).as_deref() {
-            Some("echo") => {
-                if let Some(statement) = legacy_statement(node, source, &functions) {
-                    legacy.push(statement);
-                }
-            }
-            Some("cat") if !already_migrated => {
-                already_migrated = prints_json_heredoc(node, source, &functions);
-            }
-            _ => {}
-        },
-        "comment" if !already_migrated => {
-            already_migrated = node_text(node, source).starts_with(BLOCK_MARKER);
-        }
-        _ => {}
-    });
-    legacy.sort_by_key(|s| s.start);
-    let final_exit = final_top_level_exit(root, source);
+    let (legacy, already_migrated) = {
+        let survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes());
+        let mut legacy: Vec<LegacyStatement> = survey
+            .echoes
+            .iter()
+            .filter(|site| survey.reach(site).is_ok())
+            .filter_map(|site| legacy_statement(site.node, source))
+            .collect();
+        legacy.sort_by_key(|s| s.start);
+        let has_block = survey.marker_comment
+            || (memchr::memmem::find(source, BLOCK_DELIMITER.as_bytes()).is_some()
+                && survey
+                    .cats
+                    .iter()
+                    .any(|site| survey.reach(site).is_ok() && opens_json_heredoc(site.node, source)));
+        (legacy, has_block)
+    };
+    let final_exit = final_top_level_exit(tree.root_node(), source);
     let parse_errors = parser::error_count(&tree);
     Ok(Analysis {
         dialect: Dialect::detect(source),
@@ -93,38 +88,17 @@ pub fn analyze(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<A
     })
 }
 
-fn visit<'t>(root: Node<'t>, f: &mut impl FnMut(Node<'t>)) {
-    let mut cursor = root.walk();
-    loop {
-        f(cursor.node());
-        if cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return;
-            }
-        }
-    }
-}
-
-fn legacy_statement(
-    command: Node<'_>,
-    source: &[u8],
-    functions: &Functions,
-) -> Option<LegacyStatement> {
+/// A legacy statement when the echo prints a legacy line.
+fn legacy_statement(command: Node<'_>, source: &[u8]) -> Option<LegacyStatement> {
+    let bytes = parser::node_bytes(command, source);
     let printed = words::echo_output(command, source);
     let (kind, value) = legacy::classify(&printed)?;
-    functions.stdout_reach(command, source).ok()?;
     let position = command.start_position();
     Some(LegacyStatement {
         kind,
         line: position.row + 1,
         column: char_column(source, command.start_byte(), position.column),
-        text: String::from_utf8_lossy(&one_line(parser::node_bytes(command, source))).into_owned(),
+        text: String::from_utf8_lossy(&one_line(bytes)).into_owned(),
         value,
         start: command.start_byte(),
         end: command.end_byte(),
@@ -171,27 +145,20 @@ fn char_column(source: &[u8], start: usize, byte_column: usize) -> usize {
         + 1
 }
 
-/// `cat <<'EOF_JSON'` (any quoting) whose output reaches stdout.
-fn prints_json_heredoc(cat: Node<'_>, source: &[u8], functions: &Functions) -> bool {
-    let Some(parent) = cat.parent() else {
+/// `cat` with a `<<'EOF_JSON'` heredoc (any quoting) and no redirect of its own output.
+fn opens_json_heredoc(cat: Node<'_>, source: &[u8]) -> bool {
+    let Some(parent) = cat.parent().filter(|p| p.kind() == "redirected_statement") else {
         return false;
     };
-    if parent.kind() != "redirected_statement" {
-        return false;
-    }
     let mut cursor = parent.walk();
-    let has_block = parent
-        .children_by_field_name("redirect", &mut cursor)
-        .any(|r| {
-            r.kind() == "heredoc_redirect"
-                && r.named_child(0).is_some_and(|start| {
-                    start.kind() == "heredoc_start"
-                        && node_text(start, source).trim_matches(['\'', '"', '\\', '-'])
-                            == BLOCK_DELIMITER
-                })
-                && !context::redirects_stdout(r, source)
-        });
-    has_block && functions.stdout_reach(cat, source).is_ok()
+    parent.children_by_field_name("redirect", &mut cursor).any(|r| {
+        r.kind() == "heredoc_redirect"
+            && r.named_child(0).is_some_and(|start| {
+                start.kind() == "heredoc_start"
+                    && node_text(start, source).trim_matches(['\'', '"', '\\', '-']) == BLOCK_DELIMITER
+            })
+            && !context::redirects_stdout(r, source)
+    })
 }
 
 /// The start byte of the last top-level statement when it is an `exit` command.
@@ -201,7 +168,7 @@ fn final_top_level_exit(root: Node<'_>, source: &[u8]) -> Option<usize> {
         .named_children(&mut cursor)
         .filter(|n| n.kind() != "comment")
         .last()?;
-    (last.kind() == "command" && command_name(last, source).as_deref() == Some("exit"))
+    (last.kind() == "command" && command_name_bytes(last, source) == Some(b"exit"))
         .then(|| last.start_byte())
 }
 

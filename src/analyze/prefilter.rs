@@ -1,7 +1,8 @@
 //! A conservative byte-level test run before parsing: can this file hold a live legacy statement?
 //! It only answers "no" when every marker (SUCCESS, Confidence:, …) sits in a heredoc body or on a
 //! line with no `echo` that does not continue a previous line. Whenever it is unsure, it says "yes"
-//! and the parser decides.
+//! and the parser decides. One blind spot, accepted for speed: a marker split across quotes
+//! (`echo "SUC"'CESS'`) is not seen here; the analyzer itself does see it.
 
 use memchr::memmem;
 
