@@ -11,22 +11,33 @@ const PLAIN: &[u8] = include_bytes!("../fixtures/bench/plain.sh");
 fn analyzer(c: &mut Criterion) {
     let mut group = c.benchmark_group("analyzer");
     group.throughput(Throughput::Bytes(TYPICAL.len() as u64));
-    group.bench_function("prefilter_typical", |b| b.iter(|| prefilter::may_hold_legacy(std::hint::black_box(TYPICAL))));
-    group.bench_function("prefilter_plain", |b| b.iter(|| prefilter::may_hold_legacy(std::hint::black_box(PLAIN))));
+    group.bench_function("prefilter_typical", |b| {
+        b.iter(|| prefilter::may_hold_legacy(std::hint::black_box(TYPICAL)))
+    });
+    group.bench_function("prefilter_plain", |b| {
+        b.iter(|| prefilter::may_hold_legacy(std::hint::black_box(PLAIN)))
+    });
     let mut parser = BashParser::new().expect("parser");
     group.bench_function("parse_only_typical", |b| {
-        b.iter(|| parser.parse(std::hint::black_box(TYPICAL)).map(|t| t.root_node().child_count()))
+        b.iter(|| {
+            parser
+                .parse(std::hint::black_box(TYPICAL))
+                .map(|t| t.root_node().child_count())
+        })
     });
     group.bench_function("analyze_typical", |b| {
-        b.iter(|| analyze::analyze(&mut parser, std::hint::black_box(TYPICAL)).map(|a| a.legacy.len()))
+        b.iter(|| {
+            analyze::analyze(&mut parser, std::hint::black_box(TYPICAL)).map(|a| a.legacy.len())
+        })
     });
     let template = Template::default_builtin();
     group.bench_function("plan_and_apply_typical", |b| {
         b.iter(|| {
             let analysis = analyze::analyze(&mut parser, TYPICAL).expect("analysis");
             let context = values::static_values(&analysis.legacy, 0.85, "bench");
-            let plan = rewrite::plan_comment_mode(&analysis, TYPICAL, &template, &context).expect("plan");
-            rewrite::apply_checked(&plan, TYPICAL, analysis.parse_errors, &mut parser).map(|v| v.len())
+            let plan =
+                rewrite::plan_comment_mode(&analysis, TYPICAL, &template, &context).expect("plan");
+            rewrite::apply_checked(&plan, &analysis, TYPICAL, &mut parser).map(|v| v.len())
         })
     });
     group.finish();

@@ -1,15 +1,33 @@
-//! Runs a per-file job on all cores and hands results back in path order: files go to threads in
-//! chunks, so output streams while later chunks are still being worked on, memory stays bounded,
-//! and a panic on one file becomes that file's failure instead of ending the run.
+//! Runs a per-file job on all cores and hands results back in path order. Each worker thread
+//! owns one parser and claims the next file from a shared counter, so no thread waits for a
+//! slow file in another's batch; the caller's sink sees results strictly in order as soon as
+//! they are ready. Workers stay at most `AHEAD` files in front of the sink, which bounds memory.
+//! A panic on one file becomes that file's failure instead of ending the run.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, mpsc};
 
 use crate::analyze::BashParser;
 use crate::error::{Error, Result};
 
-const CHUNK: usize = 256;
+/// How far workers may run ahead of the sink.
+const AHEAD: usize = 1024;
+
+static THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// Set the number of worker threads (`--jobs`); 0 means all cores.
+pub fn set_threads(n: usize) {
+    THREADS.store(n, Ordering::Relaxed);
+}
+
+fn threads() -> usize {
+    match THREADS.load(Ordering::Relaxed) {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
 
 /// Run `job` over `files` (one parser per thread), calling `sink` with each result in order.
 /// `failed` turns an error (parser setup, panic) into a result for that file.
@@ -21,17 +39,62 @@ where
     S: FnMut(T),
 {
     BashParser::new()?;
-    for chunk in files.chunks(CHUNK) {
-        let results: Vec<T> = chunk
-            .par_iter()
-            .map_init(BashParser::new, |parser, path| match parser {
-                Ok(parser) => guarded(path, parser, &job, &failed),
-                Err(e) => failed(path, e.clone()),
-            })
-            .collect();
-        results.into_iter().for_each(&mut sink);
-    }
+    let next = AtomicUsize::new(0);
+    let emitted = Mutex::new(0usize);
+    let progress = Condvar::new();
+    let (tx, rx) = mpsc::channel::<(usize, T)>();
+    std::thread::scope(|scope| {
+        for _ in 0..threads().min(files.len().max(1)) {
+            let tx = tx.clone();
+            let (next, emitted, progress, job, failed) =
+                (&next, &emitted, &progress, &job, &failed);
+            scope.spawn(move || {
+                let mut parser = BashParser::new();
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(path) = files.get(index) else {
+                        break;
+                    };
+                    wait_for_room(emitted, progress, index);
+                    let result = match &mut parser {
+                        Ok(parser) => guarded(path, parser, job, failed),
+                        Err(e) => failed(path, e.clone()),
+                    };
+                    if tx.send((index, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut pending = BTreeMap::new();
+        let mut expected = 0;
+        for (index, result) in rx {
+            pending.insert(index, result);
+            while let Some(result) = pending.remove(&expected) {
+                sink(result);
+                expected += 1;
+            }
+            if let Ok(mut done) = emitted.lock() {
+                *done = expected;
+            }
+            progress.notify_all();
+        }
+    });
     Ok(())
+}
+
+/// Block while `index` is more than `AHEAD` files past what the sink has seen.
+fn wait_for_room(emitted: &Mutex<usize>, progress: &Condvar, index: usize) {
+    let Ok(mut done) = emitted.lock() else {
+        return;
+    };
+    while index >= *done + AHEAD {
+        match progress.wait(done) {
+            Ok(guard) => done = guard,
+            Err(_) => return,
+        }
+    }
 }
 
 fn guarded<T>(

@@ -86,12 +86,19 @@ impl<'s, 't> Survey<'s, 't> {
             return captured;
         }
         let defined: HashSet<&[u8]> = self.functions.iter().map(|f| f.name).collect();
-        let calls: Vec<&Call<'_, '_>> = self.calls.iter().filter(|c| defined.contains(c.name)).collect();
+        let calls: Vec<&Call<'_, '_>> = self
+            .calls
+            .iter()
+            .filter(|c| defined.contains(c.name))
+            .collect();
         let mut names: HashSet<&[u8]> = HashSet::new();
         loop {
             let before = names.len();
             for call in &calls {
-                if !names.contains(call.name) && (call.site.blocked.is_some() || self.inside_captured(call.site.function, &captured)) {
+                if !names.contains(call.name)
+                    && (call.site.blocked.is_some()
+                        || self.inside_captured(call.site.function, &captured))
+                {
                     names.insert(call.name);
                 }
             }
@@ -132,7 +139,9 @@ impl<'s, 't> Walk<'s, 't> {
             "command" => {
                 let site = Site {
                     node,
-                    blocked: blocked.or_else(|| redirects_stdout(node, self.source).then_some(NotStdout::Redirected)),
+                    blocked: blocked.or_else(|| {
+                        redirects_stdout(node, self.source).then_some(NotStdout::Redirected)
+                    }),
                     function,
                 };
                 match command_name_bytes(node, self.source) {
@@ -166,11 +175,19 @@ impl<'s, 't> Walk<'s, 't> {
             "command_substitution" | "process_substitution" => Some(NotStdout::Captured),
             "heredoc_body" => Some(NotStdout::InsideHeredoc),
             "ERROR" => Some(NotStdout::ParseError),
-            "redirected_statement" | "function_definition" if redirects_stdout(node, self.source) => Some(NotStdout::Redirected),
+            "redirected_statement" | "function_definition"
+                if redirects_stdout(node, self.source) =>
+            {
+                Some(NotStdout::Redirected)
+            }
             _ => None,
         };
         let inherited = blocked.or(own);
-        let last_named = if kind == "pipeline" { last_named_child(node) } else { None };
+        let last_named = if kind == "pipeline" {
+            last_named_child(node)
+        } else {
+            None
+        };
         let mut cursor = node.walk();
         if !cursor.goto_first_child() {
             return;
@@ -178,8 +195,12 @@ impl<'s, 't> Walk<'s, 't> {
         loop {
             let child = cursor.node();
             let extra = match kind {
-                "pipeline" if child.is_named() && Some(child) != last_named => Some(NotStdout::Piped),
-                "heredoc_redirect" if cursor.field_name() != Some("right") => Some(NotStdout::InsideHeredoc),
+                "pipeline" if child.is_named() && Some(child) != last_named => {
+                    Some(NotStdout::Piped)
+                }
+                "heredoc_redirect" if cursor.field_name() != Some("right") => {
+                    Some(NotStdout::InsideHeredoc)
+                }
                 _ => None,
             };
             self.visit(child, inherited.or(extra), function);
@@ -192,7 +213,11 @@ impl<'s, 't> Walk<'s, 't> {
 
 fn last_named_child(node: Node<'_>) -> Option<Node<'_>> {
     let count = node.named_child_count();
-    if count == 0 { None } else { node.named_child((count - 1) as u32) }
+    if count == 0 {
+        None
+    } else {
+        node.named_child((count - 1) as u32)
+    }
 }
 
 /// The literal command name, if it is a plain word.

@@ -70,10 +70,9 @@ pub fn analyze(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<A
         legacy.sort_by_key(|s| s.start);
         let has_block = survey.marker_comment
             || (memchr::memmem::find(source, BLOCK_DELIMITER.as_bytes()).is_some()
-                && survey
-                    .cats
-                    .iter()
-                    .any(|site| survey.reach(site).is_ok() && opens_json_heredoc(site.node, source)));
+                && survey.cats.iter().any(|site| {
+                    survey.reach(site).is_ok() && opens_json_heredoc(site.node, source)
+                }));
         (legacy, has_block)
     };
     let final_exit = final_top_level_exit(tree.root_node(), source);
@@ -151,14 +150,17 @@ fn opens_json_heredoc(cat: Node<'_>, source: &[u8]) -> bool {
         return false;
     };
     let mut cursor = parent.walk();
-    parent.children_by_field_name("redirect", &mut cursor).any(|r| {
-        r.kind() == "heredoc_redirect"
-            && r.named_child(0).is_some_and(|start| {
-                start.kind() == "heredoc_start"
-                    && node_text(start, source).trim_matches(['\'', '"', '\\', '-']) == BLOCK_DELIMITER
-            })
-            && !context::redirects_stdout(r, source)
-    })
+    parent
+        .children_by_field_name("redirect", &mut cursor)
+        .any(|r| {
+            r.kind() == "heredoc_redirect"
+                && r.named_child(0).is_some_and(|start| {
+                    start.kind() == "heredoc_start"
+                        && node_text(start, source).trim_matches(['\'', '"', '\\', '-'])
+                            == BLOCK_DELIMITER
+                })
+                && !context::redirects_stdout(r, source)
+        })
 }
 
 /// The start byte of the last top-level statement when it is an `exit` command.

@@ -29,6 +29,15 @@ impl BashParser {
     }
 }
 
+impl BashParser {
+    /// Parse `source`, reusing the unchanged parts of `old` (already edited to match).
+    pub fn reparse(&mut self, source: &[u8], old: &Tree) -> Result<Tree> {
+        self.parser
+            .parse(source, Some(old))
+            .ok_or_else(|| Error::new("PARSE_FAILED", "tree-sitter returned no tree"))
+    }
+}
+
 /// Number of ERROR and MISSING nodes in the tree; used to refuse rewrites that add parse errors.
 pub fn error_count(tree: &Tree) -> usize {
     if !tree.root_node().has_error() {

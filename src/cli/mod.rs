@@ -182,16 +182,13 @@ pub struct Common {
 }
 
 impl Common {
-    /// Size the worker pool once per process.
+    /// Size the worker pool (`--jobs`).
     pub fn init_threads(&self) -> Result<()> {
         if let Some(jobs) = self.jobs {
             if jobs == 0 {
                 return Err(Error::new("INVALID_ARGUMENT", "--jobs must be at least 1"));
             }
-            // A second call in the same process (tests) keeps the first pool; that is fine.
-            let _ = rayon::ThreadPoolBuilder::new()
-                .num_threads(jobs)
-                .build_global();
+            crate::parallel::set_threads(jobs);
         }
         Ok(())
     }

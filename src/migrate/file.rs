@@ -72,9 +72,8 @@ pub fn process_file(
     let skill_name = skill_name(path);
     let context = values::static_values(&analysis.legacy, options.default_confidence, &skill_name);
     let rewritten =
-        rewrite::plan_comment_mode(&analysis, &script.body, &options.template, &context).and_then(
-            |plan| rewrite::apply_checked(&plan, &script.body, analysis.parse_errors, parser),
-        );
+        rewrite::plan_comment_mode(&analysis, &script.body, &options.template, &context)
+            .and_then(|plan| rewrite::apply_checked(&plan, &analysis, &script.body, parser));
     let body = match rewritten {
         Ok(body) => body,
         Err(e) => {

@@ -150,16 +150,22 @@ fn place_block(plan: &mut Plan, analysis: &Analysis, source: &[u8], block: &[Str
     plan.push(end, end, text, Reason::JsonBlock);
 }
 
-/// Apply the plan and re-parse: a rewrite with more parse errors than the original is refused.
+/// Apply the plan and re-parse (incrementally, from the analysis' tree): a rewrite with more
+/// parse errors than the original is refused.
 pub fn apply_checked(
     plan: &Plan,
+    analysis: &Analysis,
     source: &[u8],
-    original_errors: usize,
     parser: &mut BashParser,
 ) -> Result<Vec<u8>> {
     let rewritten = plan.apply(source)?;
-    let tree = parser.parse(&rewritten)?;
+    let mut old = analysis.tree.clone();
+    for edit in plan.input_edits(source) {
+        old.edit(&edit);
+    }
+    let tree = parser.reparse(&rewritten, &old)?;
     let errors = parser::error_count(&tree);
+    let original_errors = analysis.parse_errors;
     if errors > original_errors {
         return Err(Error::new(
             "REWRITE_PARSE_ERROR",
@@ -169,4 +175,35 @@ pub fn apply_checked(
         ));
     }
     Ok(rewritten)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze;
+
+    #[test]
+    fn rewrite_that_breaks_the_syntax_is_refused() {
+        let source = b"if true; then\n  echo SUCCESS\nfi\necho done\n";
+        let mut parser = BashParser::new().expect("parser");
+        let analysis = analyze::analyze(&mut parser, source).expect("analysis");
+        let mut plan = Plan::default();
+        let fi = source.windows(2).position(|w| w == b"fi").expect("fi");
+        plan.push(fi, fi + 2, "", Reason::JsonBlock);
+        let result = apply_checked(&plan, &analysis, source, &mut parser);
+        assert_eq!(result.map_err(|e| e.code), Err("REWRITE_PARSE_ERROR"));
+    }
+
+    #[test]
+    fn valid_rewrite_passes_the_incremental_check() {
+        let source = b"if true; then\n  echo SUCCESS\nfi\n";
+        let mut parser = BashParser::new().expect("parser");
+        let analysis = analyze::analyze(&mut parser, source).expect("analysis");
+        let context = values::static_values(&analysis.legacy, 0.85, "t");
+        let plan = plan_comment_mode(&analysis, source, &Template::default_builtin(), &context)
+            .expect("plan");
+        let rewritten = apply_checked(&plan, &analysis, source, &mut parser).expect("valid");
+        let fresh = parser.parse(&rewritten).expect("parse");
+        assert_eq!(parser::error_count(&fresh), 0);
+    }
 }

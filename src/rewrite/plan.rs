@@ -58,6 +58,27 @@ impl Plan {
         self.edits.is_empty()
     }
 
+    /// The edits as tree-sitter `InputEdit`s, last first, so each one's positions are still those
+    /// of the original source when it is applied to the old tree.
+    pub fn input_edits(&self, source: &[u8]) -> Vec<tree_sitter::InputEdit> {
+        let mut edits: Vec<&Edit> = self.edits.iter().collect();
+        edits.sort_by_key(|e| std::cmp::Reverse((e.start, e.end)));
+        edits
+            .into_iter()
+            .map(|e| {
+                let start_position = point_at(source, e.start);
+                tree_sitter::InputEdit {
+                    start_byte: e.start,
+                    old_end_byte: e.end,
+                    new_end_byte: e.start + e.replacement.len(),
+                    start_position,
+                    old_end_position: point_at(source, e.end),
+                    new_end_position: advance(start_position, &e.replacement),
+                }
+            })
+            .collect()
+    }
+
     /// The source with every edit applied. Overlapping replacements are a bug in the planner
     /// and reported as an error rather than producing mangled output.
     pub fn apply(&self, source: &[u8]) -> Result<Vec<u8>> {
@@ -91,6 +112,21 @@ impl Plan {
         out.extend_from_slice(&source[cursor..]);
         Ok(out)
     }
+}
+
+fn point_at(source: &[u8], offset: usize) -> tree_sitter::Point {
+    advance(tree_sitter::Point { row: 0, column: 0 }, &source[..offset])
+}
+
+fn advance(mut point: tree_sitter::Point, text: &[u8]) -> tree_sitter::Point {
+    match memchr::memrchr(b'\n', text) {
+        Some(last) => {
+            point.row += memchr::memchr_iter(b'\n', text).count();
+            point.column = text.len() - last - 1;
+        }
+        None => point.column += text.len(),
+    }
+    point
 }
 
 #[cfg(test)]
