@@ -4,6 +4,7 @@
 //! to look upwards.
 
 use std::collections::HashSet;
+use std::sync::OnceLock;
 
 use tree_sitter::{Node, Tree};
 
@@ -51,31 +52,74 @@ pub struct Survey<'s, 't> {
     captured: Vec<bool>,
 }
 
-struct Walk<'s, 't> {
+struct Walk<'s, 't, 'o> {
     source: &'s [u8],
     marker: &'s [u8],
+    /// Sorted byte offsets worth reaching.
+    offsets: &'o [usize],
     survey: Survey<'s, 't>,
+}
+
+/// Sorted start offsets of every occurrence of the needles in `source`.
+fn occurrences<'n>(source: &[u8], needles: impl Iterator<Item = &'n [u8]>) -> Vec<usize> {
+    let mut offsets: Vec<usize> = needles
+        .filter(|n| !n.is_empty())
+        .flat_map(|needle| memchr::memmem::find_iter(source, needle).collect::<Vec<_>>())
+        .collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    offsets
 }
 
 impl<'s, 't> Survey<'s, 't> {
     /// Walk the tree once; `marker` is the comment prefix that marks a migrated script.
-    pub fn new(tree: &'t Tree, source: &'s [u8], marker: &'s [u8]) -> Survey<'s, 't> {
-        let mut walk = Walk {
-            source,
-            marker,
-            survey: Survey {
-                echoes: Vec::new(),
-                cats: Vec::new(),
-                marker_comment: false,
-                calls: Vec::new(),
-                functions: Vec::new(),
-                captured: Vec::new(),
-            },
-        };
-        walk.visit(tree.root_node(), None, None);
-        let mut survey = walk.survey;
+    /// Walk the tree; `marker` is the comment prefix that marks a migrated script. The walk only
+    /// goes down into nodes that hold an offset where something of interest can start (an
+    /// `echo`, a legacy marker, the JSON block, a function definition). Whether a function's
+    /// output is captured matters only for functions that hold a candidate echo (`is_candidate`),
+    /// and for the functions that call those: later walks add the occurrences of their names to
+    /// find the call sites, until no new function turns up.
+    pub fn new(
+        tree: &'t Tree,
+        source: &'s [u8],
+        marker: &'s [u8],
+        interesting: &[&[u8]],
+        is_candidate: impl Fn(Node<'t>) -> bool,
+    ) -> Survey<'s, 't> {
+        let mut offsets = occurrences(source, interesting.iter().copied().chain([b"()".as_slice(), b"function"]));
+        let mut survey = Walk::run(tree, source, marker, &offsets);
+        let mut wanted: HashSet<&'s [u8]> = HashSet::new();
+        for echo in survey.echoes.iter().filter(|e| e.function.is_some() && is_candidate(e.node)) {
+            survey.enclosing_names(echo.function, &mut wanted);
+        }
+        let mut searched: HashSet<&'s [u8]> = HashSet::new();
+        while wanted.len() > searched.len() {
+            let new: Vec<&[u8]> = wanted.difference(&searched).copied().collect();
+            offsets.extend(occurrences(source, new.iter().copied()));
+            offsets.sort_unstable();
+            offsets.dedup();
+            searched.extend(new);
+            survey = Walk::run(tree, source, marker, &offsets);
+            let callers: Vec<Option<usize>> = survey
+                .calls
+                .iter()
+                .filter(|c| wanted.contains(c.name))
+                .map(|c| c.site.function)
+                .collect();
+            for function in callers {
+                survey.enclosing_names(function, &mut wanted);
+            }
+        }
         survey.captured = survey.captured_functions();
         survey
+    }
+
+    /// Add the names of `function` and every function around it.
+    fn enclosing_names(&self, mut function: Option<usize>, names: &mut HashSet<&'s [u8]>) {
+        while let Some(id) = function {
+            names.insert(self.functions[id].name);
+            function = self.functions[id].parent;
+        }
     }
 
     /// Functions whose output is captured, piped or redirected at some call site, directly or
@@ -131,83 +175,176 @@ impl<'s, 't> Survey<'s, 't> {
     }
 }
 
-impl<'s, 't> Walk<'s, 't> {
-    fn visit(&mut self, node: Node<'t>, blocked: Option<NotStdout>, function: Option<usize>) {
-        let mut function = function;
-        let kind = node.kind();
-        match kind {
-            "command" => {
-                let site = Site {
-                    node,
-                    blocked: blocked.or_else(|| {
-                        redirects_stdout(node, self.source).then_some(NotStdout::Redirected)
-                    }),
-                    function,
-                };
-                match command_name_bytes(node, self.source) {
-                    Some(b"echo") => self.survey.echoes.push(site),
-                    Some(b"cat") => self.survey.cats.push(site),
-                    Some(name) => self.survey.calls.push(Call { name, site }),
-                    None => {}
-                }
-            }
-            "comment" => {
-                if self.source[node.start_byte()..node.end_byte()].starts_with(self.marker) {
-                    self.survey.marker_comment = true;
-                }
-                return;
-            }
-            "function_definition" => {
-                if let Some(name) = node.child_by_field_name("name") {
-                    self.survey.functions.push(Function {
-                        name: &self.source[name.start_byte()..name.end_byte()],
-                        parent: function,
-                    });
-                    function = Some(self.survey.functions.len() - 1);
-                }
-            }
-            _ => {}
+/// Node kind ids the walk compares against (ids, not names: no string work per node).
+struct Kinds {
+    command: u16,
+    comment: u16,
+    function_definition: u16,
+    command_substitution: u16,
+    process_substitution: u16,
+    heredoc_body: u16,
+    heredoc_redirect: u16,
+    redirected_statement: u16,
+    pipeline: u16,
+    right_field: u16,
+}
+
+fn kinds() -> &'static Kinds {
+    static KINDS: OnceLock<Kinds> = OnceLock::new();
+    KINDS.get_or_init(|| {
+        let language: tree_sitter::Language = tree_sitter_bash::LANGUAGE.into();
+        let id = |name| language.id_for_node_kind(name, true);
+        Kinds {
+            command: id("command"),
+            comment: id("comment"),
+            function_definition: id("function_definition"),
+            command_substitution: id("command_substitution"),
+            process_substitution: id("process_substitution"),
+            heredoc_body: id("heredoc_body"),
+            heredoc_redirect: id("heredoc_redirect"),
+            redirected_statement: id("redirected_statement"),
+            pipeline: id("pipeline"),
+            right_field: language.field_id_for_name("right").map_or(0, |f| f.get()),
         }
-        if node.child_count() == 0 {
-            return;
-        }
-        let own = match kind {
-            "command_substitution" | "process_substitution" => Some(NotStdout::Captured),
-            "heredoc_body" => Some(NotStdout::InsideHeredoc),
-            "ERROR" => Some(NotStdout::ParseError),
-            "redirected_statement" | "function_definition"
-                if redirects_stdout(node, self.source) =>
-            {
-                Some(NotStdout::Redirected)
-            }
-            _ => None,
+    })
+}
+
+/// The output context a node passes to its children.
+struct Frame {
+    kind: u16,
+    blocked: Option<NotStdout>,
+    function: Option<usize>,
+    /// For a pipeline: its last named child, the only one whose output goes on.
+    last_named: Option<usize>,
+}
+
+impl<'s, 't, 'o> Walk<'s, 't, 'o> {
+    fn run(tree: &'t Tree, source: &'s [u8], marker: &'s [u8], offsets: &'o [usize]) -> Survey<'s, 't> {
+        let mut walk = Walk {
+            source,
+            marker,
+            offsets,
+            survey: Survey {
+                echoes: Vec::new(),
+                cats: Vec::new(),
+                marker_comment: false,
+                calls: Vec::new(),
+                functions: Vec::new(),
+                captured: Vec::new(),
+            },
         };
-        let inherited = blocked.or(own);
-        let last_named = if kind == "pipeline" {
-            last_named_child(node)
+        walk.descend(tree);
+        walk.survey
+    }
+
+    /// True when an interesting offset lies inside the node.
+    fn holds_offset(&self, node: Node<'_>) -> bool {
+        let i = self.offsets.partition_point(|&o| o < node.start_byte());
+        self.offsets.get(i).is_some_and(|&o| o < node.end_byte())
+    }
+
+    /// Depth-first with one cursor and a stack of frames, into nodes holding an offset only.
+    fn descend(&mut self, tree: &'t Tree) {
+        let kinds = kinds();
+        let mut cursor = tree.walk();
+        let mut stack: Vec<Frame> = Vec::new();
+        loop {
+            let node = cursor.node();
+            let (blocked, function) = match stack.last() {
+                None => (None, None),
+                Some(parent) => {
+                    let extra = if parent.kind == kinds.pipeline && node.is_named() && parent.last_named != Some(node.id()) {
+                        Some(NotStdout::Piped)
+                    } else if parent.kind == kinds.heredoc_redirect
+                        && cursor.field_id().map(|f| f.get()) != Some(kinds.right_field)
+                    {
+                        Some(NotStdout::InsideHeredoc)
+                    } else {
+                        None
+                    };
+                    (parent.blocked.or(extra), parent.function)
+                }
+            };
+            let parent_kind = stack.last().map(|f| f.kind);
+            let frame = self.enter(node, kinds, parent_kind, blocked, function);
+            if let Some(frame) = frame {
+                if self.holds_offset(node) && cursor.goto_first_child() {
+                    stack.push(frame);
+                    continue;
+                }
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return;
+                }
+                stack.pop();
+            }
+        }
+    }
+
+    /// Record what matters about `node`; returns the frame for its children (None: skip them).
+    fn enter(
+        &mut self,
+        node: Node<'t>,
+        kinds: &Kinds,
+        parent_kind: Option<u16>,
+        blocked: Option<NotStdout>,
+        mut function: Option<usize>,
+    ) -> Option<Frame> {
+        let kind = node.kind_id();
+        // A `cat` is reached through its redirected statement, whose heredoc holds the offset.
+        let relevant = self.holds_offset(node) || parent_kind == Some(kinds.redirected_statement);
+        if !relevant {
+            return None;
+        }
+        if kind == kinds.comment {
+            if self.source[node.start_byte()..node.end_byte()].starts_with(self.marker) {
+                self.survey.marker_comment = true;
+            }
+            return None;
+        }
+        if kind == kinds.command {
+            let site = Site {
+                node,
+                blocked: blocked.or_else(|| redirects_stdout(node, self.source).then_some(NotStdout::Redirected)),
+                function,
+            };
+            match command_name_bytes(node, self.source) {
+                Some(b"echo") => self.survey.echoes.push(site),
+                Some(b"cat") => self.survey.cats.push(site),
+                Some(name) => self.survey.calls.push(Call { name, site }),
+                None => {}
+            }
+        } else if kind == kinds.function_definition {
+            if let Some(name) = node.child_by_field_name("name") {
+                self.survey.functions.push(Function {
+                    name: &self.source[name.start_byte()..name.end_byte()],
+                    parent: function,
+                });
+                function = Some(self.survey.functions.len() - 1);
+            }
+        }
+        let own = if kind == kinds.command_substitution || kind == kinds.process_substitution {
+            Some(NotStdout::Captured)
+        } else if kind == kinds.heredoc_body {
+            Some(NotStdout::InsideHeredoc)
+        } else if node.is_error() {
+            Some(NotStdout::ParseError)
+        } else if (kind == kinds.redirected_statement || kind == kinds.function_definition) && redirects_stdout(node, self.source) {
+            Some(NotStdout::Redirected)
         } else {
             None
         };
-        let mut cursor = node.walk();
-        if !cursor.goto_first_child() {
-            return;
-        }
-        loop {
-            let child = cursor.node();
-            let extra = match kind {
-                "pipeline" if child.is_named() && Some(child) != last_named => {
-                    Some(NotStdout::Piped)
-                }
-                "heredoc_redirect" if cursor.field_name() != Some("right") => {
-                    Some(NotStdout::InsideHeredoc)
-                }
-                _ => None,
-            };
-            self.visit(child, inherited.or(extra), function);
-            if !cursor.goto_next_sibling() {
-                break;
-            }
-        }
+        let last_named = (kind == kinds.pipeline).then(|| last_named_child(node).map(|n| n.id())).flatten();
+        Some(Frame {
+            kind,
+            blocked: blocked.or(own),
+            function,
+            last_named,
+        })
     }
 }
 

@@ -4,17 +4,25 @@
 //! and the parser decides. One blind spot, accepted for speed: a marker split across quotes
 //! (`echo "SUC"'CESS'`) is not seen here; the analyzer itself does see it.
 
-use memchr::memmem;
+use std::sync::OnceLock;
+
+use memchr::memmem::Finder;
 
 use super::LegacyKind;
 
+/// Searchers for the markers and `echo`, built once.
+fn finders() -> &'static (Vec<Finder<'static>>, Finder<'static>) {
+    static FINDERS: OnceLock<(Vec<Finder<'static>>, Finder<'static>)> = OnceLock::new();
+    FINDERS.get_or_init(|| {
+        let markers = LegacyKind::ALL.iter().map(|k| Finder::new(k.marker().as_bytes())).collect();
+        (markers, Finder::new(b"echo"))
+    })
+}
+
 /// False only when no legacy statement can be in `source`, so the parse can be skipped.
 pub fn may_hold_legacy(source: &[u8]) -> bool {
-    let markers: Vec<&[u8]> = LegacyKind::ALL
-        .iter()
-        .map(|k| k.marker().as_bytes())
-        .collect();
-    if !markers.iter().any(|m| memmem::find(source, m).is_some()) {
+    let (markers, echo) = finders();
+    if !markers.iter().any(|m| m.find(source).is_some()) {
         return false;
     }
     let lines: Vec<&[u8]> = source.split(|&b| b == b'\n').collect();
@@ -30,8 +38,8 @@ pub fn may_hold_legacy(source: &[u8]) -> bool {
             i += 1;
             continue;
         }
-        let has_marker = markers.iter().any(|m| memmem::find(line, m).is_some());
-        if has_marker && (previous_continues || memmem::find(line, b"echo").is_some()) {
+        let has_marker = markers.iter().any(|m| m.find(line).is_some());
+        if has_marker && (previous_continues || echo.find(line).is_some()) {
             return true;
         }
         previous_continues = line.trim_ascii_end().ends_with(b"\\");
