@@ -86,10 +86,20 @@ impl<'s, 't> Survey<'s, 't> {
         interesting: &[&[u8]],
         is_candidate: impl Fn(Node<'t>) -> bool,
     ) -> Survey<'s, 't> {
-        let mut offsets = occurrences(source, interesting.iter().copied().chain([b"()".as_slice(), b"function"]));
+        let mut offsets = occurrences(
+            source,
+            interesting
+                .iter()
+                .copied()
+                .chain([b"()".as_slice(), b"function"]),
+        );
         let mut survey = Walk::run(tree, source, marker, &offsets);
         let mut wanted: HashSet<&'s [u8]> = HashSet::new();
-        for echo in survey.echoes.iter().filter(|e| e.function.is_some() && is_candidate(e.node)) {
+        for echo in survey
+            .echoes
+            .iter()
+            .filter(|e| e.function.is_some() && is_candidate(e.node))
+        {
             survey.enclosing_names(echo.function, &mut wanted);
         }
         let mut searched: HashSet<&'s [u8]> = HashSet::new();
@@ -219,7 +229,12 @@ struct Frame {
 }
 
 impl<'s, 't, 'o> Walk<'s, 't, 'o> {
-    fn run(tree: &'t Tree, source: &'s [u8], marker: &'s [u8], offsets: &'o [usize]) -> Survey<'s, 't> {
+    fn run(
+        tree: &'t Tree,
+        source: &'s [u8],
+        marker: &'s [u8],
+        offsets: &'o [usize],
+    ) -> Survey<'s, 't> {
         let mut walk = Walk {
             source,
             marker,
@@ -253,7 +268,10 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             let (blocked, function) = match stack.last() {
                 None => (None, None),
                 Some(parent) => {
-                    let extra = if parent.kind == kinds.pipeline && node.is_named() && parent.last_named != Some(node.id()) {
+                    let extra = if parent.kind == kinds.pipeline
+                        && node.is_named()
+                        && parent.last_named != Some(node.id())
+                    {
                         Some(NotStdout::Piped)
                     } else if parent.kind == kinds.heredoc_redirect
                         && cursor.field_id().map(|f| f.get()) != Some(kinds.right_field)
@@ -309,7 +327,9 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
         if kind == kinds.command {
             let site = Site {
                 node,
-                blocked: blocked.or_else(|| redirects_stdout(node, self.source).then_some(NotStdout::Redirected)),
+                blocked: blocked.or_else(|| {
+                    redirects_stdout(node, self.source).then_some(NotStdout::Redirected)
+                }),
                 function,
             };
             match command_name_bytes(node, self.source) {
@@ -333,12 +353,16 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             Some(NotStdout::InsideHeredoc)
         } else if node.is_error() {
             Some(NotStdout::ParseError)
-        } else if (kind == kinds.redirected_statement || kind == kinds.function_definition) && redirects_stdout(node, self.source) {
+        } else if (kind == kinds.redirected_statement || kind == kinds.function_definition)
+            && redirects_stdout(node, self.source)
+        {
             Some(NotStdout::Redirected)
         } else {
             None
         };
-        let last_named = (kind == kinds.pipeline).then(|| last_named_child(node).map(|n| n.id())).flatten();
+        let last_named = (kind == kinds.pipeline)
+            .then(|| last_named_child(node).map(|n| n.id()))
+            .flatten();
         Some(Frame {
             kind,
             blocked: blocked.or(own),

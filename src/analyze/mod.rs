@@ -60,10 +60,23 @@ pub struct Analysis {
 pub fn analyze(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<Analysis> {
     let tree = parser.parse(source)?;
     let (legacy, already_migrated) = {
-        let mut interesting: Vec<&[u8]> = LegacyKind::ALL.iter().map(|k| k.marker().as_bytes()).collect();
-        interesting.extend([b"echo".as_slice(), BLOCK_DELIMITER.as_bytes(), BLOCK_MARKER.as_bytes()]);
+        let mut interesting: Vec<&[u8]> = LegacyKind::ALL
+            .iter()
+            .map(|k| k.marker().as_bytes())
+            .collect();
+        interesting.extend([
+            b"echo".as_slice(),
+            BLOCK_DELIMITER.as_bytes(),
+            BLOCK_MARKER.as_bytes(),
+        ]);
         let is_candidate = |node| legacy::classify(&words::echo_output(node, source)).is_some();
-        let survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), &interesting, is_candidate);
+        let survey = Survey::new(
+            &tree,
+            source,
+            BLOCK_MARKER.as_bytes(),
+            &interesting,
+            is_candidate,
+        );
         let mut legacy: Vec<LegacyStatement> = survey
             .echoes
             .iter()

@@ -14,7 +14,10 @@ use super::LegacyKind;
 fn finders() -> &'static (Vec<Finder<'static>>, Finder<'static>) {
     static FINDERS: OnceLock<(Vec<Finder<'static>>, Finder<'static>)> = OnceLock::new();
     FINDERS.get_or_init(|| {
-        let markers = LegacyKind::ALL.iter().map(|k| Finder::new(k.marker().as_bytes())).collect();
+        let markers = LegacyKind::ALL
+            .iter()
+            .map(|k| Finder::new(k.marker().as_bytes()))
+            .collect();
         (markers, Finder::new(b"echo"))
     })
 }

@@ -29,12 +29,12 @@ struct Stored {
     entries: HashMap<String, Vec<Located>>,
 }
 
-/// The cache of one run: what was loaded, and what this run looked up or added.
+/// The cache of one run: what was loaded, which entries this run hit, and what it added.
 pub struct Cache {
     path: Option<PathBuf>,
     old: HashMap<String, Vec<Located>>,
-    used: Mutex<HashMap<String, Vec<Located>>>,
-    changed: Mutex<bool>,
+    hits: Mutex<Vec<String>>,
+    added: Mutex<HashMap<String, Vec<Located>>>,
 }
 
 /// The cache key of some content.
@@ -48,8 +48,8 @@ impl Cache {
         Cache {
             path: None,
             old: HashMap::new(),
-            used: Mutex::new(HashMap::new()),
-            changed: Mutex::new(false),
+            hits: Mutex::new(Vec::new()),
+            added: Mutex::new(HashMap::new()),
         }
     }
 
@@ -65,16 +65,16 @@ impl Cache {
         Cache {
             path: Some(path),
             old,
-            used: Mutex::new(HashMap::new()),
-            changed: Mutex::new(false),
+            hits: Mutex::new(Vec::new()),
+            added: Mutex::new(HashMap::new()),
         }
     }
 
     pub fn get(&self, key: &str) -> Option<Vec<Located>> {
         self.path.as_ref()?;
         let found = self.old.get(key).cloned()?;
-        if let Ok(mut used) = self.used.lock() {
-            used.insert(key.to_string(), found.clone());
+        if let Ok(mut hits) = self.hits.lock() {
+            hits.push(key.to_string());
         }
         Some(found)
     }
@@ -83,29 +83,32 @@ impl Cache {
         if self.path.is_none() {
             return;
         }
-        if let (Ok(mut used), Ok(mut changed)) = (self.used.lock(), self.changed.lock()) {
-            used.insert(key, value);
-            *changed = true;
+        if let Ok(mut added) = self.added.lock() {
+            added.insert(key, value);
         }
     }
 
-    /// Write the cache back if this run added to it. Failures are ignored: the cache only saves time.
+    /// Write the cache back if this run added to it: this run's entries first, then older ones
+    /// up to the size limit. Failures are ignored: the cache only saves time.
     pub fn save(self) {
         let Some(path) = self.path else {
             return;
         };
-        let changed = self.changed.into_inner().unwrap_or(false);
-        if !changed {
+        let mut entries = self.added.into_inner().unwrap_or_default();
+        if entries.is_empty() {
             return;
         }
-        let mut entries = self.used.into_inner().unwrap_or_default();
-        if entries.len() < MAX_ENTRIES {
-            for (k, v) in self.old {
-                if entries.len() >= MAX_ENTRIES {
-                    break;
-                }
-                entries.entry(k).or_insert(v);
+        let mut old = self.old;
+        for key in self.hits.into_inner().unwrap_or_default() {
+            if let Some(value) = old.remove(&key) {
+                entries.insert(key, value);
             }
+        }
+        for (key, value) in old {
+            if entries.len() >= MAX_ENTRIES {
+                break;
+            }
+            entries.entry(key).or_insert(value);
         }
         let stored = Stored {
             version: env!("CARGO_PKG_VERSION").to_string(),

@@ -120,11 +120,14 @@ pub struct CheckReport {
     pub errors: Vec<FileError>,
 }
 
-/// Check `files` in parallel; `on_file` sees each file's findings in path order.
+/// Check `files` in parallel; `on_file` sees each file's findings in path order. The report keeps
+/// the findings only when `keep` is set (renderers that print at the end); streaming renderers
+/// leave it off so memory stays flat however many files there are.
 pub fn run(
     files: &[PathBuf],
     options: &Options,
     cache: &Cache,
+    keep: bool,
     mut on_file: impl FnMut(&[Finding]),
 ) -> crate::error::Result<CheckReport> {
     let mut report = CheckReport::default();
@@ -142,7 +145,9 @@ pub fn run(
                     report.summary.files_with_findings += 1;
                     report.summary.findings += findings.len();
                     on_file(&findings);
-                    report.findings.extend(findings);
+                    if keep {
+                        report.findings.extend(findings);
+                    }
                 }
             }
             FileCheck::Skipped { .. } => report.summary.skipped += 1,

@@ -32,12 +32,16 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     let color = args.common.color.choice();
     let mut stdout = anstream::AutoStream::new(std::io::stdout().lock(), color);
     let mut progress = Progress::new(files.len(), args.common.quiet);
-    let text = args.format == CheckFormat::Text;
-    let report = check::run(&files, &options, &cache, |findings| {
+    let keep = matches!(args.format, CheckFormat::Json | CheckFormat::Sarif);
+    let report = check::run(&files, &options, &cache, keep, |findings| {
         progress.inc();
-        if text && !args.common.quiet {
-            let _ = check_text::write_file(&mut stdout, findings);
-        }
+        let _ = match args.format {
+            CheckFormat::Text if !args.common.quiet => {
+                check_text::write_file(&mut stdout, findings)
+            }
+            CheckFormat::Github => github::write(&mut stdout, findings),
+            _ => Ok(()),
+        };
     })?;
     progress.finish();
     cache.save();
@@ -46,7 +50,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         CheckFormat::Json => serde_json::to_string_pretty(&report)
             .map_err(std::io::Error::other)
             .and_then(|json| writeln!(stdout, "{json}")),
-        CheckFormat::Github => github::write(&mut stdout, &report.findings),
+        CheckFormat::Github => Ok(()),
         CheckFormat::Sarif => serde_json::to_string_pretty(&sarif::log(&report.findings))
             .map_err(std::io::Error::other)
             .and_then(|json| writeln!(stdout, "{json}")),

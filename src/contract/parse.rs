@@ -1,0 +1,202 @@
+//! Extracting a skill's result from its raw stdout, by protocol:
+//! - `json`: stdout is one JSON document (surrounding whitespace allowed);
+//! - `fenced`: the last ```` ```json ```` block (seed 003's strict mode: nothing else counts);
+//! - `final-result`: the JSON between the first `<<<FINAL_RESULT>>>` / `<<<END_FINAL_RESULT>>>` pair;
+//! - `legacy`: SUCCESS / COMPLETE / `Confidence:` / `Created:` / `Modified:` lines;
+//! - `auto`: json, then final-result, then fenced, then (unless strict) legacy; the first protocol
+//!   whose markers are present decides, and `parse_method` says which one it was.
+
+use clap::ValueEnum;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::ContractError;
+use super::legacy_text;
+
+const FINAL_START: &str = "<<<FINAL_RESULT>>>";
+const FINAL_END: &str = "<<<END_FINAL_RESULT>>>";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Protocol {
+    Auto,
+    Json,
+    Fenced,
+    FinalResult,
+    Legacy,
+}
+
+impl Protocol {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Auto => "auto",
+            Protocol::Json => "json",
+            Protocol::Fenced => "fenced",
+            Protocol::FinalResult => "final-result",
+            Protocol::Legacy => "legacy",
+        }
+    }
+}
+
+/// How to parse.
+#[derive(Debug, Clone)]
+pub struct ParseOptions {
+    pub protocol: Protocol,
+    /// No legacy fallback, and nothing but the document (and its markers) on stdout.
+    pub strict: bool,
+    /// Confidence for legacy output without a valid `Confidence:` line.
+    pub default_confidence: f64,
+}
+
+impl ParseOptions {
+    pub fn new(protocol: Protocol) -> ParseOptions {
+        ParseOptions {
+            protocol,
+            strict: false,
+            default_confidence: legacy_text::DEFAULT_CONFIDENCE,
+        }
+    }
+}
+
+/// The extracted document and the protocol that found it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed {
+    pub value: Value,
+    pub method: Protocol,
+}
+
+/// Extract the result from `stdout`.
+pub fn parse_output(stdout: &str, options: &ParseOptions) -> Result<Parsed, ContractError> {
+    let found = |value, method| Ok(Parsed { value, method });
+    match options.protocol {
+        Protocol::Json => found(json_document(stdout)?, Protocol::Json),
+        Protocol::Fenced => found(fenced(stdout, options.strict)?, Protocol::Fenced),
+        Protocol::FinalResult => {
+            found(final_result(stdout, options.strict)?, Protocol::FinalResult)
+        }
+        Protocol::Legacy if options.strict => Err(ContractError::new(
+            "NO_OUTPUT_FOUND",
+            "legacy output is not accepted in strict mode",
+            Value::Null,
+        )),
+        Protocol::Legacy => found(
+            legacy_text::parse(stdout, options.default_confidence)?,
+            Protocol::Legacy,
+        ),
+        Protocol::Auto => {
+            let trimmed = stdout.trim();
+            if trimmed.starts_with('{') || trimmed.starts_with('[') || options.strict {
+                return found(json_document(stdout)?, Protocol::Json);
+            }
+            if stdout.contains(FINAL_START) {
+                return found(final_result(stdout, false)?, Protocol::FinalResult);
+            }
+            if last_fence(stdout).is_some() {
+                return found(fenced(stdout, false)?, Protocol::Fenced);
+            }
+            found(
+                legacy_text::parse(stdout, options.default_confidence)?,
+                Protocol::Legacy,
+            )
+        }
+    }
+}
+
+fn json_document(text: &str) -> Result<Value, ContractError> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err(ContractError::new(
+            "NO_OUTPUT_FOUND",
+            "stdout is empty: expected one JSON document",
+            Value::Null,
+        ));
+    }
+    serde_json::from_str(trimmed).map_err(|e| malformed(&e, "json"))
+}
+
+fn malformed(e: &serde_json::Error, protocol: &str) -> ContractError {
+    ContractError::new(
+        "PARSE_ERROR",
+        format!("invalid JSON ({protocol}): {e}"),
+        json!({ "protocol": protocol, "line": e.line(), "column": e.column() }),
+    )
+}
+
+/// Byte range of the body of the last ```json block, and whether anything but blanks surrounds it.
+fn last_fence(text: &str) -> Option<(usize, usize)> {
+    let mut body = None;
+    let mut offset = 0;
+    let mut open: Option<usize> = None;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end();
+        match open {
+            None if bare.trim_start() == "```json" => open = Some(offset + line.len()),
+            Some(start) if bare.trim_start() == "```" => {
+                body = Some((start, offset));
+                open = None;
+            }
+            _ => {}
+        }
+        offset += line.len();
+    }
+    body
+}
+
+fn fenced(text: &str, strict: bool) -> Result<Value, ContractError> {
+    let Some((start, end)) = last_fence(text) else {
+        return Err(ContractError::new(
+            "NO_OUTPUT_FOUND",
+            "no ```json block in the output",
+            json!({ "protocol": "fenced" }),
+        ));
+    };
+    if strict && !outside_is_blank(text, start, end, "```json", "```") {
+        return Err(ContractError::new(
+            "PARSE_ERROR",
+            "strict mode: text outside the ```json block",
+            json!({ "protocol": "fenced" }),
+        ));
+    }
+    serde_json::from_str(text[start..end].trim()).map_err(|e| malformed(&e, "fenced"))
+}
+
+fn final_result(text: &str, strict: bool) -> Result<Value, ContractError> {
+    let Some(open) = text.find(FINAL_START) else {
+        return Err(ContractError::new(
+            "NO_OUTPUT_FOUND",
+            format!("no {FINAL_START} marker in the output"),
+            json!({ "protocol": "final-result" }),
+        ));
+    };
+    let start = open + FINAL_START.len();
+    let Some(close) = text[start..].find(FINAL_END).map(|i| start + i) else {
+        return Err(ContractError::new(
+            "PARSE_ERROR",
+            format!("{FINAL_START} without {FINAL_END}"),
+            json!({ "protocol": "final-result" }),
+        ));
+    };
+    if strict && !outside_is_blank(text, start, close, FINAL_START, FINAL_END) {
+        return Err(ContractError::new(
+            "PARSE_ERROR",
+            "strict mode: text outside the FINAL_RESULT markers",
+            json!({ "protocol": "final-result" }),
+        ));
+    }
+    serde_json::from_str(text[start..close].trim()).map_err(|e| malformed(&e, "final-result"))
+}
+
+/// True when only whitespace surrounds `open`+body+`close` in `text`.
+fn outside_is_blank(
+    text: &str,
+    body_start: usize,
+    body_end: usize,
+    open: &str,
+    close: &str,
+) -> bool {
+    let before = text[..body_start].trim_end();
+    let before = before.strip_suffix(open).unwrap_or(before);
+    let after = text[body_end..].trim_start();
+    let after = after.strip_prefix(close).unwrap_or(after);
+    before.trim().is_empty() && after.trim().is_empty()
+}
