@@ -285,11 +285,12 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             };
             let parent_kind = stack.last().map(|f| f.kind);
             let frame = self.enter(node, kinds, parent_kind, blocked, function);
-            if let Some(frame) = frame {
-                if self.holds_offset(node) && cursor.goto_first_child() {
-                    stack.push(frame);
-                    continue;
-                }
+            if let Some(frame) = frame
+                && self.holds_offset(node)
+                && cursor.goto_first_child()
+            {
+                stack.push(frame);
+                continue;
             }
             loop {
                 if cursor.goto_next_sibling() {
