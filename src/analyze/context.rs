@@ -339,14 +339,14 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                 Some(name) => self.survey.calls.push(Call { name, site }),
                 None => {}
             }
-        } else if kind == kinds.function_definition {
-            if let Some(name) = node.child_by_field_name("name") {
-                self.survey.functions.push(Function {
-                    name: &self.source[name.start_byte()..name.end_byte()],
-                    parent: function,
-                });
-                function = Some(self.survey.functions.len() - 1);
-            }
+        } else if kind == kinds.function_definition
+            && let Some(name) = node.child_by_field_name("name")
+        {
+            self.survey.functions.push(Function {
+                name: &self.source[name.start_byte()..name.end_byte()],
+                parent: function,
+            });
+            function = Some(self.survey.functions.len() - 1);
         }
         let own = if kind == kinds.command_substitution || kind == kinds.process_substitution {
             Some(NotStdout::Captured)
