@@ -5,6 +5,7 @@ pub mod check;
 mod generated;
 pub mod migrate;
 pub mod restore;
+pub mod validate;
 
 use std::path::PathBuf;
 
@@ -33,6 +34,12 @@ pub enum Command {
     Restore(RestoreArgs),
     /// Report live legacy output statements (for pre-commit and CI); changes nothing.
     Check(CheckArgs),
+    /// Validate what skills print against the output contract (files, stdin, or --run SCRIPT).
+    Validate(ValidateArgs),
+    /// List the built-in JSON Schemas, or print one.
+    Schema(SchemaArgs),
+    /// List the built-in JSON block templates, or print one.
+    Templates(TemplatesArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
     /// Print the man page (roff).
@@ -140,6 +147,52 @@ pub struct CheckArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+pub struct ValidateArgs {
+    /// Captured outputs to validate; `-` reads stdin.
+    pub inputs: Vec<String>,
+    /// Run this skill (in its own folder) and validate its stdout; arguments go after `--`.
+    #[arg(long, value_name = "SCRIPT")]
+    pub run: Option<PathBuf>,
+    /// Arguments for --run.
+    #[arg(last = true, value_name = "ARGS")]
+    pub run_args: Vec<String>,
+    /// Seconds before a --run skill is killed.
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    pub timeout: f64,
+    /// skill-output-v1, skill-report-envelope (or envelope), or a path to a JSON Schema.
+    #[arg(long, default_value = "skill-output-v1", value_name = "NAME|PATH")]
+    pub schema: String,
+    /// How to find the result in the output.
+    #[arg(long, value_enum, default_value_t = crate::contract::Protocol::Auto)]
+    pub protocol: crate::contract::Protocol,
+    /// No legacy fallback; nothing but the document (and its markers) on stdout.
+    #[arg(long)]
+    pub strict: bool,
+    /// Read JSON Lines from stdin: each line is one output document.
+    #[arg(long)]
+    pub jsonl: bool,
+    /// Confidence for legacy output without a valid `Confidence:` line.
+    #[arg(long, default_value_t = crate::contract::legacy_text::DEFAULT_CONFIDENCE, value_name = "X")]
+    pub default_confidence: f64,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SchemaArgs {
+    /// Schema to print; without it, the list.
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TemplatesArgs {
+    /// Template to print; without it, the list.
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct CompletionsArgs {
     /// The shell to complete for.
     pub shell: clap_complete::Shell,
@@ -200,6 +253,9 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Migrate(args) => migrate::run(&args),
         Command::Restore(args) => restore::run(&args),
         Command::Check(args) => check::run(&args),
+        Command::Validate(args) => validate::run(&args),
+        Command::Schema(args) => validate::schema(&args),
+        Command::Templates(args) => validate::templates(&args),
         Command::Completions(args) => generated::completions(args.shell),
         Command::Man => generated::man(),
     }

@@ -18,6 +18,7 @@
 
 pub mod legacy_text;
 pub mod parse;
+pub mod run;
 pub mod schema;
 
 use serde::Serialize;

@@ -30,12 +30,21 @@ pub fn plan_comment_mode(
         disable_statement(&mut plan, analysis, source, statement, eol);
     }
     let json = template.render(context)?;
+    // Quoted heredoc: the shell expands nothing in it; only the time token is filled in by sed.
+    let printer = if json.contains(template::NOW_TOKEN) {
+        format!(
+            "sed \"s/{}/$(date -u +%Y-%m-%dT%H:%M:%SZ)/\" <<'{BLOCK_DELIMITER}'",
+            template::NOW_TOKEN
+        )
+    } else {
+        format!("cat <<'{BLOCK_DELIMITER}'")
+    };
     let mut block = vec![
         format!(
             "{BLOCK_MARKER} template={} (written by skillmod; values from the legacy lines)",
             template.name
         ),
-        format!("cat <<'{BLOCK_DELIMITER}'"),
+        printer,
     ];
     block.extend(json.lines().map(|l| l.trim_end_matches('\r').to_string()));
     block.push(BLOCK_DELIMITER.to_string());

@@ -17,11 +17,27 @@ pub struct Builtin {
     pub source: &'static str,
 }
 
-pub const BUILTINS: &[Builtin] = &[Builtin {
-    name: "skill-output-v1",
-    description: "seed 000 shape: success, confidence, deliverables, metrics, errors",
-    source: include_str!("../../templates/skill-output-v1.json.j2"),
-}];
+pub const BUILTINS: &[Builtin] = &[
+    Builtin {
+        name: "skill-output-v1",
+        description: "seed 000 shape: success, confidence, deliverables, metrics, errors (schema skill-output-v1, protocol json)",
+        source: include_str!("../../templates/skill-output-v1.json.j2"),
+    },
+    Builtin {
+        name: "envelope",
+        description: "seed 001 SkillReportEnvelope: ok, generatedAt (at run time), skillName, data, metrics (schema skill-report-envelope, protocol json)",
+        source: include_str!("../../templates/envelope.json.j2"),
+    },
+    Builtin {
+        name: "final-result",
+        description: "seed 004 markers around the seed 000 document (schema skill-output-v1, protocol final-result)",
+        source: include_str!("../../templates/final-result.json.j2"),
+    },
+];
+
+/// A template may print this token where the run's time belongs; the block replaces it with
+/// `date -u` output when the script runs (the only thing the shell computes in the block).
+pub const NOW_TOKEN: &str = "@@SKILLMOD_NOW@@";
 
 /// A loaded template, ready to render.
 #[derive(Debug, Clone)]

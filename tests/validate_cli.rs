@@ -1,0 +1,209 @@
+//! `skillmod validate`, `schema` and `templates` through the binary, and the promise that a script
+//! migrated with each template validates under the matching schema and protocol.
+
+mod common;
+
+use std::io::Write;
+use std::process::Stdio;
+
+use common::*;
+use serde_json::Value;
+
+fn with_stdin(dir: &std::path::Path, args: &[&str], input: &str) -> std::process::Output {
+    let mut child = skillmod(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("wait")
+}
+
+#[test]
+fn files_give_one_result_each_and_exit_1_when_any_is_invalid() {
+    let outputs = fixtures().join("outputs");
+    let good = outputs.join("seed000-basic.json");
+    let bad = outputs.join("seed000-confidence-too-high.json");
+    let out = run(skillmod(&outputs)
+        .args(["validate", "--format", "json"])
+        .arg(&good)
+        .arg(&bad));
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["summary"]["total"], 2);
+    assert_eq!(doc["results"][0]["valid"], true);
+    assert_eq!(doc["results"][0]["parse_method"], "json");
+    assert_eq!(doc["results"][1]["errors"][0]["code"], "VALIDATION_FAILED");
+    assert_eq!(doc["results"][1]["errors"][0]["pointer"], "/confidence");
+    let only_good = run(skillmod(&outputs).args(["validate"]).arg(&good));
+    assert_eq!(only_good.status.code(), Some(0), "{}", stdout(&only_good));
+}
+
+#[test]
+fn json_lines_on_stdin_are_validated_one_by_one() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let lines = "{\"success\":true,\"confidence\":0.5,\"deliverables\":[],\"metrics\":{},\"errors\":[]}\n\n{\"success\":true}\n";
+    let out = with_stdin(
+        tmp.path(),
+        &["validate", "--jsonl", "--format", "json"],
+        lines,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["results"][0]["source"], "stdin:1");
+    assert_eq!(doc["results"][0]["valid"], true);
+    assert_eq!(doc["results"][1]["source"], "stdin:3");
+    assert_eq!(doc["results"][1]["valid"], false);
+}
+
+#[test]
+fn stdin_dash_is_one_output() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = with_stdin(tmp.path(), &["validate", "-"], "SUCCESS\nConfidence: 0.7\n");
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("parsed as legacy"));
+    let strict = with_stdin(tmp.path(), &["validate", "--strict", "-"], "SUCCESS\n");
+    assert_eq!(strict.status.code(), Some(1));
+}
+
+#[test]
+fn run_reports_exit_status_stderr_tail_and_duration() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/bash\necho \"working in $(basename \"$PWD\") with $1\" >&2\necho '{\"success\":true,\"confidence\":0.9,\"deliverables\":[],\"metrics\":{},\"errors\":[]}'\nexit 3\n",
+    );
+    let out = run(skillmod(tmp.path()).args([
+        "validate",
+        "--format",
+        "json",
+        "--run",
+        "s/execute.sh",
+        "--",
+        "ARG1",
+    ]));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let result = &doc["results"][0];
+    assert_eq!(result["valid"], true, "{doc}");
+    assert_eq!(result["run"]["exit_status"], 3);
+    assert_eq!(result["run"]["stderr_tail"][0], "working in s with ARG1");
+    assert!(result["run"]["duration_ms"].as_u64().is_some());
+}
+
+#[test]
+fn run_kills_a_skill_after_the_timeout() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "s/execute.sh", b"#!/bin/bash\nsleep 20\n");
+    let out = run(skillmod(tmp.path()).args([
+        "validate",
+        "--format",
+        "json",
+        "--timeout",
+        "0.5",
+        "--run",
+        "s/execute.sh",
+    ]));
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["results"][0]["run"]["timed_out"], true);
+    let codes: Vec<&str> = doc["results"][0]["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .filter_map(|e| e["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"TIMEOUT"), "{codes:?}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for args in [
+        vec!["validate"],
+        vec!["validate", "--schema", "nope", "-"],
+        vec!["validate", "missing.json"],
+    ] {
+        let out = run(skillmod(tmp.path()).args(&args).stdin(Stdio::null()));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn migrated_script_validates_under_the_schema_and_protocol_of_its_template() {
+    let cases = [
+        ("skill-output-v1", "skill-output-v1", "json"),
+        ("envelope", "skill-report-envelope", "json"),
+        ("final-result", "skill-output-v1", "final-result"),
+    ];
+    let legacy = b"#!/bin/bash\nset -euo pipefail\necho \"Created: out/it's \\\"x\\\".txt\"\necho \"Confidence: 0.75\"\necho \"SUCCESS\"\n";
+    for (template, schema, protocol) in cases {
+        let tmp = tempfile::tempdir().expect("tmp");
+        write_script(tmp.path(), "my-skill/execute.sh", legacy);
+        let migrated = run(skillmod(tmp.path()).args([
+            "migrate",
+            "--no-backup",
+            "--template",
+            template,
+            "my-skill",
+        ]));
+        assert_eq!(
+            migrated.status.code(),
+            Some(0),
+            "{template}: {}",
+            stderr(&migrated)
+        );
+        let out = run(skillmod(tmp.path()).args([
+            "validate",
+            "--strict",
+            "--format",
+            "json",
+            "--schema",
+            schema,
+            "--protocol",
+            protocol,
+            "--run",
+            "my-skill/execute.sh",
+        ]));
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(out.status.code(), Some(0), "{template}: {doc}");
+        let value = &doc["results"][0]["value"];
+        match template {
+            "envelope" => {
+                assert_eq!(value["skillName"], "my-skill");
+                assert_eq!(value["data"]["deliverables"][0], "out/it's \"x\".txt");
+            }
+            _ => {
+                assert_eq!(value["confidence"], 0.75);
+                assert_eq!(value["deliverables"][0], "out/it's \"x\".txt");
+            }
+        }
+    }
+}
+
+#[test]
+fn schema_and_templates_commands_list_and_print() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let list = stdout(&run(skillmod(tmp.path()).args(["schema"])));
+    assert!(list.contains("skill-output-v1") && list.contains("skill-report-envelope"));
+    let schema: Value = serde_json::from_slice(
+        &run(skillmod(tmp.path()).args(["schema", "skill-output-v1"])).stdout,
+    )
+    .expect("json");
+    assert_eq!(schema["required"].as_array().map(|a| a.len()), Some(5));
+    let templates = stdout(&run(skillmod(tmp.path()).args(["templates"])));
+    for name in ["skill-output-v1", "envelope", "final-result"] {
+        assert!(templates.contains(name), "{templates}");
+    }
+    let shown = stdout(&run(
+        skillmod(tmp.path()).args(["templates", "final-result"])
+    ));
+    assert!(shown.starts_with("<<<FINAL_RESULT>>>"));
+}
