@@ -210,7 +210,7 @@ pub fn templates(args: &TemplatesArgs) -> Result<i32> {
         None => BUILTINS
             .iter()
             .try_for_each(|t| writeln!(out, "{:<16} {}", t.name, t.description)),
-        Some(name) => match BUILTINS.iter().find(|t| &t.name == name) {
+        Some(name) => match BUILTINS.iter().find(|t| t.name == name) {
             Some(t) => write!(out, "{}", t.source),
             None => {
                 return Err(Error::new(
