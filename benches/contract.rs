@@ -14,10 +14,19 @@ fn contract(c: &mut Criterion) {
         .map(|i| TYPICAL.replace("src/file.ts", &format!("src/file{i}.ts")))
         .collect();
     let mut group = c.benchmark_group("contract");
-    group.bench_function("parse_one", |b| b.iter(|| parse_output(std::hint::black_box(TYPICAL), &auto).map(|p| p.method)));
-    group.bench_function("validate_one", |b| b.iter(|| schema.validate(std::hint::black_box(&value)).len()));
+    group.bench_function("parse_one", |b| {
+        b.iter(|| parse_output(std::hint::black_box(TYPICAL), &auto).map(|p| p.method))
+    });
+    group.bench_function("validate_one", |b| {
+        b.iter(|| schema.validate(std::hint::black_box(&value)).len())
+    });
     group.bench_function("parse_and_validate_batch_100", |b| {
-        b.iter(|| batch.iter().filter(|out| check_output(out, &auto, &schema).valid).count())
+        b.iter(|| {
+            batch
+                .iter()
+                .filter(|out| check_output(out, &auto, &schema).valid)
+                .count()
+        })
     });
     group.finish();
 }

@@ -11,3 +11,4 @@ pub mod migrate;
 pub mod parallel;
 pub mod report;
 pub mod rewrite;
+pub mod vcs;

@@ -6,19 +6,13 @@ use super::{CheckArgs, CheckFormat, working_dir};
 use crate::check::cache::Cache;
 use crate::check::{self, Options};
 use crate::error::{Error, Result};
-use crate::fsio::{discover, project_root};
+use crate::fsio::project_root;
 use crate::report::progress::Progress;
 use crate::report::{check_text, github, sarif};
 
 pub fn run(args: &CheckArgs) -> Result<i32> {
     args.common.init_threads()?;
-    if args.paths.is_empty() {
-        return Err(Error::new(
-            "NO_PATHS",
-            "nothing to check: pass files or folders, --skill-dir DIR or --skill-path FILE",
-        ));
-    }
-    let files = discover::discover(&args.paths.selection()?)?;
+    let files = args.paths.files("check")?;
     let base = working_dir()?;
     let cache = if args.no_cache {
         Cache::disabled()

@@ -6,20 +6,18 @@ use std::time::Instant;
 use super::{Format, MigrateArgs, working_dir};
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
-use crate::fsio::{discover, project_root};
-use crate::migrate::{self, Options};
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use crate::fsio::{display_path, project_root};
+use crate::migrate::{self, FileReport, Options, Status};
 use crate::report::{diff, migrate_text};
 use crate::rewrite::Template;
+use crate::vcs::{self, Repo};
 
 pub fn run(args: &MigrateArgs) -> Result<i32> {
     let started = Instant::now();
     args.common.init_threads()?;
-    if args.paths.is_empty() {
-        return Err(Error::new(
-            "NO_PATHS",
-            "nothing to migrate: pass files or folders, --skill-dir DIR or --skill-path FILE",
-        ));
-    }
     if !(0.0..=1.0).contains(&args.default_confidence) {
         return Err(Error::new(
             "INVALID_ARGUMENT",
@@ -27,8 +25,19 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         ));
     }
     let template = Template::load(&args.template)?;
-    let files = discover::discover(&args.paths.selection()?)?;
+    let files = args.paths.files("migrate")?;
     let base = working_dir()?;
+    let repo = Repo::discover(&base);
+    if args.commit && repo.is_none() {
+        return Err(Error::new(
+            "NOT_A_GIT_REPO",
+            "--commit needs a git work tree",
+        ));
+    }
+    let dirty = match &repo {
+        Some(repo) if !args.dry_run => Some(repo.dirty()?),
+        _ => None,
+    };
     let backups = Backups::new(&project_root(&base));
     let options = Options {
         dry_run: args.dry_run,
@@ -37,7 +46,12 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         default_confidence: args.default_confidence,
         max_size: args.max_size,
         template,
-        base,
+        base: base.clone(),
+        dirty: if args.allow_dirty {
+            None
+        } else {
+            dirty.clone()
+        },
     };
     let color = args.common.color.choice();
     let mut stdout = anstream::AutoStream::new(std::io::stdout().lock(), color);
@@ -54,6 +68,46 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
             let _ = migrate_text::write_file(&mut stderr, file, args.common.verbose);
         }
     })?;
+    let mut report = report;
+    if let Some(dirty) = &dirty {
+        let selected: HashSet<PathBuf> = files.iter().map(|f| vcs::canonical(f)).collect();
+        let mut unrelated: Vec<String> = dirty
+            .iter()
+            .filter(|d| !selected.contains(*d))
+            .map(|d| display_path(d, &vcs::canonical(&base)))
+            .collect();
+        unrelated.sort();
+        report.unrelated_dirty = unrelated;
+    }
+    let mut commit_error = None;
+    if let (true, Some(repo)) = (args.commit && !args.dry_run, &repo) {
+        let migrated: Vec<&FileReport> = report
+            .files
+            .iter()
+            .filter(|f| f.status == Status::Migrated)
+            .collect();
+        if !migrated.is_empty() {
+            let paths: Vec<PathBuf> = migrated
+                .iter()
+                .map(|f| vcs::canonical(&f.abs_path))
+                .collect();
+            let message = args.message.clone().unwrap_or_else(|| {
+                let n = migrated.len();
+                format!(
+                    "skillmod: migrate {n} skill{} to JSON output",
+                    if n == 1 { "" } else { "s" }
+                )
+            });
+            match repo.commit_only(&paths, &message, args.no_verify) {
+                Ok(hash) => {
+                    report.commit_created = true;
+                    report.commit_hash = Some(hash);
+                    report.files_committed = migrated.iter().map(|f| f.path.clone()).collect();
+                }
+                Err(e) => commit_error = Some(e),
+            }
+        }
+    }
     let _ = stdout.flush();
     match args.format {
         Format::Json => {
@@ -68,5 +122,12 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         Format::Text => {}
     }
     let _ = stdout.flush();
-    Ok(if report.summary.failed > 0 { 1 } else { 0 })
+    if let Some(e) = &commit_error {
+        let _ = writeln!(stderr, "error[{}]: {}", e.code, e.message);
+    }
+    Ok(if report.summary.failed > 0 || commit_error.is_some() {
+        1
+    } else {
+        0
+    })
 }

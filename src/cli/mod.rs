@@ -63,6 +63,12 @@ pub struct PathArgs {
     /// Do not apply .gitignore/.ignore rules (they also filter files named explicitly).
     #[arg(long)]
     pub no_ignore: bool,
+    /// Only files that differ between REV and the work tree (git).
+    #[arg(long, value_name = "REV")]
+    pub changed_since: Option<String>,
+    /// Only files with staged changes (git).
+    #[arg(long)]
+    pub staged: bool,
 }
 
 impl PathArgs {
@@ -79,6 +85,48 @@ impl PathArgs {
 
     pub fn is_empty(&self) -> bool {
         self.paths.is_empty() && self.skill_dirs.is_empty() && self.skill_paths.is_empty()
+    }
+
+    /// The files to work on: discovered, then narrowed by `--changed-since` / `--staged`. With
+    /// either of those and no paths, the whole work tree is searched.
+    pub fn files(&self, what: &str) -> Result<Vec<PathBuf>> {
+        let by_history = self.changed_since.is_some() || self.staged;
+        let repo = if by_history {
+            Some(crate::vcs::Repo::discover(&working_dir()?).ok_or_else(|| {
+                Error::new(
+                    "NOT_A_GIT_REPO",
+                    "--changed-since and --staged need a git work tree",
+                )
+            })?)
+        } else {
+            None
+        };
+        let mut selection = self.selection()?;
+        if self.is_empty() {
+            match &repo {
+                Some(repo) => selection.dirs.push(repo.root.clone()),
+                None => {
+                    return Err(Error::new(
+                        "NO_PATHS",
+                        format!(
+                            "nothing to {what}: pass files or folders, --skill-dir DIR or --skill-path FILE"
+                        ),
+                    ));
+                }
+            }
+        }
+        let mut files = crate::fsio::discover::discover(&selection)?;
+        if let Some(repo) = repo {
+            let mut wanted = std::collections::HashSet::new();
+            if let Some(rev) = &self.changed_since {
+                wanted.extend(repo.changed_since(rev)?);
+            }
+            if self.staged {
+                wanted.extend(repo.staged()?);
+            }
+            files.retain(|f| wanted.contains(&crate::vcs::canonical(f)));
+        }
+        Ok(files)
     }
 }
 
@@ -112,6 +160,18 @@ pub struct MigrateArgs {
     /// Skip files larger than this many bytes.
     #[arg(long, default_value_t = crate::fsio::read::DEFAULT_MAX_SIZE, value_name = "BYTES")]
     pub max_size: u64,
+    /// Rewrite files that have uncommitted changes too (inside git they are refused by default).
+    #[arg(long)]
+    pub allow_dirty: bool,
+    /// Commit exactly the files skillmod changed (nothing else that is staged or dirty).
+    #[arg(long)]
+    pub commit: bool,
+    /// Commit message for --commit.
+    #[arg(short, long, value_name = "TEXT", requires = "commit")]
+    pub message: Option<String>,
+    /// Pass --no-verify to git commit (skip its hooks).
+    #[arg(long, requires = "commit")]
+    pub no_verify: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     #[command(flatten)]

@@ -92,6 +92,19 @@ pub fn process_file(
         report.status = Status::WouldMigrate;
         return (report, Some(change));
     }
+    if let Some(dirty) = &options.dirty
+        && dirty.contains(&crate::vcs::canonical(path))
+    {
+        report.sha256_after = Some(sha_before);
+        report.errors.push(
+            Error::new(
+                "DIRTY_FILE",
+                "has uncommitted changes (staged, unstaged or untracked); commit or stash them first, or pass --allow-dirty",
+            )
+            .into(),
+        );
+        return (report, None);
+    }
     if options.backup {
         match backups.save(path, &change.before, script.mode, &sha_before, &sha_after) {
             Ok(backup) => report.backup = Some(display_path(&backup, &options.base)),

@@ -74,6 +74,8 @@ pub struct Options {
     pub template: Template,
     /// Folder that paths in reports are relative to.
     pub base: PathBuf,
+    /// Inside git without `--allow-dirty`: files with uncommitted changes, never rewritten.
+    pub dirty: Option<std::collections::HashSet<PathBuf>>,
 }
 
 /// Counts per status.
@@ -108,6 +110,12 @@ pub struct RunReport {
     pub files: Vec<FileReport>,
     pub summary: Summary,
     pub backup_run: Option<String>,
+    /// Dirty files in the work tree that skillmod did not select (left alone).
+    pub unrelated_dirty: Vec<String>,
+    pub commit_created: bool,
+    /// Full hash of the commit (`git rev-parse HEAD` right after it), or null.
+    pub commit_hash: Option<String>,
+    pub files_committed: Vec<String>,
 }
 
 /// Migrate `files`, calling `on_file` for each result in path order.
@@ -133,6 +141,10 @@ pub fn run(
         files: reports,
         summary,
         backup_run: backups.run_id(),
+        unrelated_dirty: Vec::new(),
+        commit_created: false,
+        commit_hash: None,
+        files_committed: Vec::new(),
     })
 }
 

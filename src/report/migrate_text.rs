@@ -94,6 +94,21 @@ pub fn write_summary(
         s.failed,
         elapsed.as_secs_f64()
     )?;
+    if !report.unrelated_dirty.is_empty() {
+        writeln!(
+            out,
+            "{} unrelated dirty files left alone",
+            report.unrelated_dirty.len()
+        )?;
+    }
+    if let Some(hash) = &report.commit_hash {
+        let short = &hash[..hash.len().min(12)];
+        writeln!(
+            out,
+            "committed {short}: {} files",
+            report.files_committed.len()
+        )?;
+    }
     if let Some(run) = &report.backup_run {
         writeln!(
             out,
