@@ -406,6 +406,8 @@ fn one_failing_file_does_not_stop_the_others_and_exits_1() {
         tmp.path(),
         &[
             "migrate",
+            "--mode",
+            "comment",
             "--template",
             template.to_str().expect("utf-8"),
             "a",

@@ -32,7 +32,13 @@ fn migrate_case(case: &Path) -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>)
     let input = std::fs::read(case.join("input.sh")).expect("input.sh");
     let tmp = tempfile::tempdir().expect("tempdir");
     let script = write_script(tmp.path(), "skill/execute.sh", &input);
-    let out = run(skillmod(tmp.path()).args(["migrate", "--no-backup", "skill/execute.sh"]));
+    let out = run(skillmod(tmp.path()).args([
+        "migrate",
+        "--mode",
+        "comment",
+        "--no-backup",
+        "skill/execute.sh",
+    ]));
     assert!(
         out.status.success(),
         "{}: migrate failed: {}",

@@ -46,6 +46,8 @@ struct Call<'s, 't> {
 pub struct Survey<'s, 't> {
     pub echoes: Vec<Site<'t>>,
     pub cats: Vec<Site<'t>>,
+    pub printfs: Vec<Site<'t>>,
+    pub traps: Vec<Site<'t>>,
     pub marker_comment: bool,
     calls: Vec<Call<'s, 't>>,
     functions: Vec<Function<'s>>,
@@ -242,6 +244,8 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             survey: Survey {
                 echoes: Vec::new(),
                 cats: Vec::new(),
+                printfs: Vec::new(),
+                traps: Vec::new(),
                 marker_comment: false,
                 calls: Vec::new(),
                 functions: Vec::new(),
@@ -336,6 +340,8 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             match command_name_bytes(node, self.source) {
                 Some(b"echo") => self.survey.echoes.push(site),
                 Some(b"cat") => self.survey.cats.push(site),
+                Some(b"printf") => self.survey.printfs.push(site),
+                Some(b"trap") => self.survey.traps.push(site),
                 Some(name) => self.survey.calls.push(Call { name, site }),
                 None => {}
             }

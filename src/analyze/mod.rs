@@ -54,18 +54,52 @@ pub struct Analysis {
     pub final_exit: Option<usize>,
     /// Number of ERROR/MISSING nodes tree-sitter produced.
     pub parse_errors: usize,
+    /// Other statements that write to the script's stdout (echo, printf, cat): they break a
+    /// JSON-only stdout.
+    pub stdout_writes: Vec<StdoutWrite>,
+    /// `trap … EXIT` commands, which capture mode must chain rather than let replace its trap.
+    pub exit_traps: Vec<ExitTrap>,
+}
+
+/// A non-legacy statement that writes to the script's stdout.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StdoutWrite {
+    pub kind: &'static str,
+    pub line: usize,
+    pub column: usize,
+    pub text: String,
+    #[serde(skip)]
+    pub start: usize,
+    #[serde(skip)]
+    pub end: usize,
+}
+
+/// A `trap … EXIT` command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExitTrap {
+    pub line: usize,
+    /// Byte range of the `trap` word.
+    pub name_start: usize,
+    pub name_end: usize,
+    /// Runs in a subshell (its own EXIT trap there), so it does not touch the main shell's.
+    pub in_subshell: bool,
+    /// Its arguments are computed at run time, so which signals it sets is unknown.
+    pub dynamic: bool,
 }
 
 /// Analyze one script's bytes (without a BOM).
 pub fn analyze(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<Analysis> {
     let tree = parser.parse(source)?;
-    let (legacy, already_migrated) = {
+    let (legacy, already_migrated, stdout_writes, exit_traps) = {
         let mut interesting: Vec<&[u8]> = LegacyKind::ALL
             .iter()
             .map(|k| k.marker().as_bytes())
             .collect();
         interesting.extend([
             b"echo".as_slice(),
+            b"printf",
+            b"cat",
+            b"trap",
             BLOCK_DELIMITER.as_bytes(),
             BLOCK_MARKER.as_bytes(),
         ]);
@@ -89,7 +123,23 @@ pub fn analyze(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<A
                 && survey.cats.iter().any(|site| {
                     survey.reach(site).is_ok() && opens_json_heredoc(site.node, source)
                 }));
-        (legacy, has_block)
+        let mut stdout_writes: Vec<StdoutWrite> = survey
+            .echoes
+            .iter()
+            .chain(&survey.printfs)
+            .chain(&survey.cats)
+            .filter(|site| survey.reach(site).is_ok())
+            .filter(|site| legacy.iter().all(|l| l.start != site.node.start_byte()))
+            .filter(|site| !opens_json_heredoc(site.node, source))
+            .map(|site| stdout_write(site.node, source))
+            .collect();
+        stdout_writes.sort_by_key(|w| w.start);
+        let exit_traps = survey
+            .traps
+            .iter()
+            .filter_map(|site| exit_trap(site.node, source))
+            .collect();
+        (legacy, has_block, stdout_writes, exit_traps)
     };
     let final_exit = final_top_level_exit(tree.root_node(), source);
     let parse_errors = parser::error_count(&tree);
@@ -100,6 +150,8 @@ pub fn analyze(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<A
         already_migrated,
         final_exit,
         parse_errors,
+        stdout_writes,
+        exit_traps,
     })
 }
 
@@ -117,6 +169,57 @@ fn legacy_statement(command: Node<'_>, source: &[u8]) -> Option<LegacyStatement>
         value,
         start: command.start_byte(),
         end: command.end_byte(),
+    })
+}
+
+fn stdout_write(command: Node<'_>, source: &[u8]) -> StdoutWrite {
+    let position = command.start_position();
+    StdoutWrite {
+        kind: "stdout_write",
+        line: position.row + 1,
+        column: char_column(source, command.start_byte(), position.column),
+        text: String::from_utf8_lossy(&one_line(parser::node_bytes(command, source))).into_owned(),
+        start: command.start_byte(),
+        end: command.end_byte(),
+    }
+}
+
+/// A `trap` command that sets (or resets) the EXIT trap, or whose signals are unknown.
+fn exit_trap(command: Node<'_>, source: &[u8]) -> Option<ExitTrap> {
+    let name = command.child_by_field_name("name")?;
+    let mut cursor = command.walk();
+    let args: Vec<Option<String>> = command
+        .children_by_field_name("argument", &mut cursor)
+        .map(|a| words::word_value(a, source).as_literal())
+        .collect();
+    let literal: Vec<&str> = args.iter().flatten().map(String::as_str).collect();
+    if literal.first().is_some_and(|a| matches!(*a, "-p" | "-l")) {
+        return None;
+    }
+    let dynamic = args.iter().any(Option::is_none);
+    let signals = literal.iter().skip(1);
+    let sets_exit = signals
+        .clone()
+        .any(|s| matches!(*s, "EXIT" | "0" | "SIGEXIT"));
+    if !sets_exit && !dynamic {
+        return None;
+    }
+    let mut in_subshell = false;
+    let mut node = command;
+    while let Some(parent) = node.parent() {
+        match parent.kind() {
+            "subshell" | "command_substitution" | "process_substitution" => in_subshell = true,
+            "pipeline" if parent.named_child_count() > 1 => in_subshell = true,
+            _ => {}
+        }
+        node = parent;
+    }
+    Some(ExitTrap {
+        line: command.start_position().row + 1,
+        name_start: name.start_byte(),
+        name_end: name.end_byte(),
+        in_subshell,
+        dynamic,
     })
 }
 

@@ -46,6 +46,8 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         default_confidence: args.default_confidence,
         max_size: args.max_size,
         template,
+        mode: args.mode,
+        stdout_to_stderr: args.stdout_to_stderr,
         base: base.clone(),
         dirty: if args.allow_dirty {
             None

@@ -160,6 +160,13 @@ pub struct MigrateArgs {
     /// Skip files larger than this many bytes.
     #[arg(long, default_value_t = crate::fsio::read::DEFAULT_MAX_SIZE, value_name = "BYTES")]
     pub max_size: u64,
+    /// How to rewrite: `capture` records values at run time and prints the JSON on every exit
+    /// path; `comment` disables the lines and appends a static block.
+    #[arg(long, value_enum, default_value_t)]
+    pub mode: crate::migrate::Mode,
+    /// Redirect other statements that write to stdout (echo, printf, cat) to stderr.
+    #[arg(long)]
+    pub stdout_to_stderr: bool,
     /// Rewrite files that have uncommitted changes too (inside git they are refused by default).
     #[arg(long)]
     pub allow_dirty: bool,

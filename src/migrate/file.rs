@@ -3,13 +3,13 @@
 
 use std::path::Path;
 
-use super::{Change, FileReport, Options, Status};
+use super::{Change, FileReport, Mode, Options, Status};
 use crate::analyze::{self, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, prefilter};
 use crate::error::Error;
 use crate::fsio::backup::Backups;
 use crate::fsio::read::{ReadOutcome, read_script};
 use crate::fsio::{atomic, display_path, sha256_hex};
-use crate::rewrite::{self, values};
+use crate::rewrite::{self, Reason, capture, values};
 
 /// Migrate one file; never panics on bad input, every problem is in the report.
 pub fn process_file(
@@ -47,6 +47,7 @@ pub fn process_file(
         }
     };
     report.legacy = analysis.legacy.clone();
+    report.stdout_writes = analysis.stdout_writes.clone();
     if analysis.already_migrated {
         report.status = Status::AlreadyMigrated;
         return (report, None);
@@ -70,10 +71,35 @@ pub fn process_file(
         return (report, None);
     }
     let skill_name = skill_name(path);
-    let context = values::static_values(&analysis.legacy, options.default_confidence, &skill_name);
-    let rewritten =
-        rewrite::plan_comment_mode(&analysis, &script.body, &options.template, &context)
-            .and_then(|plan| rewrite::apply_checked(&plan, &analysis, &script.body, parser));
+    let planned = match options.mode {
+        Mode::Comment => {
+            let context =
+                values::static_values(&analysis.legacy, options.default_confidence, &skill_name);
+            rewrite::plan_comment_mode(&analysis, &script.body, &options.template, &context)
+        }
+        Mode::Capture => capture::plan_capture_mode(
+            &analysis,
+            &script.body,
+            &options.template,
+            &skill_name,
+            options.default_confidence,
+        ),
+    };
+    let rewritten = planned
+        .map(|mut plan| {
+            if options.stdout_to_stderr {
+                for write in &analysis.stdout_writes {
+                    plan.push(
+                        write.end,
+                        write.end,
+                        " >&2",
+                        Reason::StdoutToStderr { line: write.line },
+                    );
+                }
+            }
+            plan
+        })
+        .and_then(|plan| rewrite::apply_checked(&plan, &analysis, &script.body, parser));
     let body = match rewritten {
         Ok(body) => body,
         Err(e) => {

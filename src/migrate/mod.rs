@@ -9,7 +9,7 @@ use serde::Serialize;
 
 pub use file::process_file;
 
-use crate::analyze::LegacyStatement;
+use crate::analyze::{LegacyStatement, StdoutWrite};
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
 use crate::rewrite::Template;
@@ -48,6 +48,8 @@ pub struct FileReport {
     pub path: String,
     pub status: Status,
     pub legacy: Vec<LegacyStatement>,
+    /// Other statements that write to stdout (kind `stdout_write`).
+    pub stdout_writes: Vec<StdoutWrite>,
     pub backup: Option<String>,
     pub sha256_before: Option<String>,
     pub sha256_after: Option<String>,
@@ -63,6 +65,16 @@ pub struct Change {
     pub after: Vec<u8>,
 }
 
+/// How legacy statements are rewritten.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum Mode {
+    /// Replace each with `:` and append a static JSON block built from literal values.
+    Comment,
+    /// Record values at run time and print the JSON from an EXIT trap on every exit path.
+    #[default]
+    Capture,
+}
+
 /// Settings for one migrate run.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -72,6 +84,9 @@ pub struct Options {
     pub default_confidence: f64,
     pub max_size: u64,
     pub template: Template,
+    pub mode: Mode,
+    /// Send other stdout writes (echo, printf, cat) to stderr.
+    pub stdout_to_stderr: bool,
     /// Folder that paths in reports are relative to.
     pub base: PathBuf,
     /// Inside git without `--allow-dirty`: files with uncommitted changes, never rewritten.
@@ -161,6 +176,7 @@ impl FileReport {
             path: crate::fsio::display_path(path, &options.base),
             status: Status::Failed,
             legacy: Vec::new(),
+            stdout_writes: Vec::new(),
             backup: None,
             sha256_before: None,
             sha256_after: None,

@@ -1,6 +1,7 @@
 //! Turning an analysis into a plan of edits: legacy statements disabled, the JSON block placed at
 //! the end of the main flow, and every rewrite re-parsed before anyone may write it.
 
+pub mod capture;
 pub mod placement;
 pub mod plan;
 pub mod template;
@@ -62,54 +63,19 @@ fn disable_statement(
     eol: &str,
 ) {
     let line = statement.line;
-    let mut comment = LEGACY_PREFIX.as_bytes().to_vec();
-    comment.extend(crate::analyze::one_line(
-        &source[statement.start..statement.end],
-    ));
-    let tree = &analysis.tree;
-    if let Some(at) = placement::trailing_comment(tree, source, statement.end) {
+    if place_legacy_comment(plan, analysis, source, statement, eol) {
         plan.push(
             statement.start,
             statement.end,
             ":",
             Reason::DisableLegacy { line },
         );
-        let mut text = comment;
-        text.push(b' ');
-        plan.push(at, at, text, Reason::LegacyComment { line });
-        return;
-    }
-    let line_end = placement::line_end(source, statement.end);
-    if placement::comment_can_start_at(tree, source, line_end) {
-        plan.push(
-            statement.start,
-            statement.end,
-            ":",
-            Reason::DisableLegacy { line },
-        );
-        let mut text = b" ".to_vec();
-        text.extend(comment);
-        plan.push(line_end, line_end, text, Reason::LegacyComment { line });
-        return;
-    }
-    let line_start = placement::line_start(source, statement.start);
-    if placement::comment_can_start_at(tree, source, line_start) {
-        plan.push(
-            statement.start,
-            statement.end,
-            ":",
-            Reason::DisableLegacy { line },
-        );
-        let mut text = placement::indentation(source, statement.start).to_vec();
-        text.extend(comment);
-        text.extend(eol.as_bytes());
-        plan.push(line_start, line_start, text, Reason::LegacyComment { line });
         return;
     }
     // No room for a comment: keep the text as a single-quoted argument of `:`, which the shell
     // does not expand.
     let mut text = b": '".to_vec();
-    for &b in &comment {
+    for &b in &legacy_comment(source, statement) {
         if b == b'\'' {
             text.extend(b"'\\''");
         } else {
@@ -123,6 +89,51 @@ fn disable_statement(
         text,
         Reason::DisableLegacy { line },
     );
+}
+
+fn legacy_comment(source: &[u8], statement: &LegacyStatement) -> Vec<u8> {
+    let mut comment = LEGACY_PREFIX.as_bytes().to_vec();
+    comment.extend(crate::analyze::one_line(
+        &source[statement.start..statement.end],
+    ));
+    comment
+}
+
+/// Put the statement's `# LEGACY (replaced with JSON): …` comment where the grammar allows one:
+/// before a trailing comment, at the end of the line, or on a line of its own before the
+/// statement. False when none of those is safe.
+pub(crate) fn place_legacy_comment(
+    plan: &mut Plan,
+    analysis: &Analysis,
+    source: &[u8],
+    statement: &LegacyStatement,
+    eol: &str,
+) -> bool {
+    let line = statement.line;
+    let comment = legacy_comment(source, statement);
+    let tree = &analysis.tree;
+    if let Some(at) = placement::trailing_comment(tree, source, statement.end) {
+        let mut text = comment;
+        text.push(b' ');
+        plan.push(at, at, text, Reason::LegacyComment { line });
+        return true;
+    }
+    let line_end = placement::line_end(source, statement.end);
+    if placement::comment_can_start_at(tree, source, line_end) {
+        let mut text = b" ".to_vec();
+        text.extend(comment);
+        plan.push(line_end, line_end, text, Reason::LegacyComment { line });
+        return true;
+    }
+    let line_start = placement::line_start(source, statement.start);
+    if placement::comment_can_start_at(tree, source, line_start) {
+        let mut text = placement::indentation(source, statement.start).to_vec();
+        text.extend(comment);
+        text.extend(eol.as_bytes());
+        plan.push(line_start, line_start, text, Reason::LegacyComment { line });
+        return true;
+    }
+    false
 }
 
 /// Put the block before a final top-level `exit`, else at the end of the file, keeping the file's

@@ -124,8 +124,15 @@ impl Template {
     }
 }
 
+/// Marks a placeholder for a value known only at run time (capture mode); the `json` filter
+/// passes it through unquoted. JSON-escaped strings never hold a raw U+0001, so it cannot clash.
+pub const RUNTIME_SENTINEL: char = '\u{1}';
+
 /// Compact JSON for any value: strings get every quote, backslash and control character escaped.
 fn json_filter(value: Value) -> std::result::Result<Value, minijinja::Error> {
+    if let Some(text) = value.as_str().filter(|t| t.starts_with(RUNTIME_SENTINEL)) {
+        return Ok(Value::from_safe_string(text.to_string()));
+    }
     serde_json::to_string(&value)
         .map(Value::from_safe_string)
         .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string()))

@@ -15,6 +15,10 @@ pub struct StaticValues {
     pub files_modified: usize,
     /// Name of the skill: the folder that holds the script.
     pub skill_name: String,
+    /// Always empty in a static block: nothing has failed when the main flow reaches it.
+    pub errors: Vec<serde_json::Value>,
+    /// The envelope's `"error"` member, absent on success.
+    pub error_member: String,
 }
 
 /// Collect the static values: the last valid literal confidence wins, literal paths become
@@ -60,6 +64,8 @@ pub fn static_values(
         files_created,
         files_modified,
         skill_name: skill_name.to_string(),
+        errors: Vec::new(),
+        error_member: String::new(),
     }
 }
 
