@@ -111,7 +111,8 @@ fn sarif_format_has_rules_and_located_results() {
     assert_eq!(doc["version"], "2.1.0");
     let run0 = &doc["runs"][0];
     let rules = run0["tool"]["driver"]["rules"].as_array().expect("rules");
-    assert_eq!(rules.len(), 5);
+    assert_eq!(rules.len(), 6);
+    assert_eq!(rules[5]["id"], "stdout-write");
     let result = &run0["results"][0];
     let index = result["ruleIndex"].as_u64().expect("index") as usize;
     assert_eq!(rules[index]["id"], result["ruleId"]);

@@ -13,6 +13,8 @@ use crate::fsio::STATE_DIR;
 
 /// Entries beyond this many are dropped (keeping this run's) so the file stays small.
 const MAX_ENTRIES: usize = 200_000;
+/// Bumped when the stored shape changes, so old caches are dropped rather than misread.
+const FORMAT: &str = "2";
 
 /// A finding without its path (content, not location, is the key).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,18 +25,37 @@ pub struct Located {
     pub text: String,
 }
 
+/// A stdout write without its path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocatedWrite {
+    pub line: usize,
+    pub column: usize,
+    pub text: String,
+}
+
+/// What the analyzer found in one file's content.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    pub legacy: Vec<Located>,
+    pub stdout_writes: Vec<LocatedWrite>,
+}
+
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Stored {
     version: String,
-    entries: HashMap<String, Vec<Located>>,
+    entries: HashMap<String, Entry>,
 }
 
 /// The cache of one run: what was loaded, which entries this run hit, and what it added.
 pub struct Cache {
     path: Option<PathBuf>,
-    old: HashMap<String, Vec<Located>>,
+    old: HashMap<String, Entry>,
     hits: Mutex<Vec<String>>,
-    added: Mutex<HashMap<String, Vec<Located>>>,
+    added: Mutex<HashMap<String, Entry>>,
+}
+
+fn version() -> String {
+    format!("{}+{FORMAT}", env!("CARGO_PKG_VERSION"))
 }
 
 /// The cache key of some content.
@@ -59,7 +80,7 @@ impl Cache {
         let old = std::fs::read(&path)
             .ok()
             .and_then(|bytes| serde_json::from_slice::<Stored>(&bytes).ok())
-            .filter(|stored| stored.version == env!("CARGO_PKG_VERSION"))
+            .filter(|stored| stored.version == version())
             .map(|stored| stored.entries)
             .unwrap_or_default();
         Cache {
@@ -70,7 +91,7 @@ impl Cache {
         }
     }
 
-    pub fn get(&self, key: &str) -> Option<Vec<Located>> {
+    pub fn get(&self, key: &str) -> Option<Entry> {
         self.path.as_ref()?;
         let found = self.old.get(key).cloned()?;
         if let Ok(mut hits) = self.hits.lock() {
@@ -79,7 +100,7 @@ impl Cache {
         Some(found)
     }
 
-    pub fn put(&self, key: String, value: Vec<Located>) {
+    pub fn put(&self, key: String, value: Entry) {
         if self.path.is_none() {
             return;
         }
@@ -111,7 +132,7 @@ impl Cache {
             entries.entry(key).or_insert(value);
         }
         let stored = Stored {
-            version: env!("CARGO_PKG_VERSION").to_string(),
+            version: version(),
             entries,
         };
         let Some(dir) = path.parent() else {

@@ -22,12 +22,31 @@ pub struct Finding {
     pub text: String,
 }
 
+/// A statement that writes to stdout beside the contract: a warning, not a failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub kind: &'static str,
+    pub text: String,
+}
+
 /// What checking one file gave.
 #[derive(Debug, Clone)]
 pub enum FileCheck {
-    Checked { findings: Vec<Finding> },
-    Skipped { path: String, reason: Error },
-    Failed { path: String, error: Error },
+    Checked {
+        findings: Vec<Finding>,
+        warnings: Vec<Warning>,
+    },
+    Skipped {
+        path: String,
+        reason: Error,
+    },
+    Failed {
+        path: String,
+        error: Error,
+    },
 }
 
 /// Settings for one check run.
@@ -58,30 +77,43 @@ pub fn check_file(
     if !prefilter::may_hold_legacy(&script.body) {
         return FileCheck::Checked {
             findings: Vec::new(),
+            warnings: Vec::new(),
         };
     }
     let key = cache::key(&script.body);
-    let located = match cache.get(&key) {
+    let entry = match cache.get(&key) {
         Some(found) => found,
         None => match analyze::analyze(parser, &script.body) {
             Ok(analysis) => {
-                let found: Vec<cache::Located> = analysis
-                    .legacy
-                    .into_iter()
-                    .map(|s| cache::Located {
-                        line: s.line,
-                        column: s.column,
-                        kind: s.kind,
-                        text: s.text,
-                    })
-                    .collect();
-                cache.put(key, found.clone());
-                found
+                let entry = cache::Entry {
+                    legacy: analysis
+                        .legacy
+                        .into_iter()
+                        .map(|s| cache::Located {
+                            line: s.line,
+                            column: s.column,
+                            kind: s.kind,
+                            text: s.text,
+                        })
+                        .collect(),
+                    stdout_writes: analysis
+                        .stdout_writes
+                        .into_iter()
+                        .map(|w| cache::LocatedWrite {
+                            line: w.line,
+                            column: w.column,
+                            text: w.text,
+                        })
+                        .collect(),
+                };
+                cache.put(key, entry.clone());
+                entry
             }
             Err(error) => return FileCheck::Failed { path: shown, error },
         },
     };
-    let findings = located
+    let findings = entry
+        .legacy
         .into_iter()
         .map(|l| Finding {
             path: shown.clone(),
@@ -91,7 +123,18 @@ pub fn check_file(
             text: l.text,
         })
         .collect();
-    FileCheck::Checked { findings }
+    let warnings = entry
+        .stdout_writes
+        .into_iter()
+        .map(|w| Warning {
+            path: shown.clone(),
+            line: w.line,
+            column: w.column,
+            kind: "stdout_write",
+            text: w.text,
+        })
+        .collect();
+    FileCheck::Checked { findings, warnings }
 }
 
 /// Counts of a check run.
@@ -100,6 +143,7 @@ pub struct Summary {
     pub scripts_checked: usize,
     pub files_with_findings: usize,
     pub findings: usize,
+    pub warnings: usize,
     pub skipped: usize,
     pub errors: usize,
 }
@@ -116,11 +160,13 @@ pub struct FileError {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct CheckReport {
     pub findings: Vec<Finding>,
+    pub warnings: Vec<Warning>,
     pub summary: Summary,
     pub errors: Vec<FileError>,
 }
 
-/// Check `files` in parallel; `on_file` sees each file's findings in path order. The report keeps
+/// Check `files` in parallel; `on_file` sees each file's findings and warnings in path order
+/// (empty for clean, skipped and failed files). The report keeps
 /// the findings only when `keep` is set (renderers that print at the end); streaming renderers
 /// leave it off so memory stays flat however many files there are.
 pub fn run(
@@ -128,7 +174,7 @@ pub fn run(
     options: &Options,
     cache: &Cache,
     keep: bool,
-    mut on_file: impl FnMut(&[Finding]),
+    mut on_file: impl FnMut(&[Finding], &[Warning]),
 ) -> crate::error::Result<CheckReport> {
     let mut report = CheckReport::default();
     crate::parallel::for_each_ordered(
@@ -139,19 +185,25 @@ pub fn run(
             error,
         },
         |result| match result {
-            FileCheck::Checked { findings } => {
+            FileCheck::Checked { findings, warnings } => {
                 report.summary.scripts_checked += 1;
+                report.summary.warnings += warnings.len();
                 if !findings.is_empty() {
                     report.summary.files_with_findings += 1;
                     report.summary.findings += findings.len();
-                    on_file(&findings);
-                    if keep {
-                        report.findings.extend(findings);
-                    }
+                }
+                on_file(&findings, &warnings);
+                if keep {
+                    report.findings.extend(findings);
+                    report.warnings.extend(warnings);
                 }
             }
-            FileCheck::Skipped { .. } => report.summary.skipped += 1,
+            FileCheck::Skipped { .. } => {
+                report.summary.skipped += 1;
+                on_file(&[], &[]);
+            }
             FileCheck::Failed { path, error } => {
+                on_file(&[], &[]);
                 report.summary.errors += 1;
                 report.errors.push(FileError {
                     path,

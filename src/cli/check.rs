@@ -27,13 +27,13 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     let mut stdout = anstream::AutoStream::new(std::io::stdout().lock(), color);
     let mut progress = Progress::new(files.len(), args.common.quiet);
     let keep = matches!(args.format, CheckFormat::Json | CheckFormat::Sarif);
-    let report = check::run(&files, &options, &cache, keep, |findings| {
+    let report = check::run(&files, &options, &cache, keep, |findings, warnings| {
         progress.inc();
         let _ = match args.format {
             CheckFormat::Text if !args.common.quiet => {
-                check_text::write_file(&mut stdout, findings)
+                check_text::write_file(&mut stdout, findings, warnings)
             }
-            CheckFormat::Github => github::write(&mut stdout, findings),
+            CheckFormat::Github => github::write(&mut stdout, findings, warnings),
             _ => Ok(()),
         };
     })?;
@@ -45,9 +45,11 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
             .map_err(std::io::Error::other)
             .and_then(|json| writeln!(stdout, "{json}")),
         CheckFormat::Github => Ok(()),
-        CheckFormat::Sarif => serde_json::to_string_pretty(&sarif::log(&report.findings))
-            .map_err(std::io::Error::other)
-            .and_then(|json| writeln!(stdout, "{json}")),
+        CheckFormat::Sarif => {
+            serde_json::to_string_pretty(&sarif::log(&report.findings, &report.warnings))
+                .map_err(std::io::Error::other)
+                .and_then(|json| writeln!(stdout, "{json}"))
+        }
     };
     written
         .and_then(|_| stdout.flush())

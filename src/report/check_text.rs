@@ -4,10 +4,14 @@ use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
-use crate::check::{CheckReport, Finding};
+use crate::check::{CheckReport, Finding, Warning};
 
-/// The findings of one file, then how to fix them.
-pub fn write_file(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
+/// The findings and warnings of one file, then how to fix them.
+pub fn write_file(
+    out: &mut dyn Write,
+    findings: &[Finding],
+    warnings: &[Warning],
+) -> io::Result<()> {
     let path = Style::new().bold();
     let kind = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
     let help = Style::new().fg_color(Some(AnsiColor::Cyan.into()));
@@ -20,6 +24,14 @@ pub fn write_file(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
             f.column,
             f.kind.as_str(),
             f.text
+        )?;
+    }
+    let warn = Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold();
+    for w in warnings {
+        writeln!(
+            out,
+            "{path}{}:{}:{}{path:#}: {warn}warning{warn:#}: {}: {}",
+            w.path, w.line, w.column, w.kind, w.text
         )?;
     }
     if let Some(first) = findings.first() {

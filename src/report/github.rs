@@ -3,9 +3,23 @@
 
 use std::io::{self, Write};
 
-use crate::check::Finding;
+use crate::check::{Finding, Warning};
 
-pub fn write(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
+pub fn write(out: &mut dyn Write, findings: &[Finding], warnings: &[Warning]) -> io::Result<()> {
+    for w in warnings {
+        writeln!(
+            out,
+            "::warning file={},line={},col={},title={}::{}",
+            property(&w.path),
+            w.line,
+            w.column,
+            property("skillmod: stdout write"),
+            data(&format!(
+                "`{}` writes to stdout beside the JSON contract; send it to stderr (`--stdout-to-stderr`)",
+                w.text
+            ))
+        )?;
+    }
     for f in findings {
         writeln!(
             out,
@@ -50,7 +64,7 @@ mod tests {
             text: "echo \"Created: 100%\"".into(),
         };
         let mut out = Vec::new();
-        write(&mut out, &[finding]).unwrap_or_default();
+        write(&mut out, &[finding], &[]).unwrap_or_default();
         let text = String::from_utf8_lossy(&out);
         assert!(
             text.starts_with(

@@ -4,15 +4,15 @@
 use serde_json::{Value, json};
 
 use crate::analyze::LegacyKind;
-use crate::check::Finding;
+use crate::check::{Finding, Warning};
 
 fn rule_id(kind: LegacyKind) -> String {
     format!("legacy-{}", kind.as_str())
 }
 
 /// The SARIF log of a check run.
-pub fn log(findings: &[Finding]) -> Value {
-    let rules: Vec<Value> = LegacyKind::ALL
+pub fn log(findings: &[Finding], warnings: &[Warning]) -> Value {
+    let mut rules: Vec<Value> = LegacyKind::ALL
         .iter()
         .map(|&kind| {
             json!({
@@ -25,7 +25,14 @@ pub fn log(findings: &[Finding]) -> Value {
             })
         })
         .collect();
-    let results: Vec<Value> = findings
+    rules.push(json!({
+        "id": "stdout-write",
+        "name": "StdoutWrite",
+        "shortDescription": { "text": "statement that writes to stdout beside the JSON contract" },
+        "help": { "text": "Send it to stderr (`skillmod migrate --stdout-to-stderr`)." },
+        "defaultConfiguration": { "level": "warning" }
+    }));
+    let mut results: Vec<Value> = findings
         .iter()
         .map(|f| {
             let index = LegacyKind::ALL
@@ -46,6 +53,20 @@ pub fn log(findings: &[Finding]) -> Value {
             })
         })
         .collect();
+    results.extend(warnings.iter().map(|w| {
+        json!({
+            "ruleId": "stdout-write",
+            "ruleIndex": LegacyKind::ALL.len(),
+            "level": "warning",
+            "message": { "text": format!("`{}` writes to stdout beside the JSON contract", w.text) },
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": { "uri": w.path, "uriBaseId": "%SRCROOT%" },
+                    "region": { "startLine": w.line, "startColumn": w.column }
+                }
+            }]
+        })
+    }));
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
