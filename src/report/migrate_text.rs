@@ -58,7 +58,7 @@ pub fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) -> io::
             if let Some(LegacyValue::RunTime(expr)) = &statement.value {
                 write!(
                     out,
-                    " (value `{expr}` is known only at run time; the static block leaves it out)"
+                    " (value `{expr}` is known only at run time: --mode capture records it, --mode comment leaves it out)"
                 )?;
             }
             writeln!(out)?;
