@@ -5,7 +5,7 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::*;
 use serde_json::Value;
@@ -18,15 +18,8 @@ struct Run {
     files: BTreeSet<String>,
 }
 
-fn cases() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures().join("capture"))
-        .expect("fixtures/capture")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("input.sh").is_file())
-        .collect();
-    dirs.sort();
-    dirs
+fn cases() -> Vec<std::path::PathBuf> {
+    fixture_cases("capture")
 }
 
 fn files_in(dir: &Path) -> BTreeSet<String> {

@@ -23,13 +23,9 @@ fn repo_with_skills(names: &[&str]) -> tempfile::TempDir {
 }
 
 fn migrate_json(dir: &Path, args: &[&str]) -> (i32, Value) {
-    let out = run(skillmod(dir)
-        .arg("migrate")
-        .args(args)
-        .args(["--format", "json"]));
-    let doc = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", stdout(&out), stderr(&out)));
-    (out.status.code().unwrap_or(-1), doc)
+    let mut all = vec!["migrate"];
+    all.extend_from_slice(args);
+    json_report(dir, &all)
 }
 
 #[test]
@@ -171,13 +167,7 @@ fn changed_since_and_staged_pick_exactly_those_skills() {
     .expect("edit");
     git(tmp.path(), &["commit", "-q", "-am", "change b"]);
     let (_, report) = migrate_json(tmp.path(), &["--dry-run", "--changed-since", "HEAD~1"]);
-    let paths: Vec<&str> = report["files"]
-        .as_array()
-        .expect("files")
-        .iter()
-        .filter_map(|f| f["path"].as_str())
-        .collect();
-    assert_eq!(paths, ["skills/b/execute.sh"]);
+    assert_eq!(report_paths(&report), ["skills/b/execute.sh"]);
     std::fs::write(
         tmp.path().join("skills/c/execute.sh"),
         b"#!/bin/bash\necho \"COMPLETE\"\n",

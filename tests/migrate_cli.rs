@@ -9,13 +9,6 @@ use serde_json::Value;
 
 const LEGACY: &[u8] = b"#!/bin/bash\necho \"Created: out.txt\"\necho \"SUCCESS\"\n";
 
-fn json_report(dir: &Path, args: &[&str]) -> (i32, Value) {
-    let out = run(skillmod(dir).args(args).args(["--format", "json"]));
-    let doc = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(&out)));
-    (out.status.code().unwrap_or(-1), doc)
-}
-
 fn copy_fixture_tree(dest: &Path) -> Vec<String> {
     let mut names = Vec::new();
     for entry in std::fs::read_dir(fixtures().join("migrate"))
@@ -310,13 +303,7 @@ fn gitignored_files_and_the_backup_folder_are_not_walked() {
     write_script(tmp.path(), ".skillmod/backups/x/files/execute.sh", LEGACY);
     std::fs::write(tmp.path().join(".gitignore"), "vendor/\n").expect("gitignore");
     let (_, report) = json_report(tmp.path(), &["migrate", "--dry-run", "."]);
-    let paths: Vec<&str> = report["files"]
-        .as_array()
-        .expect("files")
-        .iter()
-        .filter_map(|f| f["path"].as_str())
-        .collect();
-    assert_eq!(paths, ["kept/execute.sh"]);
+    assert_eq!(report_paths(&report), ["kept/execute.sh"]);
 }
 
 #[test]

@@ -9,14 +9,7 @@ use common::*;
 use serde_json::Value;
 
 fn cases() -> Vec<std::path::PathBuf> {
-    let mut dirs: Vec<_> = std::fs::read_dir(fixtures().join("migrate"))
-        .expect("fixtures/migrate")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("input.sh").is_file())
-        .collect();
-    dirs.sort();
-    dirs
+    fixture_cases("migrate")
 }
 
 fn shell_for(input: &[u8]) -> &'static str {

@@ -105,3 +105,33 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// Run skillmod with `--format json`; its exit status and the JSON document it printed.
+pub fn json_report(dir: &Path, args: &[&str]) -> (i32, serde_json::Value) {
+    let out = run(skillmod(dir).args(args).args(["--format", "json"]));
+    let doc = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", stdout(&out), stderr(&out)));
+    (out.status.code().unwrap_or(-1), doc)
+}
+
+/// The `path` of every entry of a migrate report's `files`.
+pub fn report_paths(report: &serde_json::Value) -> Vec<&str> {
+    report["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect()
+}
+
+/// The case folders (those holding input.sh) under fixtures/NAME, sorted.
+pub fn fixture_cases(name: &str) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures().join(name))
+        .expect("fixture folder")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("input.sh").is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
