@@ -10,10 +10,16 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use crate::fsio::{display_path, project_root};
-use crate::migrate::{self, FileReport, Options, Status};
+use crate::migrate::{self, Change, FileReport, Options, Status};
 use crate::report::{diff, migrate_text};
 use crate::rewrite::Template;
 use crate::vcs::{self, Repo};
+
+/// Whether output to stdout gets color, as `--color`, NO_COLOR and the terminal decide.
+fn color_enabled(choice: anstream::ColorChoice) -> bool {
+    let stream = anstream::AutoStream::new(std::io::stdout(), choice);
+    !matches!(stream.current_choice(), anstream::ColorChoice::Never)
+}
 
 pub fn run(args: &MigrateArgs) -> Result<i32> {
     let started = Instant::now();
@@ -56,15 +62,28 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         },
     };
     let color = args.common.color.choice();
-    let mut stdout = anstream::AutoStream::new(std::io::stdout().lock(), color);
+    let mut stdout = std::io::stdout().lock();
     let mut stderr = anstream::AutoStream::new(std::io::stderr().lock(), color);
     let text = args.format == Format::Text;
-    let report = migrate::run(&files, &options, &backups, |file, change| {
+    let colored = color_enabled(color);
+    let render = |file: &FileReport, change: &Change| {
+        (text && args.dry_run).then(|| {
+            let mut out = Vec::new();
+            let written = if colored {
+                diff::write_unified(&mut out, &file.path, &change.before, &change.after)
+            } else {
+                let mut plain = anstream::StripStream::new(&mut out);
+                diff::write_unified(&mut plain, &file.path, &change.before, &change.after)
+            };
+            written.map(|_| out).unwrap_or_default()
+        })
+    };
+    let report = migrate::run(&files, &options, &backups, render, |file, rendered| {
         if !text {
             return;
         }
-        if let (true, Some(change)) = (args.dry_run, change) {
-            let _ = diff::write_unified(&mut stdout, &file.path, &change.before, &change.after);
+        if let Some(bytes) = rendered {
+            let _ = stdout.write_all(bytes);
         }
         if !args.common.quiet {
             let _ = migrate_text::write_file(&mut stderr, file, args.common.verbose);

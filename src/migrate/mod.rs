@@ -133,21 +133,31 @@ pub struct RunReport {
     pub files_committed: Vec<String>,
 }
 
-/// Migrate `files`, calling `on_file` for each result in path order.
-pub fn run(
+/// Migrate `files`. `render` turns a file's change into output (a diff, say) on the worker
+/// threads, so rendering runs in parallel too; `on_file` gets each report and its rendering in
+/// path order.
+pub fn run<R>(
     files: &[PathBuf],
     options: &Options,
     backups: &Backups,
-    mut on_file: impl FnMut(&FileReport, Option<&Change>),
-) -> Result<RunReport> {
+    render: R,
+    mut on_file: impl FnMut(&FileReport, Option<&[u8]>),
+) -> Result<RunReport>
+where
+    R: Fn(&FileReport, &Change) -> Option<Vec<u8>> + Sync,
+{
     let mut reports = Vec::with_capacity(files.len());
     let mut summary = Summary::default();
     crate::parallel::for_each_ordered(
         files,
-        |path, parser| process_file(path, options, backups, parser),
-        |path, error| failed(path, options, error),
-        |(report, change): (FileReport, Option<Change>)| {
-            on_file(&report, change.as_ref());
+        |path, parser| {
+            let (report, change) = process_file(path, options, backups, parser);
+            let rendered = change.and_then(|c| render(&report, &c));
+            (report, rendered)
+        },
+        |path, error| (failed(path, options, error).0, None),
+        |(report, rendered): (FileReport, Option<Vec<u8>>)| {
+            on_file(&report, rendered.as_deref());
             summary.add(report.status);
             reports.push(report);
         },

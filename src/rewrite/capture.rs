@@ -91,7 +91,7 @@ pub fn plan_capture_mode(
             trap.name_start,
             trap.name_end,
             "__skm_trap",
-            Reason::Prologue,
+            Reason::ChainTrap { line: trap.line },
         );
     }
     let needs_marker = analysis
@@ -113,7 +113,7 @@ pub fn plan_capture_mode(
         text.push_str(line);
         text.push_str(eol);
     }
-    plan.push(at, at, text, Reason::Prologue);
+    plan.push(at, at, text, Reason::Runtime);
     Ok(plan)
 }
 

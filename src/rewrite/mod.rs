@@ -178,12 +178,12 @@ pub fn apply_checked(
     source: &[u8],
     parser: &mut BashParser,
 ) -> Result<Vec<u8>> {
-    let rewritten = plan.apply(source)?;
+    let checked = plan.without_runtime();
     let mut old = analysis.tree.clone();
-    for edit in plan.input_edits(source) {
+    for edit in checked.input_edits(source) {
         old.edit(&edit);
     }
-    let tree = parser.reparse(&rewritten, &old)?;
+    let tree = parser.reparse(&checked.apply(source)?, &old)?;
     let errors = parser::error_count(&tree);
     let original_errors = analysis.parse_errors;
     if errors > original_errors {
@@ -194,7 +194,7 @@ pub fn apply_checked(
             ),
         ));
     }
-    Ok(rewritten)
+    plan.apply(source)
 }
 
 #[cfg(test)]

@@ -15,8 +15,12 @@ pub enum Reason {
     LegacyComment { line: usize },
     /// The JSON block (heredoc, or run-time emitter) that replaces the legacy lines.
     JsonBlock,
-    /// Code that runs first in capture mode (state, EXIT trap).
-    Prologue,
+    /// Capture mode's runtime (state, functions, EXIT trap), inserted after the shebang. It is a
+    /// fixed block of complete statements at a top-level line start, checked once by tests, so
+    /// the per-file re-parse leaves it out.
+    Runtime,
+    /// A `trap … EXIT` renamed to the runtime's chaining `__skm_trap`.
+    ChainTrap { line: usize },
     /// A stdout write sent to stderr by `--stdout-to-stderr`.
     StdoutToStderr { line: usize },
 }
@@ -77,6 +81,18 @@ impl Plan {
                 }
             })
             .collect()
+    }
+
+    /// The same plan without the capture runtime's insertion.
+    pub fn without_runtime(&self) -> Plan {
+        Plan {
+            edits: self
+                .edits
+                .iter()
+                .filter(|e| e.reason != Reason::Runtime)
+                .cloned()
+                .collect(),
+        }
     }
 
     /// The source with every edit applied. Overlapping replacements are a bug in the planner
