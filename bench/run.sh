@@ -20,7 +20,8 @@ echo "corpus: $n skills, $(du -sb "$corpus" | cut -f1) bytes; machine: $(nproc) 
 runs=(
   -n "check (cold, no cache)" "$bin check --no-cache -q $corpus"
   -n "check (warm cache)" "$bin check -q $corpus"
-  -n "migrate --dry-run" "$bin migrate --dry-run --no-backup -q $corpus"
+  -n "migrate --dry-run (capture)" "$bin migrate --dry-run --no-backup -q --mode capture $corpus"
+  -n "migrate --dry-run (comment)" "$bin migrate --dry-run --no-backup -q --mode comment $corpus"
   -n "rg (all markers)" "rg -c 'SUCCESS|COMPLETE|Confidence:|Created:|Modified:' $corpus"
   -n "bare tree-sitter parse of every file" "$parse_all $corpus"
 )

@@ -165,3 +165,30 @@ fn render_runtime(
             )
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::{BashParser, parser::error_count};
+    use crate::rewrite::template::BUILTINS;
+
+    #[test]
+    fn runtime_parses_without_errors_for_every_template() {
+        let mut parser = BashParser::new().expect("parser");
+        for builtin in BUILTINS {
+            let template = Template::load(builtin.name).expect("template");
+            for needs_marker in [false, true] {
+                let runtime =
+                    render_runtime(&template, "it's \"$(x)\"", 0.85, needs_marker).expect("render");
+                let tree = parser.parse(runtime.as_bytes()).expect("parse");
+                assert_eq!(
+                    error_count(&tree),
+                    0,
+                    "{}: runtime does not parse cleanly",
+                    builtin.name
+                );
+                assert!(runtime.contains("trap '__skm_emit' EXIT"));
+            }
+        }
+    }
+}
