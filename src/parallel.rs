@@ -122,3 +122,34 @@ fn guarded<T>(
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_on_one_file_fails_that_file_and_the_rest_come_back_in_order() {
+        let files: Vec<PathBuf> = (0..50).map(|i| PathBuf::from(format!("f{i:02}"))).collect();
+        let mut seen = Vec::new();
+        let result = for_each_ordered(
+            &files,
+            |path, _parser| {
+                if path == Path::new("f07") {
+                    panic!("boom");
+                }
+                Ok(path.display().to_string())
+            },
+            |path, error| Err(format!("{}: {}", path.display(), error.code)),
+            |r: std::result::Result<String, String>| seen.push(r),
+        );
+        assert!(result.is_ok());
+        assert_eq!(seen.len(), 50);
+        assert_eq!(seen[7], Err("f07: INTERNAL_PANIC".to_string()));
+        assert_eq!(seen[8], Ok("f08".to_string()));
+        assert!(
+            seen.iter()
+                .enumerate()
+                .all(|(i, r)| i == 7 || r == &Ok(format!("f{i:02}")))
+        );
+    }
+}
