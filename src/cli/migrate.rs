@@ -1,14 +1,14 @@
-//! `skillmod migrate`: discover, migrate (or dry-run), print diffs and the report.
+//! `skillmod migrate`: discover, migrate (or dry-run), print diffs and the report; inside git,
+//! list unrelated dirty files and commit exactly what was migrated when asked.
 
+use std::collections::HashSet;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::{Format, MigrateArgs, working_dir};
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
-use std::collections::HashSet;
-use std::path::PathBuf;
-
 use crate::fsio::{display_path, project_root};
 use crate::migrate::{self, Change, FileReport, Options, Status};
 use crate::report::{diff, migrate_text};
@@ -91,44 +91,12 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     })?;
     let mut report = report;
     if let Some(dirty) = &dirty {
-        let selected: HashSet<PathBuf> = files.iter().map(|f| vcs::canonical(f)).collect();
-        let mut unrelated: Vec<String> = dirty
-            .iter()
-            .filter(|d| !selected.contains(*d))
-            .map(|d| display_path(d, &vcs::canonical(&base)))
-            .collect();
-        unrelated.sort();
-        report.unrelated_dirty = unrelated;
+        report.unrelated_dirty = unrelated_dirty(dirty, &files, &base);
     }
-    let mut commit_error = None;
-    if let (true, Some(repo)) = (args.commit && !args.dry_run, &repo) {
-        let migrated: Vec<&FileReport> = report
-            .files
-            .iter()
-            .filter(|f| f.status == Status::Migrated)
-            .collect();
-        if !migrated.is_empty() {
-            let paths: Vec<PathBuf> = migrated
-                .iter()
-                .map(|f| vcs::canonical(&f.abs_path))
-                .collect();
-            let message = args.message.clone().unwrap_or_else(|| {
-                let n = migrated.len();
-                format!(
-                    "skillmod: migrate {n} skill{} to JSON output",
-                    if n == 1 { "" } else { "s" }
-                )
-            });
-            match repo.commit_only(&paths, &message, args.no_verify) {
-                Ok(hash) => {
-                    report.commit_created = true;
-                    report.commit_hash = Some(hash);
-                    report.files_committed = migrated.iter().map(|f| f.path.clone()).collect();
-                }
-                Err(e) => commit_error = Some(e),
-            }
-        }
-    }
+    let commit_error = match (&repo, args.commit && !args.dry_run) {
+        (Some(repo), true) => commit_migrated(repo, &mut report, args).err(),
+        _ => None,
+    };
     let _ = stdout.flush();
     match args.format {
         Format::Json => {
@@ -151,4 +119,46 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     } else {
         0
     })
+}
+
+/// Dirty files in the work tree that this run did not select, relative to `base`, sorted.
+fn unrelated_dirty(dirty: &HashSet<PathBuf>, selected: &[PathBuf], base: &Path) -> Vec<String> {
+    let selected: HashSet<PathBuf> = selected.iter().map(|f| vcs::canonical(f)).collect();
+    let base = vcs::canonical(base);
+    let mut unrelated: Vec<String> = dirty
+        .iter()
+        .filter(|d| !selected.contains(*d))
+        .map(|d| display_path(d, &base))
+        .collect();
+    unrelated.sort();
+    unrelated
+}
+
+/// Commit exactly the migrated files and record the confirmation in the report; nothing
+/// migrated means no commit.
+fn commit_migrated(repo: &Repo, report: &mut migrate::RunReport, args: &MigrateArgs) -> Result<()> {
+    let migrated: Vec<&FileReport> = report
+        .files
+        .iter()
+        .filter(|f| f.status == Status::Migrated)
+        .collect();
+    if migrated.is_empty() {
+        return Ok(());
+    }
+    let paths: Vec<PathBuf> = migrated
+        .iter()
+        .map(|f| vcs::canonical(&f.abs_path))
+        .collect();
+    let message = args.message.clone().unwrap_or_else(|| {
+        let n = migrated.len();
+        format!(
+            "skillmod: migrate {n} skill{} to JSON output",
+            if n == 1 { "" } else { "s" }
+        )
+    });
+    let hash = repo.commit_only(&paths, &message, args.no_verify)?;
+    report.files_committed = migrated.iter().map(|f| f.path.clone()).collect();
+    report.commit_created = true;
+    report.commit_hash = Some(hash);
+    Ok(())
 }
