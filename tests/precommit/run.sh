@@ -11,6 +11,11 @@ python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet pre-commit
 export PATH="$work/venv/bin:$PATH"
 export PRE_COMMIT_HOME="$work/cache"
+# pre-commit builds the hook with `cargo install` for each try-repo; one shared target folder and a
+# light release profile keep that to one quick build (the hook's speed is not what is tested here).
+export CARGO_TARGET_DIR="$work/cargo-target"
+export CARGO_PROFILE_RELEASE_LTO=false
+export CARGO_PROFILE_RELEASE_OPT_LEVEL=1
 
 target="$work/target"
 mkdir -p "$target/skills/old" "$target/skills/new"
