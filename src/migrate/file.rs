@@ -26,10 +26,7 @@ pub fn process_file(
             report.errors.push(reason.into());
             return (report, None);
         }
-        Err(ReadOutcome::Failed(error)) => {
-            report.errors.push(error.into());
-            return (report, None);
-        }
+        Err(ReadOutcome::Failed(error)) => return fail(report, error),
     };
     let original = script.bytes();
     let sha_before = sha256_hex(&original);
@@ -41,10 +38,7 @@ pub fn process_file(
     }
     let analysis = match analyze::analyze(parser, &script.body) {
         Ok(a) => a,
-        Err(e) => {
-            report.errors.push(e.into());
-            return (report, None);
-        }
+        Err(e) => return fail(report, e),
     };
     report.legacy = analysis.legacy.clone();
     report.stdout_writes = analysis.stdout_writes.clone();
@@ -69,6 +63,16 @@ pub fn process_file(
             .into(),
         );
         return (report, None);
+    }
+    // Refused before any planning: a dirty file is never rewritten, so no work is spent on it.
+    if let Some(dirty) = &options.dirty
+        && dirty.contains(&crate::vcs::canonical(path))
+    {
+        let reason = Error::new(
+            "DIRTY_FILE",
+            "has uncommitted changes (staged, unstaged or untracked); commit or stash them first, or pass --allow-dirty",
+        );
+        return fail(report, reason);
     }
     let skill_name = skill_name(path);
     let planned = match options.mode {
@@ -102,52 +106,38 @@ pub fn process_file(
         .and_then(|plan| rewrite::apply_checked(&plan, &analysis, &script.body, parser));
     let body = match rewritten {
         Ok(body) => body,
-        Err(e) => {
-            report.errors.push(e.into());
-            return (report, None);
-        }
+        Err(e) => return fail(report, e),
     };
     let after = script.with_body(&body);
     let sha_after = sha256_hex(&after);
-    report.sha256_after = Some(sha_after.clone());
     let change = Change {
         before: original,
         after,
     };
     if options.dry_run {
         report.status = Status::WouldMigrate;
+        report.sha256_after = Some(sha_after);
         return (report, Some(change));
-    }
-    if let Some(dirty) = &options.dirty
-        && dirty.contains(&crate::vcs::canonical(path))
-    {
-        report.sha256_after = Some(sha_before);
-        report.errors.push(
-            Error::new(
-                "DIRTY_FILE",
-                "has uncommitted changes (staged, unstaged or untracked); commit or stash them first, or pass --allow-dirty",
-            )
-            .into(),
-        );
-        return (report, None);
     }
     if options.backup {
         match backups.save(path, &change.before, script.mode, &sha_before, &sha_after) {
             Ok(backup) => report.backup = Some(display_path(&backup, &options.base)),
-            Err(e) => {
-                report.sha256_after = Some(sha_before);
-                report.errors.push(e.into());
-                return (report, None);
-            }
+            Err(e) => return fail(report, e),
         }
     }
     if let Err(e) = atomic::write_atomic(path, &change.after, script.mode) {
-        report.sha256_after = Some(sha_before);
-        report.errors.push(e.into());
-        return (report, None);
+        return fail(report, e);
     }
     report.status = Status::Migrated;
+    report.sha256_after = Some(sha_after);
     (report, Some(change))
+}
+
+/// The file failed with `error`; it was not changed, so `sha256_after` still equals the original's.
+fn fail(mut report: FileReport, error: Error) -> (FileReport, Option<Change>) {
+    report.status = Status::Failed;
+    report.errors.push(error.into());
+    (report, None)
 }
 
 /// False when the file can hold neither a legacy statement nor the JSON block.

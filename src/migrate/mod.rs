@@ -155,7 +155,7 @@ where
             let rendered = change.and_then(|c| render(&report, &c));
             (report, rendered)
         },
-        |path, error| (failed(path, options, error).0, None),
+        |path, error| (failed(path, options, error), None),
         |(report, rendered): (FileReport, Option<Vec<u8>>)| {
             on_file(&report, rendered.as_deref());
             summary.add(report.status);
@@ -173,11 +173,12 @@ where
     })
 }
 
-fn failed(path: &Path, options: &Options, error: Error) -> (FileReport, Option<Change>) {
+/// The report of a file that could not be processed at all (parser setup, panic).
+fn failed(path: &Path, options: &Options, error: Error) -> FileReport {
     let mut report = FileReport::new(path, options);
     report.status = Status::Failed;
     report.errors.push(error.into());
-    (report, None)
+    report
 }
 
 impl FileReport {

@@ -58,10 +58,6 @@ impl Plan {
         });
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.edits.is_empty()
-    }
-
     /// The edits as tree-sitter `InputEdit`s, last first, so each one's positions are still those
     /// of the original source when it is applied to the old tree.
     pub fn input_edits(&self, source: &[u8]) -> Vec<tree_sitter::InputEdit> {
