@@ -149,3 +149,16 @@ fn shebang_selects_the_dialect() {
     assert_eq!(Dialect::detect(b"#!/usr/bin/env bash\n"), Dialect::Bash);
     assert_eq!(Dialect::detect(b"echo hi\n"), Dialect::Bash);
 }
+
+fn stdout_write_lines(source: &str) -> Vec<usize> {
+    let mut parser = BashParser::new().expect("parser");
+    let analysis = analyze::analyze(&mut parser, source.as_bytes()).expect("analysis");
+    analysis.stdout_writes.iter().map(|w| w.line).collect()
+}
+
+#[test]
+fn echo_in_a_captured_function_is_data_not_a_stdout_write() {
+    // `f` holds no legacy line, but its output is captured: `--stdout-to-stderr` must not touch it.
+    let src = "f() { echo hi; }\nx=$(f)\ng() { printf 'x\\n'; }\ng | wc -l\nh() { echo live; }\nh\necho SUCCESS\n";
+    assert_eq!(stdout_write_lines(src), vec![5]);
+}

@@ -49,6 +49,8 @@ pub struct Survey<'s, 't> {
     pub printfs: Vec<Site<'t>>,
     pub traps: Vec<Site<'t>>,
     pub marker_comment: bool,
+    /// Names of the functions whose call sites decide where some output goes.
+    pub wanted: HashSet<&'s [u8]>,
     calls: Vec<Call<'s, 't>>,
     functions: Vec<Function<'s>>,
     captured: Vec<bool>,
@@ -74,19 +76,18 @@ fn occurrences<'n>(source: &[u8], needles: impl Iterator<Item = &'n [u8]>) -> Ve
 }
 
 impl<'s, 't> Survey<'s, 't> {
-    /// Walk the tree once; `marker` is the comment prefix that marks a migrated script.
     /// Walk the tree; `marker` is the comment prefix that marks a migrated script. The walk only
     /// goes down into nodes that hold an offset where something of interest can start (an
     /// `echo`, a legacy marker, the JSON block, a function definition). Whether a function's
-    /// output is captured matters only for functions that hold a candidate echo (`is_candidate`),
-    /// and for the functions that call those: later walks add the occurrences of their names to
-    /// find the call sites, until no new function turns up.
+    /// output is captured matters only for functions that hold an `echo`, `printf` or `cat`
+    /// whose output is not already kept off stdout where it stands, and for the functions that
+    /// call those: later walks add the occurrences of their names to find the call sites, until
+    /// no new function turns up. Those names end up in `wanted`.
     pub fn new(
         tree: &'t Tree,
         source: &'s [u8],
         marker: &'s [u8],
         interesting: &[&[u8]],
-        is_candidate: impl Fn(Node<'t>) -> bool,
     ) -> Survey<'s, 't> {
         let mut offsets = occurrences(
             source,
@@ -97,12 +98,16 @@ impl<'s, 't> Survey<'s, 't> {
         );
         let mut survey = Walk::run(tree, source, marker, &offsets);
         let mut wanted: HashSet<&'s [u8]> = HashSet::new();
-        for echo in survey
+        let writers: Vec<Option<usize>> = survey
             .echoes
             .iter()
-            .filter(|e| e.function.is_some() && is_candidate(e.node))
-        {
-            survey.enclosing_names(echo.function, &mut wanted);
+            .chain(&survey.printfs)
+            .chain(&survey.cats)
+            .filter(|site| site.function.is_some() && site.blocked.is_none())
+            .map(|site| site.function)
+            .collect();
+        for function in writers {
+            survey.enclosing_names(function, &mut wanted);
         }
         let mut searched: HashSet<&'s [u8]> = HashSet::new();
         while wanted.len() > searched.len() {
@@ -123,6 +128,7 @@ impl<'s, 't> Survey<'s, 't> {
             }
         }
         survey.captured = survey.captured_functions();
+        survey.wanted = wanted;
         survey
     }
 
@@ -250,6 +256,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                 calls: Vec::new(),
                 functions: Vec::new(),
                 captured: Vec::new(),
+                wanted: HashSet::new(),
             },
         };
         walk.descend(tree);

@@ -103,14 +103,7 @@ pub fn analyze(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<A
             BLOCK_DELIMITER.as_bytes(),
             BLOCK_MARKER.as_bytes(),
         ]);
-        let is_candidate = |node| legacy::classify(&words::echo_output(node, source)).is_some();
-        let survey = Survey::new(
-            &tree,
-            source,
-            BLOCK_MARKER.as_bytes(),
-            &interesting,
-            is_candidate,
-        );
+        let survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), &interesting);
         let mut legacy: Vec<LegacyStatement> = survey
             .echoes
             .iter()
