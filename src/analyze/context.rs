@@ -65,7 +65,10 @@ struct Walk<'s, 't, 'o> {
 }
 
 /// Sorted start offsets of every occurrence of the needles in `source`.
-fn occurrences<'n>(source: &[u8], needles: impl Iterator<Item = &'n [u8]>) -> Vec<usize> {
+pub(super) fn occurrences<'n>(
+    source: &[u8],
+    needles: impl Iterator<Item = &'n [u8]>,
+) -> Vec<usize> {
     let mut offsets: Vec<usize> = needles
         .filter(|n| !n.is_empty())
         .flat_map(|needle| memchr::memmem::find_iter(source, needle).collect::<Vec<_>>())

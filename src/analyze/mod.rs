@@ -1,10 +1,12 @@
 //! Static analysis of a bash skill with tree-sitter-bash: legacy output statements, whether the
 //! JSON block is already there, and where the main flow ends.
 
+pub mod chunks;
 pub mod context;
 pub mod legacy;
 pub mod parser;
 pub mod prefilter;
+pub mod scope;
 pub mod shell;
 pub mod words;
 
@@ -17,6 +19,8 @@ pub use shell::Dialect;
 
 use context::{Survey, command_name_bytes};
 use parser::node_text;
+use scope::Scope;
+use std::ops::Range;
 
 /// The comment the JSON block opens with; its presence marks a migrated script.
 pub const BLOCK_MARKER: &str = "# skillmod:json-output";
@@ -45,7 +49,9 @@ pub struct LegacyStatement {
 /// Everything the rewrite and the reports need to know about one script.
 #[derive(Debug)]
 pub struct Analysis {
+    /// The parse: of the whole file, or of the byte ranges in `scope` only.
     pub tree: Tree,
+    pub scope: Option<Vec<Range<usize>>>,
     pub dialect: Dialect,
     pub legacy: Vec<LegacyStatement>,
     /// The script already prints the JSON block (marker comment or an `EOF_JSON` heredoc on stdout).
@@ -87,23 +93,79 @@ pub struct ExitTrap {
     pub dynamic: bool,
 }
 
-/// Analyze one script's bytes (without a BOM).
+/// Analyze one script's bytes (without a BOM): only the chunks of top-level statements that can
+/// matter are parsed (see `analyze_scoped`), the whole file when that is not possible.
 pub fn analyze(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<Analysis> {
+    match analyze_scoped(parser, source)? {
+        Some(analysis) => Ok(analysis),
+        None => analyze_whole(parser, source),
+    }
+}
+
+/// Analyze with a parse of the whole file.
+pub fn analyze_whole(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<Analysis> {
     let tree = parser.parse(source)?;
-    let (legacy, already_migrated, stdout_writes, exit_traps) = {
-        let mut interesting: Vec<&[u8]> = LegacyKind::ALL
+    Ok(examine(tree, source, None).0)
+}
+
+/// Analyze with a parse of only the chunks that hold text the analysis looks for, the last
+/// chunk, and the call sites of functions whose output matters (added until none is missing).
+/// Statements in the other chunks hold nothing that the analysis would report or that would
+/// change what it reports. None when the chunk lexer gives up or a parsed chunk has a parse
+/// error (a cut in the wrong place shows up as one): the caller parses the whole file.
+pub fn analyze_scoped(
+    parser: &mut BashParser,
+    source: &[u8],
+) -> crate::error::Result<Option<Analysis>> {
+    let Some(starts) = chunks::chunk_starts(source) else {
+        return Ok(None);
+    };
+    let mut scope = Scope::new(starts, source.len());
+    scope.select_offsets(context::occurrences(source, needles().into_iter()));
+    scope.select_last();
+    loop {
+        let ranges = scope.ranges();
+        let tree = parser.parse_ranges(source, &scope::tree_sitter_ranges(source, &ranges))?;
+        if tree.root_node().has_error() {
+            return Ok(None);
+        }
+        let (analysis, wanted) = examine(tree, source, Some(ranges));
+        let calls: Vec<usize> = wanted
             .iter()
-            .map(|k| k.marker().as_bytes())
+            .flat_map(|name| scope::word_occurrences(source, name))
             .collect();
-        interesting.extend([
-            b"echo".as_slice(),
-            b"printf",
-            b"cat",
-            b"trap",
-            BLOCK_DELIMITER.as_bytes(),
-            BLOCK_MARKER.as_bytes(),
-        ]);
-        let survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), &interesting);
+        if !scope.select_offsets(calls) {
+            return Ok(Some(analysis));
+        }
+    }
+}
+
+/// Text where something the analysis looks at can start.
+fn needles() -> Vec<&'static [u8]> {
+    let mut needles: Vec<&[u8]> = LegacyKind::ALL
+        .iter()
+        .map(|k| k.marker().as_bytes())
+        .collect();
+    needles.extend([
+        b"echo".as_slice(),
+        b"printf",
+        b"cat",
+        b"trap",
+        BLOCK_DELIMITER.as_bytes(),
+        BLOCK_MARKER.as_bytes(),
+    ]);
+    needles
+}
+
+/// Everything the analysis reads off a tree, and the names of the functions whose call sites
+/// decided it.
+fn examine(
+    tree: Tree,
+    source: &[u8],
+    scope: Option<Vec<Range<usize>>>,
+) -> (Analysis, Vec<Vec<u8>>) {
+    let (legacy, already_migrated, stdout_writes, exit_traps, wanted) = {
+        let survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), &needles());
         let mut legacy: Vec<LegacyStatement> = survey
             .echoes
             .iter()
@@ -132,20 +194,23 @@ pub fn analyze(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<A
             .iter()
             .filter_map(|site| exit_trap(site.node, source))
             .collect();
-        (legacy, has_block, stdout_writes, exit_traps)
+        let wanted = survey.wanted.iter().map(|name| name.to_vec()).collect();
+        (legacy, has_block, stdout_writes, exit_traps, wanted)
     };
     let final_exit = final_top_level_exit(tree.root_node(), source);
     let parse_errors = parser::error_count(&tree);
-    Ok(Analysis {
+    let analysis = Analysis {
         dialect: Dialect::detect(source),
         tree,
+        scope,
         legacy,
         already_migrated,
         final_exit,
         parse_errors,
         stdout_writes,
         exit_traps,
-    })
+    };
+    (analysis, wanted)
 }
 
 /// A legacy statement when the echo prints a legacy line.

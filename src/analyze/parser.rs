@@ -1,6 +1,6 @@
 //! Thin wrapper around tree-sitter-bash so callers can reuse one parser per thread.
 
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{Node, Parser, Range, Tree};
 
 use crate::error::{Error, Result};
 
@@ -22,19 +22,39 @@ impl BashParser {
         Ok(BashParser { parser })
     }
 
+    /// Parse the whole of `source`.
     pub fn parse(&mut self, source: &[u8]) -> Result<Tree> {
+        self.parse_ranges(source, &[])
+    }
+
+    /// Parse only the given ranges of `source` (all of it when empty), as one stream: the text
+    /// between them is skipped, and node positions stay those of `source`.
+    pub fn parse_ranges(&mut self, source: &[u8], ranges: &[Range]) -> Result<Tree> {
+        self.set_ranges(ranges)?;
         self.parser
             .parse(source, None)
             .ok_or_else(|| Error::new("PARSE_FAILED", "tree-sitter returned no tree"))
     }
-}
 
-impl BashParser {
-    /// Parse `source`, reusing the unchanged parts of `old` (already edited to match).
+    /// Parse the whole of `source`, reusing the unchanged parts of `old` (already edited to
+    /// match).
     pub fn reparse(&mut self, source: &[u8], old: &Tree) -> Result<Tree> {
+        self.set_ranges(&[])?;
         self.parser
             .parse(source, Some(old))
             .ok_or_else(|| Error::new("PARSE_FAILED", "tree-sitter returned no tree"))
+    }
+
+    fn set_ranges(&mut self, ranges: &[Range]) -> Result<()> {
+        self.parser.set_included_ranges(ranges).map_err(|e| {
+            Error::new(
+                "INTERNAL_ERROR",
+                format!(
+                    "parse ranges out of order (range {}); please report this",
+                    e.0
+                ),
+            )
+        })
     }
 }
 

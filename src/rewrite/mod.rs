@@ -7,6 +7,7 @@ pub mod plan;
 pub mod template;
 pub mod values;
 
+use crate::analyze::scope::tree_sitter_ranges;
 use crate::analyze::{
     Analysis, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, LegacyStatement, parser,
 };
@@ -179,13 +180,30 @@ pub fn apply_checked(
     parser: &mut BashParser,
 ) -> Result<Vec<u8>> {
     let checked = plan.without_runtime();
-    let mut old = analysis.tree.clone();
-    for edit in checked.input_edits(source) {
-        old.edit(&edit);
-    }
-    let tree = parser.reparse(&checked.apply(source)?, &old)?;
+    let rewritten = checked.apply(source)?;
+    let mapped = analysis
+        .scope
+        .as_ref()
+        .and_then(|ranges| checked.map_ranges(ranges));
+    let (tree, original_errors) = match (&analysis.scope, mapped) {
+        (Some(_), Some(ranges)) => (
+            parser.parse_ranges(&rewritten, &tree_sitter_ranges(&rewritten, &ranges))?,
+            analysis.parse_errors,
+        ),
+        // An edit outside the parsed chunks: compare whole parses before and after.
+        (Some(_), None) => (
+            parser.parse(&rewritten)?,
+            parser::error_count(&parser.parse(source)?),
+        ),
+        (None, _) => {
+            let mut old = analysis.tree.clone();
+            for edit in checked.input_edits(source) {
+                old.edit(&edit);
+            }
+            (parser.reparse(&rewritten, &old)?, analysis.parse_errors)
+        }
+    };
     let errors = parser::error_count(&tree);
-    let original_errors = analysis.parse_errors;
     if errors > original_errors {
         return Err(Error::new(
             "REWRITE_PARSE_ERROR",

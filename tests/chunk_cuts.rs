@@ -1,0 +1,58 @@
+//! Every cut the chunk lexer makes falls between two top-level statements of tree-sitter's own
+//! parse of the whole file, for every script under fixtures/.
+
+use skillmod::analyze::{BashParser, chunks::chunk_starts};
+
+fn scripts(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read fixtures") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            scripts(&path, out);
+        } else if path.extension().is_some_and(|e| e == "sh") {
+            out.push(path);
+        }
+    }
+}
+
+/// Cuts that split a top-level node of the full parse.
+pub fn bad_cuts(parser: &mut BashParser, source: &[u8]) -> Option<Vec<usize>> {
+    let starts = chunk_starts(source)?;
+    let tree = parser.parse(source).expect("parse");
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let spans: Vec<(usize, usize)> = root
+        .children(&mut cursor)
+        .map(|n| (n.start_byte(), n.end_byte()))
+        .collect();
+    Some(
+        starts
+            .into_iter()
+            .filter(|&cut| spans.iter().any(|&(s, e)| s < cut && cut < e))
+            .collect(),
+    )
+}
+
+#[test]
+fn cuts_fall_between_top_level_statements_in_every_fixture() {
+    let mut files = Vec::new();
+    scripts(std::path::Path::new("fixtures"), &mut files);
+    assert!(files.len() > 40, "fixtures found: {}", files.len());
+    let mut parser = BashParser::new().expect("parser");
+    let mut chunked = 0;
+    for path in &files {
+        let source = std::fs::read(path).expect("read");
+        if let Some(bad) = bad_cuts(&mut parser, &source) {
+            chunked += 1;
+            assert!(
+                bad.is_empty(),
+                "{}: cuts inside statements at {bad:?}",
+                path.display()
+            );
+        }
+    }
+    assert!(
+        chunked * 2 > files.len(),
+        "only {chunked} of {} files chunked",
+        files.len()
+    );
+}
