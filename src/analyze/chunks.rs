@@ -384,13 +384,10 @@ impl<'a> Lexer<'a> {
 
     fn double(&mut self) -> Option<()> {
         let rest = &self.src[self.i..];
-        let Some(at) = memchr::memchr3(b'"', b'\\', b'$', rest)
+        let at = memchr::memchr3(b'"', b'\\', b'$', rest)
             .into_iter()
             .chain(memchr::memchr(b'`', rest))
-            .min()
-        else {
-            return None;
-        };
+            .min()?;
         self.i += at;
         match self.src[self.i] {
             b'"' => {
