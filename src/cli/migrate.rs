@@ -69,13 +69,9 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     let render = |file: &FileReport, change: &Change| {
         (text && args.dry_run).then(|| {
             let mut out = Vec::new();
-            let written = if colored {
-                diff::write_unified(&mut out, &file.path, &change.before, &change.after)
-            } else {
-                let mut plain = anstream::StripStream::new(&mut out);
-                diff::write_unified(&mut plain, &file.path, &change.before, &change.after)
-            };
-            written.map(|_| out).unwrap_or_default()
+            diff::write_unified(&mut out, &file.path, &change.before, &change.after, colored)
+                .map(|_| out)
+                .unwrap_or_default()
         })
     };
     let report = migrate::run(&files, &options, &backups, render, |file, rendered| {

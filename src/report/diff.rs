@@ -8,22 +8,25 @@ use similar::{ChangeTag, TextDiff};
 
 const CONTEXT: usize = 3;
 
-/// Write a unified diff of `before` → `after` with `a/` and `b/` prefixed to `path`.
+/// Write a unified diff of `before` → `after` with `a/` and `b/` prefixed to `path`, with ANSI
+/// colors when `colored` (none at all otherwise: nothing to strip afterwards).
 pub fn write_unified(
     out: &mut dyn Write,
     path: &str,
     before: &[u8],
     after: &[u8],
+    colored: bool,
 ) -> io::Result<()> {
     let diff = TextDiff::configure().diff_lines(before, after);
     let groups = diff.grouped_ops(CONTEXT);
     if groups.is_empty() {
         return Ok(());
     }
-    let header = Style::new().bold();
-    let hunk = Style::new().fg_color(Some(AnsiColor::Cyan.into()));
-    let removed = Style::new().fg_color(Some(AnsiColor::Red.into()));
-    let added = Style::new().fg_color(Some(AnsiColor::Green.into()));
+    let paint = |style: Style| if colored { style } else { Style::new() };
+    let header = paint(Style::new().bold());
+    let hunk = paint(Style::new().fg_color(Some(AnsiColor::Cyan.into())));
+    let removed = paint(Style::new().fg_color(Some(AnsiColor::Red.into())));
+    let added = paint(Style::new().fg_color(Some(AnsiColor::Green.into())));
     writeln!(out, "{header}--- a/{path}{header:#}")?;
     writeln!(out, "{header}+++ b/{path}{header:#}")?;
     for group in groups {
@@ -69,9 +72,9 @@ mod tests {
 
     #[test]
     fn missing_final_newline_is_marked() {
-        let mut out = anstream::StripStream::new(Vec::new());
-        write_unified(&mut out, "x.sh", b"a\nb", b"a\nc").unwrap_or_default();
-        let text = String::from_utf8_lossy(out.as_inner()).into_owned();
+        let mut out = Vec::new();
+        write_unified(&mut out, "x.sh", b"a\nb", b"a\nc", false).unwrap_or_default();
+        let text = String::from_utf8_lossy(&out).into_owned();
         assert!(
             text.contains("-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"),
             "{text}"
@@ -85,7 +88,17 @@ mod tests {
     #[test]
     fn identical_inputs_print_nothing() {
         let mut out = Vec::new();
-        write_unified(&mut out, "x.sh", b"a\n", b"a\n").unwrap_or_default();
+        write_unified(&mut out, "x.sh", b"a\n", b"a\n", true).unwrap_or_default();
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn colors_only_when_asked() {
+        let mut plain = Vec::new();
+        write_unified(&mut plain, "x.sh", b"a\n", b"b\n", false).unwrap_or_default();
+        assert!(!plain.contains(&0x1b));
+        let mut colored = Vec::new();
+        write_unified(&mut colored, "x.sh", b"a\n", b"b\n", true).unwrap_or_default();
+        assert!(colored.contains(&0x1b));
     }
 }

@@ -1,0 +1,151 @@
+//! Parsing only the chunks that matter gives the same analysis as parsing the whole file: on
+//! every fixture script, and on scripts generated from the constructs the chunk lexer has to
+//! get right (heredocs, multi-line strings and substitutions, compound commands, functions whose
+//! body starts on the next line, captured and piped calls, continuation lines).
+
+use proptest::prelude::*;
+use skillmod::analyze::{self, Analysis, BashParser, parser::error_count};
+
+/// What the analysis reports, in comparable form.
+fn facts(a: &Analysis) -> String {
+    format!(
+        "legacy={:?}\nwrites={:?}\ntraps={:?}\nmigrated={} final_exit={:?}",
+        a.legacy,
+        a.stdout_writes,
+        a.exit_traps
+            .iter()
+            .map(|t| (t.line, t.name_start, t.in_subshell, t.dynamic))
+            .collect::<Vec<_>>(),
+        a.already_migrated,
+        a.final_exit
+    )
+}
+
+/// Scoped and whole analyses of `source` agree; returns the share of bytes the scoped parse
+/// read (None when it fell back to the whole file).
+fn agree(parser: &mut BashParser, source: &[u8]) -> Option<f64> {
+    let whole = analyze::analyze_whole(parser, source).expect("whole");
+    if whole.parse_errors > 0 {
+        return None;
+    }
+    let scoped = analyze::analyze_scoped(parser, source).expect("scoped")?;
+    assert_eq!(error_count(&scoped.tree), 0);
+    assert_eq!(
+        facts(&scoped),
+        facts(&whole),
+        "scoped and whole analyses differ for:\n{}",
+        String::from_utf8_lossy(source)
+    );
+    let ranges = scoped.scope.as_ref().expect("scoped analysis has its ranges");
+    let read: usize = ranges.iter().map(|r| r.len()).sum();
+    Some(read as f64 / source.len().max(1) as f64)
+}
+
+fn scripts(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read fixtures") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            scripts(&path, out);
+        } else if path.extension().is_some_and(|e| e == "sh") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_fixture_script_gets_the_same_analysis_scoped_and_whole() {
+    let mut files = Vec::new();
+    scripts(std::path::Path::new("fixtures"), &mut files);
+    let mut parser = BashParser::new().expect("parser");
+    let scoped = files
+        .iter()
+        .filter(|path| agree(&mut parser, &std::fs::read(path).expect("read")).is_some())
+        .count();
+    assert!(scoped * 2 > files.len(), "{scoped} of {} scoped", files.len());
+}
+
+#[test]
+fn a_typical_skill_parses_a_small_part_of_itself() {
+    let source = std::fs::read("fixtures/bench/typical.sh").expect("typical.sh");
+    let mut parser = BashParser::new().expect("parser");
+    let share = agree(&mut parser, &source).expect("typical.sh is scoped");
+    assert!(share < 0.5, "scoped parse read {share:.2} of the file");
+}
+
+#[test]
+fn a_call_site_in_another_chunk_still_decides_the_context() {
+    // `report` is only known to be captured from a chunk with no marker in it.
+    let source = b"report() {\n  echo \"SUCCESS\"\n  echo hi\n}\nls\nx=$(report)\nfor i in 1; do\n  y=$(report) | cat\ndone\necho \"Created: a\"\n";
+    let mut parser = BashParser::new().expect("parser");
+    assert!(agree(&mut parser, source).is_some());
+    let scoped = analyze::analyze_scoped(&mut parser, source)
+        .expect("scoped")
+        .expect("chunked");
+    assert_eq!(scoped.legacy.len(), 1, "only the top-level Created: is live");
+    let writes: Vec<&str> = scoped.stdout_writes.iter().map(|w| w.text.as_str()).collect();
+    assert_eq!(writes, ["cat"], "the captured `echo hi` is data; the `cat` writes");
+}
+
+#[test]
+fn a_parse_error_in_a_parsed_chunk_falls_back_to_the_whole_file() {
+    let source = b"echo \"SUCCESS\" )\nls\n";
+    let mut parser = BashParser::new().expect("parser");
+    assert!(analyze::analyze_scoped(&mut parser, source).expect("scoped").is_none());
+    assert!(analyze::analyze(&mut parser, source).expect("analysis").parse_errors > 0);
+}
+
+/// Statements the generator strings together; `{i}` becomes a number so names differ.
+const PIECES: &[&str] = &[
+    "echo \"SUCCESS\"\n",
+    "echo \"Confidence: $C\" >&2\n",
+    "echo COMPLETE | tee log\n",
+    "echo 'Created: out/{i}.txt'\n",
+    "x{i}=$(echo \"Modified: a\")\n",
+    "printf 'noise\\n'\n",
+    "cat <<EOF\nSUCCESS\necho \"Created: in heredoc\"\nEOF\n",
+    "cat <<-'Q'\n\tif fi done )\n\tQ\n",
+    "s{i}=\"multi\nline echo SUCCESS\n\"\n",
+    "y{i}=$(\n  ls\n  echo \"Created: c\"\n)\n",
+    "if [ -n \"$a\" ]\nthen\n  echo \"Confidence: 0.{i}\"\nfi\n",
+    "case $m in\n  a) echo SUCCESS;;\n  (b|c) echo \"Modified: m\" ;;\nesac\n",
+    "for f in a b; do\n  echo \"Created: $f\"\ndone\n",
+    "while read -r l\ndo\n  echo \"$l\"\ndone < in.txt\n",
+    "f{i}()\n{\n  echo \"Created: fn{i}\"\n}\n",
+    "function g{i} {\n  echo COMPLETE\n}\n",
+    "function h{i}()\n{\n  echo \"Confidence: 0.5\"\n}\n",
+    "function k{i}\n{ echo SUCCESS; }\n",
+    "w{i}=$(h{i}; k{i})\n",
+    "v{i}=$(f{i})\n",
+    "g{i} | wc -l\n",
+    "f{i}\n",
+    "g{i} > out.log\n",
+    "ls \\\n  -l && echo SUCCESS\n",
+    "true &&\n  echo \"Confidence: 1\"\n",
+    "arr{i}=(\n  one\n  two\n)\n",
+    "# echo SUCCESS in a comment\n",
+    "n{i}=$(( {i} << 2 ))\n",
+    "trap 'echo bye' EXIT\n",
+    "{ echo \"Created: grouped\"; } 2>/dev/null\n",
+    "( echo SUCCESS )\n",
+    "echo \"${v:-SUCCESS}\" \"$#\" ${#x}\n",
+    "exit 0\n",
+];
+
+fn script(picks: &[(usize, usize)]) -> String {
+    let mut text = String::from("#!/bin/bash\n");
+    for &(piece, i) in picks {
+        text.push_str(&PIECES[piece % PIECES.len()].replace("{i}", &(i % 3).to_string()));
+    }
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    #[test]
+    fn generated_scripts_get_the_same_analysis_scoped_and_whole(
+        picks in proptest::collection::vec((0..PIECES.len(), 0usize..3), 1..14)
+    ) {
+        let mut parser = BashParser::new().expect("parser");
+        agree(&mut parser, script(&picks).as_bytes());
+    }
+}
