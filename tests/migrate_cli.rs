@@ -442,3 +442,37 @@ fn text_summary_counts_every_status() {
     );
     assert!(err.contains("backups: .skillmod/backups/"), "{err}");
 }
+
+#[test]
+fn parse_error_decides_only_where_it_touches_what_migrate_reads() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A syntax error in a statement with nothing to migrate is bash's to report; the legacy
+    // lines around it are migrated and the broken line is left exactly as it was.
+    let elsewhere = b"#!/bin/bash\nls >\necho \"SUCCESS\"\n";
+    let touched = b"#!/bin/bash\nls\necho \"SUCCESS\"; ls >\n";
+    write_script(dir.path(), "a/execute.sh", elsewhere);
+    write_script(dir.path(), "b/execute.sh", touched);
+    let (code, report) = json_report(dir.path(), &["migrate", "--mode", "comment", "."]);
+    assert_eq!(code, 0, "{report}");
+    let files = report["files"].as_array().expect("files");
+    let status = |path: &str| {
+        files
+            .iter()
+            .find(|f| f["path"] == path)
+            .map(|f| (f["status"].clone(), f["errors"][0]["code"].clone()))
+    };
+    assert_eq!(
+        status("a/execute.sh"),
+        Some((Value::from("migrated"), Value::Null))
+    );
+    assert_eq!(
+        status("b/execute.sh"),
+        Some((Value::from("skipped"), Value::from("PARSE_ERROR")))
+    );
+    let migrated = std::fs::read(dir.path().join("a/execute.sh")).expect("read");
+    assert!(migrated.starts_with(b"#!/bin/bash\nls >\n: # LEGACY"));
+    assert_eq!(
+        std::fs::read(dir.path().join("b/execute.sh")).expect("read"),
+        touched
+    );
+}
