@@ -36,7 +36,10 @@ fn agree(parser: &mut BashParser, source: &[u8]) -> Option<f64> {
         "scoped and whole analyses differ for:\n{}",
         String::from_utf8_lossy(source)
     );
-    let ranges = scoped.scope.as_ref().expect("scoped analysis has its ranges");
+    let ranges = scoped
+        .scope
+        .as_ref()
+        .expect("scoped analysis has its ranges");
     let read: usize = ranges.iter().map(|r| r.len()).sum();
     Some(read as f64 / source.len().max(1) as f64)
 }
@@ -61,7 +64,11 @@ fn every_fixture_script_gets_the_same_analysis_scoped_and_whole() {
         .iter()
         .filter(|path| agree(&mut parser, &std::fs::read(path).expect("read")).is_some())
         .count();
-    assert!(scoped * 2 > files.len(), "{scoped} of {} scoped", files.len());
+    assert!(
+        scoped * 2 > files.len(),
+        "{scoped} of {} scoped",
+        files.len()
+    );
 }
 
 #[test]
@@ -81,17 +88,38 @@ fn a_call_site_in_another_chunk_still_decides_the_context() {
     let scoped = analyze::analyze_scoped(&mut parser, source)
         .expect("scoped")
         .expect("chunked");
-    assert_eq!(scoped.legacy.len(), 1, "only the top-level Created: is live");
-    let writes: Vec<&str> = scoped.stdout_writes.iter().map(|w| w.text.as_str()).collect();
-    assert_eq!(writes, ["cat"], "the captured `echo hi` is data; the `cat` writes");
+    assert_eq!(
+        scoped.legacy.len(),
+        1,
+        "only the top-level Created: is live"
+    );
+    let writes: Vec<&str> = scoped
+        .stdout_writes
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect();
+    assert_eq!(
+        writes,
+        ["cat"],
+        "the captured `echo hi` is data; the `cat` writes"
+    );
 }
 
 #[test]
 fn a_parse_error_in_a_parsed_chunk_falls_back_to_the_whole_file() {
     let source = b"echo \"SUCCESS\" )\nls\n";
     let mut parser = BashParser::new().expect("parser");
-    assert!(analyze::analyze_scoped(&mut parser, source).expect("scoped").is_none());
-    assert!(analyze::analyze(&mut parser, source).expect("analysis").parse_errors > 0);
+    assert!(
+        analyze::analyze_scoped(&mut parser, source)
+            .expect("scoped")
+            .is_none()
+    );
+    assert!(
+        analyze::analyze(&mut parser, source)
+            .expect("analysis")
+            .parse_errors
+            > 0
+    );
 }
 
 /// Statements the generator strings together; `{i}` becomes a number so names differ.

@@ -69,9 +69,16 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     let render = |file: &FileReport, change: &Change| {
         (text && args.dry_run).then(|| {
             let mut out = Vec::new();
-            diff::write_unified(&mut out, &file.path, &change.before, &change.after, colored)
-                .map(|_| out)
-                .unwrap_or_default()
+            diff::write_unified(
+                &mut out,
+                &file.path,
+                &change.before,
+                &change.after,
+                &change.edits,
+                colored,
+            )
+            .map(|_| out)
+            .unwrap_or_default()
         })
     };
     let report = migrate::run(&files, &options, &backups, render, |file, rendered| {

@@ -89,30 +89,36 @@ pub fn process_file(
             options.default_confidence,
         ),
     };
-    let rewritten = planned
-        .map(|mut plan| {
-            if options.stdout_to_stderr {
-                for write in &analysis.stdout_writes {
-                    plan.push(
-                        write.end,
-                        write.end,
-                        " >&2",
-                        Reason::StdoutToStderr { line: write.line },
-                    );
-                }
+    let plan = planned.map(|mut plan| {
+        if options.stdout_to_stderr {
+            for write in &analysis.stdout_writes {
+                plan.push(
+                    write.end,
+                    write.end,
+                    " >&2",
+                    Reason::StdoutToStderr { line: write.line },
+                );
             }
-            plan
-        })
-        .and_then(|plan| rewrite::apply_checked(&plan, &analysis, &script.body, parser));
-    let body = match rewritten {
-        Ok(body) => body,
+        }
+        plan
+    });
+    let (plan, body) = match plan.and_then(|plan| {
+        rewrite::apply_checked(&plan, &analysis, &script.body, parser).map(|body| (plan, body))
+    }) {
+        Ok(done) => done,
         Err(e) => return fail(report, e),
     };
     let after = script.with_body(&body);
     let sha_after = sha256_hex(&after);
+    let prefix = original.len() - script.body.len();
     let change = Change {
         before: original,
         after,
+        edits: plan
+            .edits
+            .iter()
+            .map(|e| (prefix + e.start..prefix + e.end, e.replacement.len()))
+            .collect(),
     };
     if options.dry_run {
         report.status = Status::WouldMigrate;

@@ -63,6 +63,8 @@ pub struct FileReport {
 pub struct Change {
     pub before: Vec<u8>,
     pub after: Vec<u8>,
+    /// Byte ranges of `before` that were replaced, with the length of each replacement.
+    pub edits: Vec<(std::ops::Range<usize>, usize)>,
 }
 
 /// How legacy statements are rewritten.
