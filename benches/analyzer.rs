@@ -1,8 +1,9 @@
-//! Analyzer throughput: prefilter, parse + legacy detection, and planning a migration, on a
+//! Analyzer throughput: prefilter, chunk lexer, parse + legacy detection (scoped and whole-file),
+//! and planning a migration, on a
 //! typical 3 KB skill from bench/gen_corpus.py's shapes (fixtures/bench/typical.sh).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use skillmod::analyze::{self, BashParser, prefilter};
+use skillmod::analyze::{self, BashParser, chunks, prefilter};
 use skillmod::rewrite::{self, Template, values};
 
 const TYPICAL: &[u8] = include_bytes!("../fixtures/bench/typical.sh");
@@ -25,12 +26,21 @@ fn analyzer(c: &mut Criterion) {
                 .map(|t| t.root_node().child_count())
         })
     });
+    group.bench_function("chunk_starts_typical", |b| {
+        b.iter(|| chunks::chunk_starts(std::hint::black_box(TYPICAL)).map(|c| c.len()))
+    });
+    group.bench_function("analyze_whole_typical", |b| {
+        b.iter(|| {
+            analyze::analyze_whole(&mut parser, std::hint::black_box(TYPICAL))
+                .map(|a| a.legacy.len())
+        })
+    });
     group.bench_function("analyze_typical", |b| {
         b.iter(|| {
             analyze::analyze(&mut parser, std::hint::black_box(TYPICAL)).map(|a| a.legacy.len())
         })
     });
-    let template = Template::default_builtin();
+    let template = Template::load("skill-output-v1").expect("built-in template");
     group.bench_function("plan_and_apply_typical", |b| {
         b.iter(|| {
             let analysis = analyze::analyze(&mut parser, TYPICAL).expect("analysis");

@@ -238,8 +238,8 @@ mod tests {
         let mut parser = BashParser::new().expect("parser");
         let analysis = analyze::analyze(&mut parser, source).expect("analysis");
         let context = values::static_values(&analysis.legacy, 0.85, "t");
-        let plan = plan_comment_mode(&analysis, source, &Template::default_builtin(), &context)
-            .expect("plan");
+        let template = Template::load("skill-output-v1").expect("built-in template");
+        let plan = plan_comment_mode(&analysis, source, &template, &context).expect("plan");
         let rewritten = apply_checked(&plan, &analysis, source, &mut parser).expect("valid");
         let fresh = parser.parse(&rewritten).expect("parse");
         assert_eq!(parser::error_count(&fresh), 0);

@@ -2,6 +2,7 @@
 //! minijinja. The result goes inside a quoted heredoc, so the shell expands nothing in it.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use minijinja::{Environment, Value};
 use serde::Serialize;
@@ -39,21 +40,18 @@ pub const BUILTINS: &[Builtin] = &[
 /// `date -u` output when the script runs (the only thing the shell computes in the block).
 pub const NOW_TOKEN: &str = "@@SKILLMOD_NOW@@";
 
-/// A loaded template, ready to render.
+/// A loaded template, compiled once and ready to render.
 #[derive(Debug, Clone)]
 pub struct Template {
     pub name: String,
-    source: String,
+    env: Arc<Environment<'static>>,
 }
 
 impl Template {
     /// A built-in name, or a path to a template file.
     pub fn load(spec: &str) -> Result<Template> {
         if let Some(builtin) = BUILTINS.iter().find(|b| b.name == spec) {
-            return Ok(Template {
-                name: builtin.name.to_string(),
-                source: builtin.source.to_string(),
-            });
+            return Template::compile(builtin.name.to_string(), builtin.source.to_string());
         }
         let path = Path::new(spec);
         if !path.exists() {
@@ -68,38 +66,28 @@ impl Template {
         }
         let source = std::fs::read_to_string(path)
             .map_err(|e| Error::io("TEMPLATE_UNREADABLE", "cannot read template", path, &e))?;
-        let template = Template {
-            name: spec.to_string(),
-            source,
-        };
-        template.environment()?;
-        Ok(template)
+        Template::compile(spec.to_string(), source)
     }
 
-    pub fn default_builtin() -> Template {
-        let builtin = BUILTINS[0];
-        Template {
-            name: builtin.name.to_string(),
-            source: builtin.source.to_string(),
-        }
-    }
-
-    fn environment(&self) -> Result<Environment<'_>> {
+    fn compile(name: String, source: String) -> Result<Template> {
         let mut env = Environment::new();
         env.add_filter("json", json_filter);
-        env.add_template("block", &self.source).map_err(|e| {
+        env.add_template_owned("block", source).map_err(|e| {
             Error::new(
                 "TEMPLATE_INVALID",
-                format!("template '{}' does not compile: {e}", self.name),
+                format!("template '{name}' does not compile: {e}"),
             )
         })?;
-        Ok(env)
+        Ok(Template {
+            name,
+            env: Arc::new(env),
+        })
     }
 
     /// Render with `context`; the text must not hold the heredoc delimiter on a line of its own.
     pub fn render(&self, context: &impl Serialize) -> Result<String> {
-        let env = self.environment()?;
-        let text = env
+        let text = self
+            .env
             .get_template("block")
             .and_then(|t| t.render(minijinja::value::Serde(context)))
             .map_err(|e| {
