@@ -1,6 +1,6 @@
-//! Analyzer throughput: prefilter, chunk lexer, parse + legacy detection (scoped and whole-file),
-//! and planning a migration, on a
-//! typical 3 KB skill from bench/gen_corpus.py's shapes (fixtures/bench/typical.sh).
+//! Analyzer throughput on a typical 3 KB skill from bench/gen_corpus.py's shapes
+//! (fixtures/bench/typical.sh): prefilter, chunk lexer, parse + legacy detection (scoped and
+//! whole-file), and planning a migration.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use skillmod::analyze::{self, BashParser, chunks, prefilter};
