@@ -15,7 +15,7 @@ corpus="$work/corpus-$n"
 plain="$work/plain-1000"
 [ -d "$corpus" ] || python3 "$here/gen_corpus.py" "$n" "$corpus"
 [ -d "$plain" ] || python3 "$here/gen_corpus.py" 1000 "$plain" --plain
-echo "corpus: $n skills, $(du -sb "$corpus" | cut -f1) bytes; machine: $(nproc) cores, $(uname -m)"
+echo "corpus: $n skills, $(find "$corpus" -name execute.sh -printf "%s\n" | awk "{s+=\$1} END {print s}") bytes of scripts; machine: $(nproc) cores, $(uname -m)"
 
 runs=(
   -n "check (cold, no cache)" "$bin check --no-cache -q $corpus"

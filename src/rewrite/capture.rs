@@ -4,6 +4,8 @@
 //! end, `exit N` anywhere, a `set -e` failure. Traps are not inherited by subshells or command
 //! substitutions, so those print nothing. The script's own `trap … EXIT` is chained, not lost.
 
+use std::sync::OnceLock;
+
 use minijinja::Environment;
 use serde::Serialize;
 
@@ -117,6 +119,16 @@ pub fn plan_capture_mode(
     Ok(plan)
 }
 
+/// The runtime template, compiled once per process.
+fn runtime_environment() -> &'static std::result::Result<Environment<'static>, minijinja::Error> {
+    static ENVIRONMENT: OnceLock<std::result::Result<Environment<'static>, minijinja::Error>> =
+        OnceLock::new();
+    ENVIRONMENT.get_or_init(|| {
+        let mut env = Environment::new();
+        env.add_template("runtime", RUNTIME).map(|_| env)
+    })
+}
+
 /// The runtime with the template's JSON as the body of an unquoted heredoc: the template's own
 /// text is escaped so the shell expands nothing in it, and only the run-time fields become
 /// `${…}` expansions of variables that hold JSON-escaped values.
@@ -149,14 +161,15 @@ fn render_runtime(
         needs_marker: u8::from(needs_marker),
         body,
     };
-    let mut env = Environment::new();
-    env.add_template("runtime", RUNTIME).map_err(|e| {
-        Error::new(
-            "TEMPLATE_INVALID",
-            format!("capture runtime does not compile: {e}"),
-        )
-    })?;
-    env.get_template("runtime")
+    runtime_environment()
+        .as_ref()
+        .map_err(|e| {
+            Error::new(
+                "TEMPLATE_INVALID",
+                format!("capture runtime does not compile: {e}"),
+            )
+        })?
+        .get_template("runtime")
         .and_then(|t| t.render(minijinja::value::Serde(&context)))
         .map_err(|e| {
             Error::new(
