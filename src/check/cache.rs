@@ -40,18 +40,37 @@ pub struct Entry {
     pub stdout_writes: Vec<LocatedWrite>,
 }
 
+/// A content hash (BLAKE3), stored as hex in the file and as 32 bytes in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key([u8; 32]);
+
+impl Serialize for Key {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&hex::encode(self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Key, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(deserializer)?;
+        let mut bytes = [0u8; 32];
+        hex::decode_to_slice(text.as_bytes(), &mut bytes).map_err(serde::de::Error::custom)?;
+        Ok(Key(bytes))
+    }
+}
+
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Stored {
     version: String,
-    entries: HashMap<String, Entry>,
+    entries: HashMap<Key, Entry>,
 }
 
 /// The cache of one run: what was loaded, which entries this run hit, and what it added.
 pub struct Cache {
     path: Option<PathBuf>,
-    old: HashMap<String, Entry>,
-    hits: Mutex<Vec<String>>,
-    added: Mutex<HashMap<String, Entry>>,
+    old: HashMap<Key, Entry>,
+    hits: Mutex<Vec<Key>>,
+    added: Mutex<HashMap<Key, Entry>>,
 }
 
 fn version() -> String {
@@ -59,8 +78,8 @@ fn version() -> String {
 }
 
 /// The cache key of some content.
-pub fn key(content: &[u8]) -> String {
-    blake3::hash(content).to_hex().to_string()
+pub fn key(content: &[u8]) -> Key {
+    Key(*blake3::hash(content).as_bytes())
 }
 
 impl Cache {
@@ -77,9 +96,11 @@ impl Cache {
     /// Load the cache under `root`; anything unreadable or from another version starts empty.
     pub fn load(root: &Path) -> Cache {
         let path = root.join(STATE_DIR).join("cache").join("check.json");
-        let old = std::fs::read(&path)
+        let old = std::fs::File::open(&path)
             .ok()
-            .and_then(|bytes| serde_json::from_slice::<Stored>(&bytes).ok())
+            .and_then(|file| {
+                serde_json::from_reader::<_, Stored>(std::io::BufReader::new(file)).ok()
+            })
             .filter(|stored| stored.version == version())
             .map(|stored| stored.entries)
             .unwrap_or_default();
@@ -91,16 +112,16 @@ impl Cache {
         }
     }
 
-    pub fn get(&self, key: &str) -> Option<Entry> {
+    pub fn get(&self, key: &Key) -> Option<Entry> {
         self.path.as_ref()?;
         let found = self.old.get(key).cloned()?;
         if let Ok(mut hits) = self.hits.lock() {
-            hits.push(key.to_string());
+            hits.push(*key);
         }
         Some(found)
     }
 
-    pub fn put(&self, key: String, value: Entry) {
+    pub fn put(&self, key: Key, value: Entry) {
         if self.path.is_none() {
             return;
         }
@@ -142,8 +163,8 @@ impl Cache {
             return;
         }
         crate::fsio::ensure_state_ignored(dir.parent().unwrap_or(dir));
-        if let Ok(bytes) = serde_json::to_vec(&stored) {
-            let _ = crate::fsio::atomic::write_atomic(&path, &bytes, 0o644);
-        }
+        let _ = crate::fsio::atomic::write_atomic_with(&path, 0o644, |out| {
+            serde_json::to_writer(out, &stored).map_err(std::io::Error::other)
+        });
     }
 }

@@ -10,7 +10,7 @@ use super::{Format, MigrateArgs, working_dir};
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
 use crate::fsio::{display_path, project_root};
-use crate::migrate::{self, Change, FileReport, Options, Status};
+use crate::migrate::{self, Change, FileReport, Options};
 use crate::report::{diff, migrate_text};
 use crate::rewrite::Template;
 use crate::vcs::{self, Repo};
@@ -81,17 +81,25 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
             .unwrap_or_default()
         })
     };
-    let report = migrate::run(&files, &options, &backups, render, |file, rendered| {
-        if !text {
-            return;
-        }
-        if let Some(bytes) = rendered {
-            let _ = stdout.write_all(bytes);
-        }
-        if !args.common.quiet {
-            let _ = migrate_text::write_file(&mut stderr, file, args.common.verbose);
-        }
-    })?;
+    let keep = args.format == Format::Json;
+    let report = migrate::run(
+        &files,
+        &options,
+        &backups,
+        keep,
+        render,
+        |file, rendered| {
+            if !text {
+                return;
+            }
+            if let Some(bytes) = rendered {
+                let _ = stdout.write_all(bytes);
+            }
+            if !args.common.quiet {
+                let _ = migrate_text::write_file(&mut stderr, file, args.common.verbose);
+            }
+        },
+    )?;
     let mut report = report;
     if let Some(dirty) = &dirty {
         report.unrelated_dirty = unrelated_dirty(dirty, &files, &base);
@@ -140,17 +148,13 @@ fn unrelated_dirty(dirty: &HashSet<PathBuf>, selected: &[PathBuf], base: &Path) 
 /// Commit exactly the migrated files and record the confirmation in the report; nothing
 /// migrated means no commit.
 fn commit_migrated(repo: &Repo, report: &mut migrate::RunReport, args: &MigrateArgs) -> Result<()> {
-    let migrated: Vec<&FileReport> = report
-        .files
-        .iter()
-        .filter(|f| f.status == Status::Migrated)
-        .collect();
+    let migrated = &report.migrated;
     if migrated.is_empty() {
         return Ok(());
     }
     let paths: Vec<PathBuf> = migrated
         .iter()
-        .map(|f| vcs::canonical(&f.abs_path))
+        .map(|(_, abs_path)| vcs::canonical(abs_path))
         .collect();
     let message = args.message.clone().unwrap_or_else(|| {
         let n = migrated.len();
@@ -160,7 +164,7 @@ fn commit_migrated(repo: &Repo, report: &mut migrate::RunReport, args: &MigrateA
         )
     });
     let hash = repo.commit_only(&paths, &message, args.no_verify)?;
-    report.files_committed = migrated.iter().map(|f| f.path.clone()).collect();
+    report.files_committed = migrated.iter().map(|(path, _)| path.clone()).collect();
     report.commit_created = true;
     report.commit_hash = Some(hash);
     Ok(())

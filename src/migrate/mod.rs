@@ -124,7 +124,12 @@ impl Summary {
 /// The outcome of a whole run.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
+    /// Every file's report, when the run was asked to keep them (`keep`); empty otherwise, so a
+    /// text run's memory stays flat however many files there are.
     pub files: Vec<FileReport>,
+    /// Display and absolute paths of the files migrated (for `--commit`), kept in every run.
+    #[serde(skip)]
+    pub migrated: Vec<(String, PathBuf)>,
     pub summary: Summary,
     pub backup_run: Option<String>,
     /// Dirty files in the work tree that skillmod did not select (left alone).
@@ -137,18 +142,20 @@ pub struct RunReport {
 
 /// Migrate `files`. `render` turns a file's change into output (a diff, say) on the worker
 /// threads, so rendering runs in parallel too; `on_file` gets each report and its rendering in
-/// path order.
+/// path order. The run report holds every file's report only when `keep` is set.
 pub fn run<R>(
     files: &[PathBuf],
     options: &Options,
     backups: &Backups,
+    keep: bool,
     render: R,
     mut on_file: impl FnMut(&FileReport, Option<&[u8]>),
 ) -> Result<RunReport>
 where
     R: Fn(&FileReport, &Change) -> Option<Vec<u8>> + Sync,
 {
-    let mut reports = Vec::with_capacity(files.len());
+    let mut reports = Vec::new();
+    let mut migrated = Vec::new();
     let mut summary = Summary::default();
     crate::parallel::for_each_ordered(
         files,
@@ -161,11 +168,17 @@ where
         |(report, rendered): (FileReport, Option<Vec<u8>>)| {
             on_file(&report, rendered.as_deref());
             summary.add(report.status);
-            reports.push(report);
+            if report.status == Status::Migrated {
+                migrated.push((report.path.clone(), report.abs_path.clone()));
+            }
+            if keep {
+                reports.push(report);
+            }
         },
     )?;
     Ok(RunReport {
         files: reports,
+        migrated,
         summary,
         backup_run: backups.run_id(),
         unrelated_dirty: Vec::new(),
