@@ -156,24 +156,20 @@ pub struct FileError {
     pub message: String,
 }
 
-/// The whole check result (the `--format json` document).
+/// What a check run adds up to; the findings and warnings themselves go to `on_file` as they come,
+/// so memory stays flat however many files there are.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct CheckReport {
-    pub findings: Vec<Finding>,
-    pub warnings: Vec<Warning>,
     pub summary: Summary,
     pub errors: Vec<FileError>,
 }
 
 /// Check `files` in parallel; `on_file` sees each file's findings and warnings in path order
-/// (empty for clean, skipped and failed files). The report keeps
-/// the findings only when `keep` is set (renderers that print at the end); streaming renderers
-/// leave it off so memory stays flat however many files there are.
+/// (empty for clean, skipped and failed files).
 pub fn run(
     files: &[PathBuf],
     options: &Options,
     cache: &Cache,
-    keep: bool,
     mut on_file: impl FnMut(&[Finding], &[Warning]),
 ) -> crate::error::Result<CheckReport> {
     let mut report = CheckReport::default();
@@ -193,10 +189,6 @@ pub fn run(
                     report.summary.findings += findings.len();
                 }
                 on_file(&findings, &warnings);
-                if keep {
-                    report.findings.extend(findings);
-                    report.warnings.extend(warnings);
-                }
             }
             FileCheck::Skipped { .. } => {
                 report.summary.skipped += 1;

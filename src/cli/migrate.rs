@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
 use crate::fsio::{display_path, project_root};
 use crate::migrate::{self, Change, FileReport, Options};
+use crate::report::json_stream::Array;
 use crate::report::{diff, migrate_text};
 use crate::rewrite::Template;
 use crate::vcs::{self, Repo};
@@ -81,25 +82,26 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
             .unwrap_or_default()
         })
     };
-    let keep = args.format == Format::Json;
-    let report = migrate::run(
-        &files,
-        &options,
-        &backups,
-        keep,
-        render,
-        |file, rendered| {
-            if !text {
-                return;
-            }
-            if let Some(bytes) = rendered {
-                let _ = stdout.write_all(bytes);
-            }
-            if !args.common.quiet {
-                let _ = migrate_text::write_file(&mut stderr, file, args.common.verbose);
-            }
-        },
-    )?;
+    // The JSON document's `files` array is written as the files come; the rest follows at the end.
+    let mut files_json = None;
+    if args.format == Format::Json {
+        let _ = stdout.write_all(b"{\n  ");
+        files_json = Array::open(&mut stdout, Some("files"), 2).ok();
+    }
+    let report = migrate::run(&files, &options, &backups, render, |file, rendered| {
+        if let Some(array) = files_json.as_mut() {
+            let _ = array.push(&mut stdout, file);
+        }
+        if !text {
+            return;
+        }
+        if let Some(bytes) = rendered {
+            let _ = stdout.write_all(bytes);
+        }
+        if !args.common.quiet {
+            let _ = migrate_text::write_file(&mut stderr, file, args.common.verbose);
+        }
+    })?;
     let mut report = report;
     if let Some(dirty) = &dirty {
         report.unrelated_dirty = unrelated_dirty(dirty, &files, &base);
@@ -111,9 +113,12 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     let _ = stdout.flush();
     match args.format {
         Format::Json => {
-            let json = serde_json::to_string_pretty(&report)
+            if let Some(array) = files_json {
+                let _ = array.close(&mut stdout);
+            }
+            let rest = serde_json::to_string_pretty(&report)
                 .map_err(|e| Error::new("IO_ERROR", format!("cannot encode the report: {e}")))?;
-            let _ = writeln!(stdout, "{json}");
+            let _ = writeln!(stdout, ",{}", rest.strip_prefix('{').unwrap_or(&rest));
         }
         Format::Text if !args.common.quiet => {
             let _ =

@@ -124,10 +124,9 @@ impl Summary {
 /// The outcome of a whole run.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
-    /// Every file's report, when the run was asked to keep them (`keep`); empty otherwise, so a
-    /// text run's memory stays flat however many files there are.
-    pub files: Vec<FileReport>,
-    /// Display and absolute paths of the files migrated (for `--commit`), kept in every run.
+    /// Display and absolute paths of the files migrated (for `--commit`). Each file's full report
+    /// goes to `on_file` as it comes and is not kept, so memory stays flat however many files
+    /// there are.
     #[serde(skip)]
     pub migrated: Vec<(String, PathBuf)>,
     pub summary: Summary,
@@ -142,19 +141,17 @@ pub struct RunReport {
 
 /// Migrate `files`. `render` turns a file's change into output (a diff, say) on the worker
 /// threads, so rendering runs in parallel too; `on_file` gets each report and its rendering in
-/// path order. The run report holds every file's report only when `keep` is set.
+/// path order.
 pub fn run<R>(
     files: &[PathBuf],
     options: &Options,
     backups: &Backups,
-    keep: bool,
     render: R,
     mut on_file: impl FnMut(&FileReport, Option<&[u8]>),
 ) -> Result<RunReport>
 where
     R: Fn(&FileReport, &Change) -> Option<Vec<u8>> + Sync,
 {
-    let mut reports = Vec::new();
     let mut migrated = Vec::new();
     let mut summary = Summary::default();
     crate::parallel::for_each_ordered(
@@ -171,13 +168,9 @@ where
             if report.status == Status::Migrated {
                 migrated.push((report.path.clone(), report.abs_path.clone()));
             }
-            if keep {
-                reports.push(report);
-            }
         },
     )?;
     Ok(RunReport {
-        files: reports,
         migrated,
         summary,
         backup_run: backups.run_id(),

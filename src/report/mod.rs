@@ -1,8 +1,10 @@
 //! Renderers: they read plans and outcomes and print them; none of them changes anything.
 
+pub mod check_json;
 pub mod check_text;
 pub mod diff;
 pub mod github;
+pub mod json_stream;
 pub mod migrate_text;
 pub mod progress;
 pub mod sarif;
