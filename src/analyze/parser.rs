@@ -36,10 +36,10 @@ impl BashParser {
             .ok_or_else(|| Error::new("PARSE_FAILED", "tree-sitter returned no tree"))
     }
 
-    /// Parse the whole of `source`, reusing the unchanged parts of `old` (already edited to
-    /// match).
-    pub fn reparse(&mut self, source: &[u8], old: &Tree) -> Result<Tree> {
-        self.set_ranges(&[])?;
+    /// Parse `ranges` of `source` (all of it when empty), reusing the unchanged parts of `old`
+    /// (already edited to match).
+    pub fn reparse(&mut self, source: &[u8], old: &Tree, ranges: &[Range]) -> Result<Tree> {
+        self.set_ranges(ranges)?;
         self.parser
             .parse(source, Some(old))
             .ok_or_else(|| Error::new("PARSE_FAILED", "tree-sitter returned no tree"))

@@ -185,9 +185,20 @@ pub fn apply_checked(
         .scope
         .as_ref()
         .and_then(|ranges| checked.map_ranges(ranges));
+    let edited = || {
+        let mut old = analysis.tree.clone();
+        for edit in checked.input_edits(source) {
+            old.edit(&edit);
+        }
+        old
+    };
     let (tree, original_errors) = match (&analysis.scope, mapped) {
         (Some(_), Some(ranges)) => (
-            parser.parse_ranges(&rewritten, &tree_sitter_ranges(&rewritten, &ranges))?,
+            parser.reparse(
+                &rewritten,
+                &edited(),
+                &tree_sitter_ranges(&rewritten, &ranges),
+            )?,
             analysis.parse_errors,
         ),
         // An edit outside the parsed chunks: compare whole parses before and after.
@@ -195,13 +206,10 @@ pub fn apply_checked(
             parser.parse(&rewritten)?,
             parser::error_count(&parser.parse(source)?),
         ),
-        (None, _) => {
-            let mut old = analysis.tree.clone();
-            for edit in checked.input_edits(source) {
-                old.edit(&edit);
-            }
-            (parser.reparse(&rewritten, &old)?, analysis.parse_errors)
-        }
+        (None, _) => (
+            parser.reparse(&rewritten, &edited(), &[])?,
+            analysis.parse_errors,
+        ),
     };
     let errors = parser::error_count(&tree);
     if errors > original_errors {
