@@ -230,14 +230,18 @@ mod tests {
 
     #[test]
     fn rewrite_that_breaks_the_syntax_is_refused() {
-        let source = b"if true; then\n  echo SUCCESS\nfi\necho done\n";
+        let source = b"ls\nif true; then\n  echo SUCCESS\nfi\necho done\n";
         let mut parser = BashParser::new().expect("parser");
-        let analysis = analyze::analyze(&mut parser, source).expect("analysis");
+        let scoped = analyze::analyze(&mut parser, source).expect("analysis");
+        assert_eq!(scoped.scope, Some(vec![3..source.len()]), "`ls` is left out");
+        let whole = analyze::analyze_whole(&mut parser, source).expect("analysis");
         let mut plan = Plan::default();
         let fi = source.windows(2).position(|w| w == b"fi").expect("fi");
         plan.push(fi, fi + 2, "", Reason::JsonBlock);
-        let result = apply_checked(&plan, &analysis, source, &mut parser);
-        assert_eq!(result.map_err(|e| e.code), Err("REWRITE_PARSE_ERROR"));
+        for analysis in [scoped, whole] {
+            let result = apply_checked(&plan, &analysis, source, &mut parser);
+            assert_eq!(result.map_err(|e| e.code), Err("REWRITE_PARSE_ERROR"));
+        }
     }
 
     #[test]
