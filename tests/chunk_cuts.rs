@@ -1,7 +1,11 @@
 //! Every cut the chunk lexer makes falls between two top-level statements of tree-sitter's own
-//! parse of the whole file, for every script under fixtures/.
+//! parse of the whole file, for every script under fixtures/ and for generated scripts.
 
-use skillmod::analyze::{BashParser, chunks::chunk_starts};
+mod common;
+
+use common::{PIECES, generated_script};
+use proptest::prelude::*;
+use skillmod::analyze::{BashParser, chunks::chunk_starts, parser::error_count};
 
 fn scripts(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     for entry in std::fs::read_dir(dir).expect("read fixtures") {
@@ -15,7 +19,7 @@ fn scripts(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
 }
 
 /// Cuts that split a top-level node of the full parse.
-pub fn bad_cuts(parser: &mut BashParser, source: &[u8]) -> Option<Vec<usize>> {
+fn bad_cuts(parser: &mut BashParser, source: &[u8]) -> Option<Vec<usize>> {
     let starts = chunk_starts(source)?;
     let tree = parser.parse(source).expect("parse");
     let root = tree.root_node();
@@ -55,4 +59,19 @@ fn cuts_fall_between_top_level_statements_in_every_fixture() {
         "only {chunked} of {} files chunked",
         files.len()
     );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    #[test]
+    fn cuts_fall_between_top_level_statements_in_generated_scripts(
+        picks in proptest::collection::vec((0..PIECES.len(), 0usize..3), 1..14)
+    ) {
+        let source = generated_script(&picks);
+        let mut parser = BashParser::new().expect("parser");
+        let clean = error_count(&parser.parse(source.as_bytes()).expect("parse")) == 0;
+        if let (true, Some(bad)) = (clean, bad_cuts(&mut parser, source.as_bytes())) {
+            prop_assert!(bad.is_empty(), "cuts inside statements at {:?} in:\n{}", bad, source);
+        }
+    }
 }

@@ -3,6 +3,9 @@
 //! get right (heredocs, multi-line strings and substitutions, compound commands, functions whose
 //! body starts on the next line, captured and piped calls, continuation lines).
 
+mod common;
+
+use common::{PIECES, generated_script};
 use proptest::prelude::*;
 use skillmod::analyze::{self, Analysis, BashParser, parser::error_count};
 
@@ -122,51 +125,6 @@ fn a_parse_error_in_a_parsed_chunk_falls_back_to_the_whole_file() {
     );
 }
 
-/// Statements the generator strings together; `{i}` becomes a number so names differ.
-const PIECES: &[&str] = &[
-    "echo \"SUCCESS\"\n",
-    "echo \"Confidence: $C\" >&2\n",
-    "echo COMPLETE | tee log\n",
-    "echo 'Created: out/{i}.txt'\n",
-    "x{i}=$(echo \"Modified: a\")\n",
-    "printf 'noise\\n'\n",
-    "cat <<EOF\nSUCCESS\necho \"Created: in heredoc\"\nEOF\n",
-    "cat <<-'Q'\n\tif fi done )\n\tQ\n",
-    "s{i}=\"multi\nline echo SUCCESS\n\"\n",
-    "y{i}=$(\n  ls\n  echo \"Created: c\"\n)\n",
-    "if [ -n \"$a\" ]\nthen\n  echo \"Confidence: 0.{i}\"\nfi\n",
-    "case $m in\n  a) echo SUCCESS;;\n  (b|c) echo \"Modified: m\" ;;\nesac\n",
-    "for f in a b; do\n  echo \"Created: $f\"\ndone\n",
-    "while read -r l\ndo\n  echo \"$l\"\ndone < in.txt\n",
-    "f{i}()\n{\n  echo \"Created: fn{i}\"\n}\n",
-    "function g{i} {\n  echo COMPLETE\n}\n",
-    "function h{i}()\n{\n  echo \"Confidence: 0.5\"\n}\n",
-    "function k{i}\n{ echo SUCCESS; }\n",
-    "w{i}=$(h{i}; k{i})\n",
-    "v{i}=$(f{i})\n",
-    "g{i} | wc -l\n",
-    "f{i}\n",
-    "g{i} > out.log\n",
-    "ls \\\n  -l && echo SUCCESS\n",
-    "true &&\n  echo \"Confidence: 1\"\n",
-    "arr{i}=(\n  one\n  two\n)\n",
-    "# echo SUCCESS in a comment\n",
-    "n{i}=$(( {i} << 2 ))\n",
-    "trap 'echo bye' EXIT\n",
-    "{ echo \"Created: grouped\"; } 2>/dev/null\n",
-    "( echo SUCCESS )\n",
-    "echo \"${v:-SUCCESS}\" \"$#\" ${#x}\n",
-    "exit 0\n",
-];
-
-fn script(picks: &[(usize, usize)]) -> String {
-    let mut text = String::from("#!/bin/bash\n");
-    for &(piece, i) in picks {
-        text.push_str(&PIECES[piece % PIECES.len()].replace("{i}", &(i % 3).to_string()));
-    }
-    text
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
     #[test]
@@ -174,6 +132,6 @@ proptest! {
         picks in proptest::collection::vec((0..PIECES.len(), 0usize..3), 1..14)
     ) {
         let mut parser = BashParser::new().expect("parser");
-        agree(&mut parser, script(&picks).as_bytes());
+        agree(&mut parser, generated_script(&picks).as_bytes());
     }
 }

@@ -698,4 +698,17 @@ mod tests {
             assert_eq!(chunks(src), None, "{src:?}");
         }
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_input_gives_ordered_cuts_inside_the_file_or_none(
+            text in "[ \\t\\n;&|()<>{}'\"`$\\\\#a-z=!\\[\\]-]{0,200}"
+        ) {
+            if let Some(starts) = chunk_starts(text.as_bytes()) {
+                proptest::prop_assert_eq!(starts.first(), Some(&0));
+                proptest::prop_assert!(starts.windows(2).all(|w| w[0] < w[1]));
+                proptest::prop_assert!(starts.iter().all(|&s| s <= text.len()));
+            }
+        }
+    }
 }

@@ -135,3 +135,50 @@ pub fn fixture_cases(name: &str) -> Vec<PathBuf> {
     dirs.sort();
     dirs
 }
+
+/// Statements that property tests string together into scripts: the constructs the chunk lexer
+/// has to get right. `{i}` becomes a number so names differ.
+pub const PIECES: &[&str] = &[
+    "echo \"SUCCESS\"\n",
+    "echo \"Confidence: $C\" >&2\n",
+    "echo COMPLETE | tee log\n",
+    "echo 'Created: out/{i}.txt'\n",
+    "x{i}=$(echo \"Modified: a\")\n",
+    "printf 'noise\\n'\n",
+    "cat <<EOF\nSUCCESS\necho \"Created: in heredoc\"\nEOF\n",
+    "cat <<-'Q'\n\tif fi done )\n\tQ\n",
+    "s{i}=\"multi\nline echo SUCCESS\n\"\n",
+    "y{i}=$(\n  ls\n  echo \"Created: c\"\n)\n",
+    "if [ -n \"$a\" ]\nthen\n  echo \"Confidence: 0.{i}\"\nfi\n",
+    "case $m in\n  a) echo SUCCESS;;\n  (b|c) echo \"Modified: m\" ;;\nesac\n",
+    "for f in a b; do\n  echo \"Created: $f\"\ndone\n",
+    "while read -r l\ndo\n  echo \"$l\"\ndone < in.txt\n",
+    "f{i}()\n{\n  echo \"Created: fn{i}\"\n}\n",
+    "function g{i} {\n  echo COMPLETE\n}\n",
+    "function h{i}()\n{\n  echo \"Confidence: 0.5\"\n}\n",
+    "function k{i}\n{ echo SUCCESS; }\n",
+    "w{i}=$(h{i}; k{i})\n",
+    "v{i}=$(f{i})\n",
+    "g{i} | wc -l\n",
+    "f{i}\n",
+    "g{i} > out.log\n",
+    "ls \\\n  -l && echo SUCCESS\n",
+    "true &&\n  echo \"Confidence: 1\"\n",
+    "arr{i}=(\n  one\n  two\n)\n",
+    "# echo SUCCESS in a comment\n",
+    "n{i}=$(( {i} << 2 ))\n",
+    "trap 'echo bye' EXIT\n",
+    "{ echo \"Created: grouped\"; } 2>/dev/null\n",
+    "( echo SUCCESS )\n",
+    "echo \"${v:-SUCCESS}\" \"$#\" ${#x}\n",
+    "exit 0\n",
+];
+
+/// A script made of the `PIECES` picked, `{i}` replaced by the second number (mod 3).
+pub fn generated_script(picks: &[(usize, usize)]) -> String {
+    let mut text = String::from("#!/bin/bash\n");
+    for &(piece, i) in picks {
+        text.push_str(&PIECES[piece % PIECES.len()].replace("{i}", &(i % 3).to_string()));
+    }
+    text
+}
