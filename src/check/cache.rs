@@ -13,8 +13,9 @@ use crate::fsio::STATE_DIR;
 
 /// Entries beyond this many are dropped (keeping this run's) so the file stays small.
 const MAX_ENTRIES: usize = 200_000;
-/// Bumped when the stored shape changes, so old caches are dropped rather than misread.
-const FORMAT: &str = "2";
+/// Bumped when the stored shape or the analysis changes, so old caches are dropped rather than
+/// misread or trusted.
+const FORMAT: &str = "3";
 
 /// A finding without its path (content, not location, is the key).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
