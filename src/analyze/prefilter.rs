@@ -22,37 +22,41 @@ fn finders() -> &'static (Vec<Finder<'static>>, Finder<'static>) {
     })
 }
 
-/// False only when no legacy statement can be in `source`, so the parse can be skipped.
+/// False only when no legacy statement can be in `source`, so the parse can be skipped. Markers
+/// and `<<` are found in the whole file first; only the lines holding one get a closer look.
 pub fn may_hold_legacy(source: &[u8]) -> bool {
     let (markers, echo) = finders();
-    if !markers.iter().any(|m| m.find(source).is_some()) {
+    let mut hits: Vec<usize> = markers.iter().flat_map(|m| m.find_iter(source)).collect();
+    if hits.is_empty() {
         return false;
     }
-    let lines: Vec<&[u8]> = source.split(|&b| b == b'\n').collect();
-    let mut heredoc: Option<Heredoc> = None;
+    hits.sort_unstable();
+    let operators: Vec<usize> = memchr::memmem::find_iter(source, b"<<").collect();
+    let (mut hit, mut operator) = (0, 0);
     let mut previous_continues = false;
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        if let Some(doc) = &heredoc {
-            if doc.ends_at(line) {
-                heredoc = None;
-            }
-            i += 1;
-            continue;
+    let mut start = 0;
+    while start < source.len() {
+        let end = memchr::memchr(b'\n', &source[start..]).map_or(source.len(), |p| start + p);
+        let line = &source[start..end];
+        while hits.get(hit).is_some_and(|&h| h < start) {
+            hit += 1;
         }
-        let has_marker = markers.iter().any(|m| m.find(line).is_some());
+        while operators.get(operator).is_some_and(|&o| o < start) {
+            operator += 1;
+        }
+        let has_marker = hits.get(hit).is_some_and(|&h| h < end);
         if has_marker && (previous_continues || echo.find(line).is_some()) {
             return true;
         }
         previous_continues = line.trim_ascii_end().ends_with(b"\\");
-        if let Some(doc) = heredoc_start(line) {
+        start = end + 1;
+        let opens = operators.get(operator).is_some_and(|&o| o < end);
+        if let Some(doc) = opens.then(|| heredoc_start(line)).flatten() {
             // Only trust a heredoc whose closing line exists; otherwise scan on as plain code.
-            if lines[i + 1..].iter().any(|l| doc.ends_at(l)) {
-                heredoc = Some(doc);
+            if let Some(after) = doc.end_after(source, start) {
+                start = after;
             }
         }
-        i += 1;
     }
     false
 }
@@ -63,6 +67,19 @@ struct Heredoc {
 }
 
 impl Heredoc {
+    /// Where the line after this heredoc's closing line starts, for a body starting at `from`.
+    fn end_after(&self, source: &[u8], from: usize) -> Option<usize> {
+        let mut start = from;
+        while start < source.len() {
+            let end = memchr::memchr(b'\n', &source[start..]).map_or(source.len(), |p| start + p);
+            if self.ends_at(&source[start..end]) {
+                return Some(end + 1);
+            }
+            start = end + 1;
+        }
+        None
+    }
+
     fn ends_at(&self, line: &[u8]) -> bool {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let line = if self.strip_tabs {
