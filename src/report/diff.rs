@@ -62,11 +62,16 @@ pub fn write_unified(
 }
 
 fn write_lines(out: &mut dyn Write, sign: u8, style: Style, lines: &[&[u8]]) -> io::Result<()> {
+    let plain = style.is_plain();
     for line in lines {
-        write!(out, "{style}")?;
+        if !plain {
+            write!(out, "{style}")?;
+        }
         out.write_all(&[sign])?;
         out.write_all(line.strip_suffix(b"\n").unwrap_or(line))?;
-        write!(out, "{style:#}")?;
+        if !plain {
+            write!(out, "{style:#}")?;
+        }
         out.write_all(b"\n")?;
         if !line.ends_with(b"\n") {
             out.write_all(b"\\ No newline at end of file\n")?;
