@@ -3,20 +3,9 @@
 
 mod common;
 
-use common::{PIECES, generated_script};
+use common::{PIECES, fixture_scripts, generated_script};
 use proptest::prelude::*;
 use skillmod::analyze::{BashParser, chunks::chunk_starts, parser::error_count};
-
-fn scripts(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("read fixtures") {
-        let path = entry.expect("entry").path();
-        if path.is_dir() {
-            scripts(&path, out);
-        } else if path.extension().is_some_and(|e| e == "sh") {
-            out.push(path);
-        }
-    }
-}
 
 /// Cuts that split a top-level node of the full parse.
 fn bad_cuts(parser: &mut BashParser, source: &[u8]) -> Option<Vec<usize>> {
@@ -38,8 +27,7 @@ fn bad_cuts(parser: &mut BashParser, source: &[u8]) -> Option<Vec<usize>> {
 
 #[test]
 fn cuts_fall_between_top_level_statements_in_every_fixture() {
-    let mut files = Vec::new();
-    scripts(std::path::Path::new("fixtures"), &mut files);
+    let files = fixture_scripts();
     assert!(files.len() > 40, "fixtures found: {}", files.len());
     let mut parser = BashParser::new().expect("parser");
     let mut chunked = 0;

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{PIECES, generated_script};
+use common::{PIECES, fixture_scripts, generated_script};
 use proptest::prelude::*;
 use skillmod::analyze::{self, Analysis, BashParser, parser::error_count};
 
@@ -47,21 +47,9 @@ fn agree(parser: &mut BashParser, source: &[u8]) -> Option<f64> {
     Some(read as f64 / source.len().max(1) as f64)
 }
 
-fn scripts(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("read fixtures") {
-        let path = entry.expect("entry").path();
-        if path.is_dir() {
-            scripts(&path, out);
-        } else if path.extension().is_some_and(|e| e == "sh") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn every_fixture_script_gets_the_same_analysis_scoped_and_whole() {
-    let mut files = Vec::new();
-    scripts(std::path::Path::new("fixtures"), &mut files);
+    let files = fixture_scripts();
     let mut parser = BashParser::new().expect("parser");
     let scoped = files
         .iter()

@@ -182,3 +182,20 @@ pub fn generated_script(picks: &[(usize, usize)]) -> String {
     }
     text
 }
+
+/// Every `.sh` file under fixtures/, at any depth.
+pub fn fixture_scripts() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("read fixtures") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "sh") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&fixtures(), &mut out);
+    out
+}
