@@ -39,7 +39,7 @@ const BAR: &str = " files (";
 #[test]
 fn progress_bar_shows_on_a_terminal_for_long_runs_only() {
     let dir = tempfile::tempdir().expect("tempdir");
-    many_skills(dir.path(), 2500);
+    many_skills(dir.path(), 1500);
     let long = on_terminal(dir.path(), "check --no-cache -j1 .", false);
     assert!(long.contains(BAR), "no progress bar on a terminal");
     assert!(
@@ -48,6 +48,17 @@ fn progress_bar_shows_on_a_terminal_for_long_runs_only() {
     );
     let quiet = on_terminal(dir.path(), "check --no-cache -q -j1 .", false);
     assert!(!quiet.contains(BAR), "--quiet still drew a bar");
+    let migrate = on_terminal(
+        dir.path(),
+        "migrate --dry-run --no-backup --format json -j1 .",
+        false,
+    );
+    assert!(migrate.contains(BAR), "no progress bar for a long migrate");
+    let quiet_migrate = on_terminal(dir.path(), "migrate --dry-run --no-backup -q -j1 .", false);
+    assert!(
+        !quiet_migrate.contains(BAR),
+        "--quiet migrate still drew a bar"
+    );
     let piped = run(skillmod(dir.path()).args(["check", "--no-cache", "-j1", "."]));
     assert!(
         !stderr(&piped).contains(BAR),

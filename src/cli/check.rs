@@ -39,7 +39,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     let mut failed_write = None;
     let report = check::run(&files, &options, &cache, |findings, warnings| {
         progress.inc();
-        let written = match args.format {
+        let written = progress.suspend(|| match args.format {
             CheckFormat::Text if !args.common.quiet => {
                 check_text::write_file(&mut stdout, findings, warnings)
             }
@@ -51,7 +51,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
                 .as_mut()
                 .map_or(Ok(()), |w| w.push(&mut stdout, findings, warnings)),
             CheckFormat::Text => Ok(()),
-        };
+        });
         if let Err(e) = written {
             failed_write.get_or_insert(e);
         }

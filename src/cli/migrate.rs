@@ -12,6 +12,7 @@ use crate::fsio::backup::Backups;
 use crate::fsio::{display_path, project_root};
 use crate::migrate::{self, Change, FileReport, Options};
 use crate::report::json_stream::Array;
+use crate::report::progress::Progress;
 use crate::report::{diff, migrate_text};
 use crate::rewrite::Template;
 use crate::vcs::{self, Repo};
@@ -88,20 +89,25 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         let _ = stdout.write_all(b"{\n  ");
         files_json = Array::open(&mut stdout, Some("files"), 2).ok();
     }
+    let mut progress = Progress::new(files.len(), args.common.quiet);
     let report = migrate::run(&files, &options, &backups, render, |file, rendered| {
-        if let Some(array) = files_json.as_mut() {
-            let _ = array.push(&mut stdout, file);
-        }
-        if !text {
-            return;
-        }
-        if let Some(bytes) = rendered {
-            let _ = stdout.write_all(bytes);
-        }
-        if !args.common.quiet {
-            let _ = migrate_text::write_file(&mut stderr, file, args.common.verbose);
-        }
+        progress.inc();
+        progress.suspend(|| {
+            if let Some(array) = files_json.as_mut() {
+                let _ = array.push(&mut stdout, file);
+            }
+            if !text {
+                return;
+            }
+            if let Some(bytes) = rendered {
+                let _ = stdout.write_all(bytes);
+            }
+            if !args.common.quiet {
+                let _ = migrate_text::write_file(&mut stderr, file, args.common.verbose);
+            }
+        });
     })?;
+    progress.finish();
     let mut report = report;
     if let Some(dirty) = &dirty {
         report.unrelated_dirty = unrelated_dirty(dirty, &files, &base);

@@ -44,6 +44,15 @@ impl Progress {
         }
     }
 
+    /// Run `write` with the bar taken off the terminal while it writes, so output never mixes
+    /// with the bar (stdout and stderr are usually the same terminal).
+    pub fn suspend<R>(&self, write: impl FnOnce() -> R) -> R {
+        match &self.bar {
+            Some(bar) if self.shown => bar.suspend(write),
+            _ => write(),
+        }
+    }
+
     pub fn finish(self) {
         if let Some(bar) = self.bar {
             bar.finish_and_clear();
