@@ -2,6 +2,7 @@
 //! own module and returns an exit status, so tests can call them directly.
 
 pub mod check;
+pub mod contract_info;
 mod generated;
 pub mod migrate;
 pub mod restore;
@@ -321,8 +322,8 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Restore(args) => restore::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Validate(args) => validate::run(&args),
-        Command::Schema(args) => validate::schema(&args),
-        Command::Templates(args) => validate::templates(&args),
+        Command::Schema(args) => contract_info::schema(&args),
+        Command::Templates(args) => contract_info::templates(&args),
         Command::Completions(args) => generated::completions(args.shell),
         Command::Man => generated::man(),
     }

@@ -1,17 +1,15 @@
 //! `skillmod validate`: check captured outputs (files, stdin, JSON Lines) or a skill's own run
-//! against a schema; `skillmod schema` and `skillmod templates` show what the contract is.
+//! against a schema.
 
 use std::io::{Read, Write};
 use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{Format, SchemaArgs, TemplatesArgs, ValidateArgs};
+use super::{Format, ValidateArgs};
 use crate::contract::run::{RunResult, run_skill};
-use crate::contract::schema::BUILTIN_SCHEMAS;
 use crate::contract::{self, Outcome, ParseOptions, Schema};
 use crate::error::{Error, Result};
-use crate::rewrite::template::BUILTINS;
 
 #[derive(Debug, Serialize)]
 struct Validated {
@@ -185,41 +183,4 @@ fn write_text(out: &mut dyn Write, report: &Report, quiet: bool) -> std::io::Res
         "{} outputs: {} valid, {} invalid",
         s.total, s.valid, s.invalid
     )
-}
-
-pub fn schema(args: &SchemaArgs) -> Result<i32> {
-    let mut out = std::io::stdout().lock();
-    let written = match &args.name {
-        None => BUILTIN_SCHEMAS
-            .iter()
-            .try_for_each(|s| writeln!(out, "{:<24} {}", s.name, s.description)),
-        Some(name) => {
-            let schema = Schema::load(name)?;
-            serde_json::to_string_pretty(&schema.document)
-                .map_err(std::io::Error::other)
-                .and_then(|text| writeln!(out, "{text}"))
-        }
-    };
-    written.map_err(|e| Error::new("IO_ERROR", format!("cannot write: {e}")))?;
-    Ok(0)
-}
-
-pub fn templates(args: &TemplatesArgs) -> Result<i32> {
-    let mut out = std::io::stdout().lock();
-    let written = match &args.name {
-        None => BUILTINS
-            .iter()
-            .try_for_each(|t| writeln!(out, "{:<16} {}", t.name, t.description)),
-        Some(name) => match BUILTINS.iter().find(|t| t.name == name) {
-            Some(t) => write!(out, "{}", t.source),
-            None => {
-                return Err(Error::new(
-                    "TEMPLATE_NOT_FOUND",
-                    format!("no built-in template '{name}'; `skillmod templates` lists them"),
-                ));
-            }
-        },
-    };
-    written.map_err(|e| Error::new("IO_ERROR", format!("cannot write: {e}")))?;
-    Ok(0)
 }
