@@ -40,8 +40,8 @@ struct Call<'s, 't> {
     site: Site<'t>,
 }
 
-/// What one walk collects: `echo` and `cat` commands, calls, function definitions, and whether
-/// the block marker comment is present.
+/// What one walk collects: `echo`, `cat`, `printf` and `trap` commands, calls, function
+/// definitions, and whether the block marker comment is present.
 #[derive(Debug)]
 pub struct Survey<'s, 't> {
     pub echoes: Vec<Site<'t>>,
@@ -298,9 +298,10 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                 }
             };
             let parent_kind = stack.last().map(|f| f.kind);
-            let frame = self.enter(node, kinds, parent_kind, blocked, function);
+            let holds = self.holds_offset(node);
+            let frame = self.enter(node, holds, kinds, parent_kind, blocked, function);
             if let Some(frame) = frame
-                && self.holds_offset(node)
+                && holds
                 && cursor.goto_first_child()
             {
                 stack.push(frame);
@@ -318,10 +319,12 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
         }
     }
 
-    /// Record what matters about `node`; returns the frame for its children (None: skip them).
+    /// Record what matters about `node` (`holds`: an interesting offset lies inside it); returns
+    /// the frame for its children (None: skip them).
     fn enter(
         &mut self,
         node: Node<'t>,
+        holds: bool,
         kinds: &Kinds,
         parent_kind: Option<u16>,
         blocked: Option<NotStdout>,
@@ -329,7 +332,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
     ) -> Option<Frame> {
         let kind = node.kind_id();
         // A `cat` is reached through its redirected statement, whose heredoc holds the offset.
-        let relevant = self.holds_offset(node) || parent_kind == Some(kinds.redirected_statement);
+        let relevant = holds || parent_kind == Some(kinds.redirected_statement);
         if !relevant {
             return None;
         }

@@ -1,10 +1,10 @@
 //! `skillmod check`: report live legacy statements; exit 1 when any is found, 2 on errors.
 
-use std::io::Write;
+use std::io::{self, Write};
 
 use super::{CheckArgs, CheckFormat, working_dir};
 use crate::check::cache::Cache;
-use crate::check::{self, Options};
+use crate::check::{self, CheckReport, Finding, Options, Warning};
 use crate::error::{Error, Result};
 use crate::fsio::project_root;
 use crate::report::check_json::CheckJsonWriter;
@@ -28,30 +28,12 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     let color = args.common.color.choice();
     let mut stdout = anstream::AutoStream::new(std::io::stdout().lock(), color);
     let mut progress = Progress::new(files.len(), args.common.quiet);
-    let mut json = None;
-    let mut sarif = None;
-    let started = match args.format {
-        CheckFormat::Json => CheckJsonWriter::start(&mut stdout).map(|w| json = Some(w)),
-        CheckFormat::Sarif => SarifWriter::start(&mut stdout).map(|w| sarif = Some(w)),
-        _ => Ok(()),
-    };
-    started.map_err(write_error)?;
+    let mut renderer =
+        Renderer::start(args.format, args.common.quiet, &mut stdout).map_err(write_error)?;
     let mut failed_write = None;
     let report = check::run(&files, &options, &cache, |findings, warnings| {
         progress.inc();
-        let written = progress.suspend(|| match args.format {
-            CheckFormat::Text if !args.common.quiet => {
-                check_text::write_file(&mut stdout, findings, warnings)
-            }
-            CheckFormat::Github => github::write(&mut stdout, findings, warnings),
-            CheckFormat::Json => json
-                .as_mut()
-                .map_or(Ok(()), |w| w.push(&mut stdout, findings, warnings)),
-            CheckFormat::Sarif => sarif
-                .as_mut()
-                .map_or(Ok(()), |w| w.push(&mut stdout, findings, warnings)),
-            CheckFormat::Text => Ok(()),
-        });
+        let written = progress.suspend(|| renderer.file(&mut stdout, findings, warnings));
         if let Err(e) = written {
             failed_write.get_or_insert(e);
         }
@@ -61,12 +43,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     if let Some(e) = failed_write {
         return Err(write_error(e));
     }
-    let written = match (args.format, json, sarif) {
-        (CheckFormat::Text, _, _) => check_text::write_summary(&mut stdout, &report),
-        (CheckFormat::Json, Some(w), _) => w.finish(&mut stdout, &report),
-        (CheckFormat::Sarif, _, Some(w)) => w.finish(&mut stdout),
-        _ => Ok(()),
-    };
+    let written = renderer.finish(&mut stdout, &report);
     written.and_then(|_| stdout.flush()).map_err(write_error)?;
     if args.format != CheckFormat::Text {
         let mut stderr = anstream::AutoStream::new(std::io::stderr().lock(), color);
@@ -85,4 +62,47 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
 
 fn write_error(e: std::io::Error) -> Error {
     Error::new("IO_ERROR", format!("cannot write the report: {e}"))
+}
+
+/// The output of one `--format`, fed file by file and finished once.
+enum Renderer {
+    Text { quiet: bool },
+    Github,
+    Json(CheckJsonWriter),
+    Sarif(SarifWriter),
+}
+
+impl Renderer {
+    fn start(format: CheckFormat, quiet: bool, out: &mut dyn Write) -> io::Result<Renderer> {
+        Ok(match format {
+            CheckFormat::Text => Renderer::Text { quiet },
+            CheckFormat::Github => Renderer::Github,
+            CheckFormat::Json => Renderer::Json(CheckJsonWriter::start(out)?),
+            CheckFormat::Sarif => Renderer::Sarif(SarifWriter::start(out)?),
+        })
+    }
+
+    fn file(
+        &mut self,
+        out: &mut dyn Write,
+        findings: &[Finding],
+        warnings: &[Warning],
+    ) -> io::Result<()> {
+        match self {
+            Renderer::Text { quiet: false } => check_text::write_file(out, findings, warnings),
+            Renderer::Text { quiet: true } => Ok(()),
+            Renderer::Github => github::write(out, findings, warnings),
+            Renderer::Json(writer) => writer.push(out, findings, warnings),
+            Renderer::Sarif(writer) => writer.push(out, findings, warnings),
+        }
+    }
+
+    fn finish(self, out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
+        match self {
+            Renderer::Text { .. } => check_text::write_summary(out, report),
+            Renderer::Github => Ok(()),
+            Renderer::Json(writer) => writer.finish(out, report),
+            Renderer::Sarif(writer) => writer.finish(out),
+        }
+    }
 }

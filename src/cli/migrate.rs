@@ -90,7 +90,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         files_json = Array::open(&mut stdout, Some("files"), 2).ok();
     }
     let mut progress = Progress::new(files.len(), args.common.quiet);
-    let report = migrate::run(&files, &options, &backups, render, |file, rendered| {
+    let mut report = migrate::run(&files, &options, &backups, render, |file, rendered| {
         progress.inc();
         progress.suspend(|| {
             if let Some(array) = files_json.as_mut() {
@@ -108,7 +108,6 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         });
     })?;
     progress.finish();
-    let mut report = report;
     if let Some(dirty) = &dirty {
         report.unrelated_dirty = unrelated_dirty(dirty, &files, &base);
     }

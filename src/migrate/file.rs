@@ -89,23 +89,22 @@ pub fn process_file(
             options.default_confidence,
         ),
     };
-    let plan = planned.map(|mut plan| {
-        if options.stdout_to_stderr {
-            for write in &analysis.stdout_writes {
-                plan.push(
-                    write.end,
-                    write.end,
-                    " >&2",
-                    Reason::StdoutToStderr { line: write.line },
-                );
-            }
+    let mut plan = match planned {
+        Ok(plan) => plan,
+        Err(e) => return fail(report, e),
+    };
+    if options.stdout_to_stderr {
+        for write in &analysis.stdout_writes {
+            plan.push(
+                write.end,
+                write.end,
+                " >&2",
+                Reason::StdoutToStderr { line: write.line },
+            );
         }
-        plan
-    });
-    let (plan, body) = match plan.and_then(|plan| {
-        rewrite::apply_checked(&plan, &analysis, &script.body, parser).map(|body| (plan, body))
-    }) {
-        Ok(done) => done,
+    }
+    let body = match rewrite::apply_checked(&plan, &analysis, &script.body, parser) {
+        Ok(body) => body,
         Err(e) => return fail(report, e),
     };
     let after = script.with_body(&body);

@@ -181,10 +181,6 @@ pub fn apply_checked(
 ) -> Result<Vec<u8>> {
     let checked = plan.without_runtime();
     let rewritten = checked.apply(source)?;
-    let mapped = analysis
-        .scope
-        .as_ref()
-        .and_then(|ranges| checked.map_ranges(ranges));
     let edited = || {
         let mut old = analysis.tree.clone();
         for edit in checked.input_edits(source) {
@@ -192,8 +188,12 @@ pub fn apply_checked(
         }
         old
     };
-    let (tree, original_errors) = match (&analysis.scope, mapped) {
-        (Some(_), Some(ranges)) => (
+    let mapped = analysis
+        .scope
+        .as_ref()
+        .map(|ranges| checked.map_ranges(ranges));
+    let (tree, original_errors) = match mapped {
+        Some(Some(ranges)) => (
             parser.reparse(
                 &rewritten,
                 &edited(),
@@ -202,11 +202,11 @@ pub fn apply_checked(
             analysis.parse_errors,
         ),
         // An edit outside the parsed chunks: compare whole parses before and after.
-        (Some(_), None) => (
+        Some(None) => (
             parser.parse(&rewritten)?,
             parser::error_count(&parser.parse(source)?),
         ),
-        (None, _) => (
+        None => (
             parser.reparse(&rewritten, &edited(), &[])?,
             analysis.parse_errors,
         ),
@@ -219,6 +219,9 @@ pub fn apply_checked(
                 "the rewritten script would not parse ({errors} parse errors, the original had {original_errors}); nothing was written. Please report this script"
             ),
         ));
+    }
+    if checked.edits.len() == plan.edits.len() {
+        return Ok(rewritten);
     }
     plan.apply(source)
 }
