@@ -45,8 +45,8 @@ fn analyzer(c: &mut Criterion) {
         b.iter(|| {
             let analysis = analyze::analyze(&mut parser, TYPICAL).expect("analysis");
             let context = values::static_values(&analysis.legacy, 0.85, "bench");
-            let plan =
-                rewrite::plan_comment_mode(&analysis, TYPICAL, &template, &context).expect("plan");
+            let plan = rewrite::plan_comment_mode(&analysis, TYPICAL, &template, &context, None)
+                .expect("plan");
             rewrite::apply_checked(&plan, &analysis, TYPICAL, &mut parser).map(|v| v.len())
         })
     });

@@ -3,6 +3,7 @@
 
 pub mod chunks;
 pub mod context;
+pub mod flow;
 pub mod legacy;
 pub mod parser;
 pub mod prefilter;
@@ -26,6 +27,17 @@ use std::ops::Range;
 pub const BLOCK_MARKER: &str = "# skillmod:json-output";
 /// Heredoc delimiter of the JSON block (seed 000's choice).
 pub const BLOCK_DELIMITER: &str = "EOF_JSON";
+/// How capture mode's runtime line starts; its presence marks a migrated script.
+pub const RUNTIME_MARKER: &str = ": 'skillmod:json-output runtime";
+/// How the runtime line's generated part ends.
+pub const RUNTIME_END: &str = "trap __skm_emit EXIT;";
+
+/// Byte range of capture mode's runtime line in `source`, if it has one: what the survey skips.
+pub fn runtime_range(source: &[u8]) -> Option<Range<usize>> {
+    let start = memchr::memmem::find(source, RUNTIME_MARKER.as_bytes())?;
+    let end = memchr::memmem::find(&source[start..], RUNTIME_END.as_bytes())?;
+    Some(start..start + end + RUNTIME_END.len())
+}
 
 /// One legacy output statement: an `echo` whose printed text is a legacy result line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -153,6 +165,7 @@ fn needles() -> Vec<&'static [u8]> {
         b"trap",
         BLOCK_DELIMITER.as_bytes(),
         BLOCK_MARKER.as_bytes(),
+        RUNTIME_MARKER.as_bytes(),
     ]);
     needles
 }
@@ -165,7 +178,18 @@ fn examine(
     scope: Option<Vec<Range<usize>>>,
 ) -> (Analysis, Vec<Vec<u8>>) {
     let (legacy, already_migrated, stdout_writes, exit_traps, wanted) = {
-        let survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), &needles());
+        let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), &needles());
+        let runtime = runtime_range(source);
+        if let Some(range) = &runtime {
+            for sites in [
+                &mut survey.echoes,
+                &mut survey.printfs,
+                &mut survey.cats,
+                &mut survey.traps,
+            ] {
+                sites.retain(|site| !range.contains(&site.node.start_byte()));
+            }
+        }
         let mut legacy: Vec<LegacyStatement> = survey
             .echoes
             .iter()
@@ -174,6 +198,7 @@ fn examine(
             .collect();
         legacy.sort_by_key(|s| s.start);
         let has_block = survey.marker_comment
+            || runtime.is_some()
             || (memchr::memmem::find(source, BLOCK_DELIMITER.as_bytes()).is_some()
                 && survey.cats.iter().any(|site| {
                     survey.reach(site).is_ok() && opens_json_heredoc(site.node, source)
@@ -242,23 +267,36 @@ fn stdout_write(command: Node<'_>, source: &[u8]) -> StdoutWrite {
     }
 }
 
-/// A `trap` command that sets (or resets) the EXIT trap, or whose signals are unknown.
+/// A `trap` command that sets (or resets) the EXIT trap, or whose signals are unknown. The action
+/// may be computed at run time (`trap "rm -f $TMP" EXIT`); only a signal list that is, or an
+/// unquoted action that word splitting could turn into several words, makes it dynamic.
 fn exit_trap(command: Node<'_>, source: &[u8]) -> Option<ExitTrap> {
     let name = command.child_by_field_name("name")?;
     let mut cursor = command.walk();
-    let args: Vec<Option<String>> = command
+    // Each argument: its literal value, if known now, and whether word splitting may cut it.
+    let mut args: Vec<TrapArg> = command
         .children_by_field_name("argument", &mut cursor)
-        .map(|a| words::word_value(a, source).as_literal())
+        .map(|a| (words::word_value(a, source).as_literal(), splits(a)))
         .collect();
-    let literal: Vec<&str> = args.iter().flatten().map(String::as_str).collect();
-    if literal.first().is_some_and(|a| matches!(*a, "-p" | "-l")) {
-        return None;
+    match args.first().and_then(|(text, _)| text.as_deref()) {
+        Some("-p" | "-l") => return None,
+        Some("--") => {
+            args.remove(0);
+        }
+        _ => {}
     }
-    let dynamic = args.iter().any(Option::is_none);
-    let signals = literal.iter().skip(1);
-    let sets_exit = signals
-        .clone()
-        .any(|s| matches!(*s, "EXIT" | "0" | "SIGEXIT"));
+    let (action, signals): (Option<&TrapArg>, &[TrapArg]) = match args.as_slice() {
+        [] => return None,
+        // One argument is a signal to reset.
+        [only] => (None, std::slice::from_ref(only)),
+        [first, rest @ ..] => (Some(first), rest),
+    };
+    let dynamic = signals.iter().any(|(text, _)| text.is_none())
+        || action.is_some_and(|(text, split)| text.is_none() && *split);
+    let sets_exit = signals.iter().any(|(text, _)| {
+        text.as_deref()
+            .is_some_and(|s| matches!(s, "EXIT" | "exit" | "0" | "SIGEXIT"))
+    });
     if !sets_exit && !dynamic {
         return None;
     }
@@ -279,6 +317,20 @@ fn exit_trap(command: Node<'_>, source: &[u8]) -> Option<ExitTrap> {
         in_subshell,
         dynamic,
     })
+}
+
+type TrapArg = (Option<String>, bool);
+
+/// True when the word holds an unquoted expansion, which word splitting may cut into several.
+fn splits(word: Node<'_>) -> bool {
+    match word.kind() {
+        "simple_expansion" | "expansion" | "command_substitution" | "arithmetic_expansion" => true,
+        "concatenation" => {
+            let mut cursor = word.walk();
+            word.named_children(&mut cursor).any(splits)
+        }
+        _ => false,
+    }
 }
 
 /// The statement's text on one line: backslash continuations joined, other line breaks as `\n`.

@@ -37,3 +37,68 @@ impl Dialect {
         }
     }
 }
+
+/// The real shell that judges a rewrite: `bash -O extglob -n` for bash scripts (extglob, as
+/// the scripts that use it enable it at run time), `dash -n` (else `sh -n`) for sh scripts.
+#[derive(Debug)]
+pub struct Judge {
+    program: std::path::PathBuf,
+    args: &'static [&'static str],
+    pub name: &'static str,
+}
+
+impl Judge {
+    /// The judge for `dialect`, when its shell is on this machine (found once per process).
+    pub fn for_dialect(dialect: Dialect) -> Option<&'static Judge> {
+        static BASH: std::sync::OnceLock<Option<Judge>> = std::sync::OnceLock::new();
+        static POSIX: std::sync::OnceLock<Option<Judge>> = std::sync::OnceLock::new();
+        match dialect {
+            Dialect::Bash => BASH.get_or_init(|| Judge::find("bash", &["-O", "extglob", "-n"])),
+            Dialect::Posix => POSIX.get_or_init(|| {
+                Judge::find("dash", &["-n"]).or_else(|| Judge::find("sh", &["-n"]))
+            }),
+        }
+        .as_ref()
+    }
+
+    fn find(name: &'static str, args: &'static [&'static str]) -> Option<Judge> {
+        which::which(name).ok().map(|program| Judge {
+            program,
+            args,
+            name,
+        })
+    }
+
+    /// Whether the shell's syntax check accepts `script` (read from stdin, nothing run): Ok, or
+    /// the shell's first complaint. None when the shell could not be run at all.
+    pub fn check(&self, script: &[u8]) -> Option<std::result::Result<(), String>> {
+        use std::io::Write;
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(&self.program)
+            .args(self.args)
+            .env_remove("BASH_ENV")
+            .env_remove("ENV")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .ok()?;
+        let mut stdin = child.stdin.take()?;
+        let script = script.to_vec();
+        // Written from another thread: the shell may stop reading early or fill stderr first.
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(&script);
+        });
+        let output = child.wait_with_output().ok()?;
+        let _ = writer.join();
+        if output.status.success() {
+            return Some(Ok(()));
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        Some(Err(stderr
+            .lines()
+            .next()
+            .unwrap_or("syntax error")
+            .to_string()))
+    }
+}

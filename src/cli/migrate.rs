@@ -10,11 +10,12 @@ use super::{Format, MigrateArgs, working_dir};
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
 use crate::fsio::{display_path, project_root};
+use crate::migrate::sourcing::Sourcing;
 use crate::migrate::{self, Change, FileReport, Options};
 use crate::report::json_stream::Array;
 use crate::report::progress::Progress;
 use crate::report::{diff, migrate_text};
-use crate::rewrite::Template;
+use crate::rewrite::{Template, capture};
 use crate::vcs::{self, Repo};
 
 /// Whether output to stdout gets color, as `--color`, NO_COLOR and the terminal decide.
@@ -47,6 +48,13 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         _ => None,
     };
     let backups = Backups::new(&project_root(&base));
+    let (runtime, sourcing) = match args.mode {
+        migrate::Mode::Capture => (
+            Some(capture::render_runtime(&template)?),
+            Sourcing::scan(&files, args.max_size),
+        ),
+        migrate::Mode::Comment => (None, Sourcing::default()),
+    };
     let options = Options {
         dry_run: args.dry_run,
         force: args.force,
@@ -62,6 +70,8 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         } else {
             dirty.clone()
         },
+        runtime,
+        sourcing,
     };
     let color = args.common.color.choice();
     let mut stdout = std::io::stdout().lock();

@@ -3,12 +3,16 @@
 
 use std::path::Path;
 
-use super::{Change, FileReport, Mode, Options, Status};
-use crate::analyze::{self, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, prefilter};
+use super::{Change, ErrorEntry, FileReport, Mode, Options, Status};
+use crate::analyze::shell::Judge;
+use crate::analyze::{
+    self, Analysis, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, RUNTIME_MARKER, flow, prefilter,
+};
 use crate::error::Error;
 use crate::fsio::backup::Backups;
 use crate::fsio::read::{ReadOutcome, read_script};
 use crate::fsio::{atomic, display_path, sha256_hex};
+use crate::rewrite::capture::Role;
 use crate::rewrite::{self, Reason, capture, values};
 
 /// Migrate one file; never panics on bad input, every problem is in the report.
@@ -46,7 +50,12 @@ pub fn process_file(
         report.status = Status::AlreadyMigrated;
         return (report, None);
     }
-    if analysis.legacy.is_empty() && !options.force {
+    // A script that sources a library with legacy lines needs the runtime for them.
+    let hosted = match options.mode {
+        Mode::Capture => options.sourcing.hosts_library(path),
+        Mode::Comment => None,
+    };
+    if analysis.legacy.is_empty() && !options.force && hosted.is_none() {
         report.status = Status::NoLegacy;
         return (report, None);
     }
@@ -79,15 +88,41 @@ pub fn process_file(
         Mode::Comment => {
             let context =
                 values::static_values(&analysis.legacy, options.default_confidence, &skill_name);
-            rewrite::plan_comment_mode(&analysis, &script.body, &options.template, &context)
+            report.notes.extend(
+                values::invalid_confidences(&analysis.legacy)
+                    .into_iter()
+                    .map(ErrorEntry::from),
+            );
+            let unreachable = last_command_always_exits(&analysis, &script.body, parser);
+            rewrite::plan_comment_mode(
+                &analysis,
+                &script.body,
+                &options.template,
+                &context,
+                unreachable,
+            )
         }
-        Mode::Capture => capture::plan_capture_mode(
-            &analysis,
-            &script.body,
-            &options.template,
-            &skill_name,
-            options.default_confidence,
-        ),
+        Mode::Capture => {
+            let role = capture_role(path, &analysis, &script.body, options, parser);
+            if let Some(note) = role_note(role, hosted) {
+                report.notes.push(note.into());
+            }
+            match &options.runtime {
+                Some(runtime) => capture::plan_capture_mode(
+                    &analysis,
+                    &script.body,
+                    runtime,
+                    role.0,
+                    &skill_name,
+                    options.default_confidence,
+                    hosted.unwrap_or(false),
+                ),
+                None => Err(Error::new(
+                    "INTERNAL_ERROR",
+                    "capture mode without a runtime; please report this",
+                )),
+            }
+        }
     };
     let mut plan = match planned {
         Ok(plan) => plan,
@@ -107,6 +142,9 @@ pub fn process_file(
         Ok(body) => body,
         Err(e) => return fail(report, e),
     };
+    if let Some(refusal) = judge(&analysis, &script.body, &body) {
+        return fail(report, refusal);
+    }
     let after = script.with_body(&body);
     let sha_after = sha256_hex(&after);
     let prefix = original.len() - script.body.len();
@@ -145,10 +183,112 @@ fn fail(mut report: FileReport, error: Error) -> (FileReport, Option<Change>) {
     (report, None)
 }
 
+/// The real shell has the last word: a rewrite it rejects, where it accepted the original, is
+/// refused whatever tree-sitter said. Nothing is judged where the shell is not installed.
+fn judge(analysis: &Analysis, before: &[u8], after: &[u8]) -> Option<Error> {
+    let judge = Judge::for_dialect(analysis.dialect)?;
+    let complaint = judge.check(after)?.err()?;
+    judge.check(before)?.ok()?;
+    Some(Error::new(
+        "REWRITE_SHELL_SYNTAX",
+        format!(
+            "`{} -n` accepts this script but would reject the rewrite ({complaint}); nothing was written. Migrate it by hand, and please report it",
+            judge.name
+        ),
+    ))
+}
+
+/// Why a script is a library, if it is one: no shebang, sourced by another selected script, or
+/// a `return` outside every function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LibraryReason {
+    NoShebang,
+    Sourced,
+    TopLevelReturn,
+}
+
+fn capture_role(
+    path: &Path,
+    analysis: &Analysis,
+    body: &[u8],
+    options: &Options,
+    parser: &mut BashParser,
+) -> (Role, Option<LibraryReason>) {
+    let reason = if !body.starts_with(b"#!") {
+        Some(LibraryReason::NoShebang)
+    } else if options.sourcing.is_library(path) {
+        Some(LibraryReason::Sourced)
+    } else if returns_at_top_level(analysis, body, parser) {
+        Some(LibraryReason::TopLevelReturn)
+    } else {
+        None
+    };
+    match reason {
+        Some(_) => (Role::Library, reason),
+        None => (Role::Script, None),
+    }
+}
+
+fn role_note((_, reason): (Role, Option<LibraryReason>), hosted: Option<bool>) -> Option<Error> {
+    let why = match reason {
+        Some(LibraryReason::NoShebang) => "has no shebang",
+        Some(LibraryReason::Sourced) => "is sourced by another selected script",
+        Some(LibraryReason::TopLevelReturn) => "returns at top level",
+        None => {
+            return hosted.map(|_| {
+                Error::new(
+                    "SOURCES_LIBRARY",
+                    "sources a library with legacy lines: it gets the runtime, which prints the JSON document those lines record into",
+                )
+            });
+        }
+    };
+    Some(Error::new(
+        "SOURCED_LIBRARY",
+        format!(
+            "{why}, so it is taken as a library meant to be sourced: no runtime or EXIT trap was added; its legacy lines record into the runtime of the script that sources it (a no-op where that script has none)"
+        ),
+    ))
+}
+
+/// A `return` outside functions. Only top-level chunks that hold the word and are not function
+/// definitions can have one; for those, a whole-file parse decides.
+fn returns_at_top_level(analysis: &Analysis, body: &[u8], parser: &mut BashParser) -> bool {
+    if memchr::memmem::find(body, b"return").is_none() {
+        return false;
+    }
+    if analysis.scope.is_none() {
+        return flow::has_top_level_return(analysis.tree.root_node(), body);
+    }
+    parser
+        .parse(body)
+        .is_ok_and(|tree| flow::has_top_level_return(tree.root_node(), body))
+}
+
+/// The line of a last command that always exits, decided on a whole-file tree (the functions it
+/// calls may lie outside the parsed chunks).
+fn last_command_always_exits(
+    analysis: &Analysis,
+    body: &[u8],
+    parser: &mut BashParser,
+) -> Option<usize> {
+    if analysis.final_exit.is_some()
+        || (memchr::memmem::find(body, b"exit").is_none()
+            && memchr::memmem::find(body, b"exec").is_none())
+    {
+        return None;
+    }
+    if analysis.scope.is_none() {
+        return flow::last_command_always_exits(analysis.tree.root_node(), body);
+    }
+    let tree = parser.parse(body).ok()?;
+    flow::last_command_always_exits(tree.root_node(), body)
+}
+
 /// False when the file can hold neither a legacy statement nor the JSON block.
 fn might_need_parse(body: &[u8]) -> bool {
     prefilter::may_hold_legacy(body)
-        || [BLOCK_MARKER, BLOCK_DELIMITER]
+        || [BLOCK_MARKER, BLOCK_DELIMITER, RUNTIME_MARKER]
             .iter()
             .any(|m| memchr::memmem::find(body, m.as_bytes()).is_some())
 }

@@ -2,6 +2,7 @@
 //! written with a backup. Files run in parallel; results come back in path order.
 
 mod file;
+pub mod sourcing;
 
 use std::path::{Path, PathBuf};
 
@@ -54,6 +55,8 @@ pub struct FileReport {
     pub sha256_before: Option<String>,
     pub sha256_after: Option<String>,
     pub errors: Vec<ErrorEntry>,
+    /// Remarks that do not stop the migration (a library, an invalid literal confidence).
+    pub notes: Vec<ErrorEntry>,
     #[serde(skip)]
     pub abs_path: PathBuf,
 }
@@ -93,6 +96,10 @@ pub struct Options {
     pub base: PathBuf,
     /// Inside git without `--allow-dirty`: files with uncommitted changes, never rewritten.
     pub dirty: Option<std::collections::HashSet<PathBuf>>,
+    /// Capture mode's runtime for `template`, rendered once per run.
+    pub runtime: Option<crate::rewrite::capture::Runtime>,
+    /// Which selected scripts source which (capture mode).
+    pub sourcing: sourcing::Sourcing,
 }
 
 /// Counts per status.
@@ -200,6 +207,7 @@ impl FileReport {
             sha256_before: None,
             sha256_after: None,
             errors: Vec::new(),
+            notes: Vec::new(),
             abs_path: path.to_path_buf(),
         }
     }

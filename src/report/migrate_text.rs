@@ -30,9 +30,11 @@ pub fn status_label(status: Status) -> &'static str {
     }
 }
 
-/// One file's lines: shown for every file when verbose, else only for skipped and failed ones.
+/// One file's lines: shown for every file when verbose, else only for skipped and failed ones
+/// and for files with notes.
 pub fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) -> io::Result<()> {
-    if !verbose && !matches!(file.status, Status::Skipped | Status::Failed) {
+    if !verbose && !matches!(file.status, Status::Skipped | Status::Failed) && file.notes.is_empty()
+    {
         return Ok(());
     }
     let style = status_style(file.status);
@@ -42,8 +44,8 @@ pub fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) -> io::
         status_label(file.status),
         file.path
     )?;
-    for error in &file.errors {
-        writeln!(out, "{:>16} {}: {}", "", error.code, error.message)?;
+    for entry in file.errors.iter().chain(&file.notes) {
+        writeln!(out, "{:>16} {}: {}", "", entry.code, entry.message)?;
     }
     if verbose {
         for statement in &file.legacy {

@@ -19,39 +19,64 @@ pub use template::Template;
 pub const LEGACY_PREFIX: &str = "# LEGACY (replaced with JSON): ";
 
 /// Plan comment mode: each legacy statement becomes `:` with its text kept in a LEGACY comment,
-/// and a heredoc JSON block rendered from `template` goes at the end of the main flow.
+/// and a heredoc JSON block rendered from `template` goes at the end of the main flow. Refused
+/// with `BLOCK_UNREACHABLE` when the script's last command always exits, so the block would
+/// never run.
 pub fn plan_comment_mode(
     analysis: &Analysis,
     source: &[u8],
     template: &Template,
     context: &impl serde::Serialize,
+    last_always_exits: Option<usize>,
 ) -> Result<Plan> {
+    if let Some(line) = last_always_exits {
+        return Err(Error::new(
+            "BLOCK_UNREACHABLE",
+            format!(
+                "line {line}: the script's last command always exits, so a JSON block after it would never run; migrate with --mode capture, which prints the JSON on every exit path"
+            ),
+        ));
+    }
     let mut plan = Plan::default();
     let eol = placement::line_ending(source);
     for statement in &analysis.legacy {
-        disable_statement(&mut plan, analysis, source, statement, eol);
+        disable_statement(&mut plan, analysis, source, statement);
     }
     let json = template.render(context)?;
-    // Quoted heredoc: the shell expands nothing in it; only the time token is filled in by sed.
+    // Quoted heredoc: the shell expands nothing in it; only the time token is filled in by sed
+    // (values never hold the token: the `json` filter escapes it inside strings).
     let printer = if json.contains(template::NOW_TOKEN) {
         format!(
-            "sed \"s/{}/$(date -u +%Y-%m-%dT%H:%M:%SZ)/\" <<'{BLOCK_DELIMITER}'",
+            "sed \"s/{}/$(date -u +%Y-%m-%dT%H:%M:%SZ)/\"",
             template::NOW_TOKEN
         )
     } else {
-        format!("cat <<'{BLOCK_DELIMITER}'")
+        "cat".to_string()
     };
-    let mut block = vec![
-        format!(
-            "{BLOCK_MARKER} template={} (written by skillmod; values from the legacy lines)",
-            template.name
-        ),
+    let marker = format!(
+        "{BLOCK_MARKER} template={} (written by skillmod; values from the legacy lines)",
+        template.name
+    );
+    let mut body: Vec<String> = json
+        .lines()
+        .map(|l| l.trim_end_matches('\r').to_string())
+        .collect();
+    body.push(BLOCK_DELIMITER.to_string());
+    let block = Block {
+        marker,
         printer,
-    ];
-    block.extend(json.lines().map(|l| l.trim_end_matches('\r').to_string()));
-    block.push(BLOCK_DELIMITER.to_string());
+        body,
+    };
     place_block(&mut plan, analysis, source, &block, eol);
     Ok(plan)
+}
+
+/// The comment-mode JSON block: its marker comment, the command that prints the heredoc (given
+/// on its stdin, `<<'EOF_JSON'`), and the heredoc's lines up to its delimiter.
+struct Block {
+    marker: String,
+    printer: String,
+    body: Vec<String>,
 }
 
 /// Replace the statement with `:` (same exit status, no output, no expansion of the original
@@ -61,10 +86,9 @@ fn disable_statement(
     analysis: &Analysis,
     source: &[u8],
     statement: &LegacyStatement,
-    eol: &str,
 ) {
     let line = statement.line;
-    if place_legacy_comment(plan, analysis, source, statement, eol) {
+    if place_legacy_comment(plan, analysis, source, statement) {
         plan.push(
             statement.start,
             statement.end,
@@ -101,14 +125,13 @@ fn legacy_comment(source: &[u8], statement: &LegacyStatement) -> Vec<u8> {
 }
 
 /// Put the statement's `# LEGACY (replaced with JSON): …` comment where the grammar allows one:
-/// before a trailing comment, at the end of the line, or on a line of its own before the
-/// statement. False when none of those is safe.
+/// before a trailing comment or at the end of the line; never on a line of its own, which would
+/// move every later line. False when neither is safe.
 pub(crate) fn place_legacy_comment(
     plan: &mut Plan,
     analysis: &Analysis,
     source: &[u8],
     statement: &LegacyStatement,
-    eol: &str,
 ) -> bool {
     let line = statement.line;
     let comment = legacy_comment(source, statement);
@@ -126,47 +149,78 @@ pub(crate) fn place_legacy_comment(
         plan.push(line_end, line_end, text, Reason::LegacyComment { line });
         return true;
     }
-    let line_start = placement::line_start(source, statement.start);
-    if placement::comment_can_start_at(tree, source, line_start) {
-        let mut text = placement::indentation(source, statement.start).to_vec();
-        text.extend(comment);
-        text.extend(eol.as_bytes());
-        plan.push(line_start, line_start, text, Reason::LegacyComment { line });
-        return true;
-    }
     false
 }
 
-/// Put the block before a final top-level `exit`, else at the end of the file, keeping the file's
-/// line endings and its missing final newline if it had none.
-fn place_block(plan: &mut Plan, analysis: &Analysis, source: &[u8], block: &[String], eol: &str) {
-    let joined = block.join(eol);
+/// Put the block where the main flow ends without moving any line of the script: before a final
+/// top-level `exit` on that exit's own line (the heredoc's lines follow it), else at the end of
+/// the file. The file's line endings and its missing final newline are kept; in a CRLF file no
+/// blank line is written, since bash would run a lone `\r` as a command.
+fn place_block(plan: &mut Plan, analysis: &Analysis, source: &[u8], block: &Block, eol: &str) {
+    let body = block.body.join(eol);
     if let Some(exit) = analysis.final_exit {
-        let line_start = placement::line_start(source, exit);
-        let text = if source[line_start..exit]
-            .iter()
-            .all(|b| matches!(b, b' ' | b'\t'))
-        {
+        let command = analysis
+            .tree
+            .root_node()
+            .descendant_for_byte_range(exit, exit + 4)
+            .and_then(|n| {
+                std::iter::successors(Some(n), |n| n.parent())
+                    .find(|n| n.start_byte() == exit && n.kind() == "command")
+            });
+        let exit_end = command.map_or(exit + 4, |n| n.end_byte());
+        let bare = command.is_some_and(|c| c.child_by_field_name("argument").is_none());
+        // `{ cat; exit N; } <<'EOF_JSON'`: the exit stays as it was, on its own line, and
+        // tree-sitter-bash reads this form right (not `cat <<'EOF_JSON'; exit N`). A bare `exit`
+        // exits with the status of the command before it, so that status is kept.
+        if bare {
+            let open = format!("skillmod_status=$?; {{ {}; ", block.printer);
+            plan.push(exit, exit, open, Reason::JsonBlock);
+            let close = format!(" \"$skillmod_status\"; }} <<'{BLOCK_DELIMITER}'");
+            plan.push(exit_end, exit_end, close, Reason::JsonBlock);
+        } else {
             plan.push(
-                line_start,
-                line_start,
-                format!("{joined}{eol}"),
+                exit,
+                exit,
+                format!("{{ {}; ", block.printer),
                 Reason::JsonBlock,
             );
-            return;
-        } else {
-            format!("{eol}{joined}{eol}")
-        };
-        plan.push(exit, exit, text, Reason::JsonBlock);
+            let close = format!("; }} <<'{BLOCK_DELIMITER}'");
+            plan.push(exit_end, exit_end, close, Reason::JsonBlock);
+        }
+        let line_end = placement::line_end(source, exit_end);
+        match placement::trailing_comment(&analysis.tree, source, exit_end) {
+            Some(at) => plan.push(at, at, format!("{} ", block.marker), Reason::JsonBlock),
+            None => plan.push(
+                line_end,
+                line_end,
+                format!(" {}", block.marker),
+                Reason::JsonBlock,
+            ),
+        }
+        let after = memchr::memchr(b'\n', &source[line_end..]).map(|i| line_end + i + 1);
+        match after {
+            Some(at) => plan.push(at, at, format!("{body}{eol}"), Reason::JsonBlock),
+            None => plan.push(
+                source.len(),
+                source.len(),
+                format!("{eol}{body}"),
+                Reason::JsonBlock,
+            ),
+        }
         return;
     }
+    let joined = format!(
+        "{}{eol}{} <<'{BLOCK_DELIMITER}'{eol}{body}",
+        block.marker, block.printer
+    );
+    let blank = if eol == "\n" { eol } else { "" };
     let end = source.len();
     let text = if source.is_empty() {
         format!("{joined}{eol}")
     } else if source.ends_with(b"\n") {
-        format!("{eol}{joined}{eol}")
+        format!("{blank}{joined}{eol}")
     } else {
-        format!("{eol}{eol}{joined}")
+        format!("{eol}{blank}{joined}")
     };
     plan.push(end, end, text, Reason::JsonBlock);
 }
@@ -258,7 +312,7 @@ mod tests {
         let analysis = analyze::analyze(&mut parser, source).expect("analysis");
         let context = values::static_values(&analysis.legacy, 0.85, "t");
         let template = Template::load("skill-output-v1").expect("built-in template");
-        let plan = plan_comment_mode(&analysis, source, &template, &context).expect("plan");
+        let plan = plan_comment_mode(&analysis, source, &template, &context, None).expect("plan");
         let rewritten = apply_checked(&plan, &analysis, source, &mut parser).expect("valid");
         let fresh = parser.parse(&rewritten).expect("parse");
         assert_eq!(parser::error_count(&fresh), 0);

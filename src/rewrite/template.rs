@@ -116,12 +116,16 @@ impl Template {
 /// passes it through unquoted. JSON-escaped strings never hold a raw U+0001, so it cannot clash.
 pub const RUNTIME_SENTINEL: char = '\u{1}';
 
-/// Compact JSON for any value: strings get every quote, backslash and control character escaped.
+/// Compact JSON for any value: strings get every quote, backslash and control character escaped,
+/// and the time token inside a value is written with `@` as `\u0040` (the same JSON string), so
+/// only the template's own token is ever replaced by the time.
 fn json_filter(value: Value) -> std::result::Result<Value, minijinja::Error> {
     if let Some(text) = value.as_str().filter(|t| t.starts_with(RUNTIME_SENTINEL)) {
         return Ok(Value::from_safe_string(text.to_string()));
     }
     serde_json::to_string(&value)
-        .map(Value::from_safe_string)
+        .map(|json| {
+            Value::from_safe_string(json.replace(NOW_TOKEN, &NOW_TOKEN.replacen('@', "\\u0040", 1)))
+        })
         .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string()))
 }

@@ -69,6 +69,27 @@ pub fn static_values(
     }
 }
 
+/// `CONFIDENCE_INVALID` for each literal confidence that is not a plain number in 0..1: the
+/// block then reports the default (or an earlier valid value), and the report says so.
+pub fn invalid_confidences(legacy: &[LegacyStatement]) -> Vec<crate::error::Error> {
+    legacy
+        .iter()
+        .filter(|s| s.kind == LegacyKind::Confidence)
+        .filter_map(|s| match &s.value {
+            Some(LegacyValue::Literal(text)) if parse_confidence(text).is_none() => {
+                Some(crate::error::Error::new(
+                    "CONFIDENCE_INVALID",
+                    format!(
+                        "line {}: confidence `{text}` is not a number in 0..1, so the JSON block does not use it",
+                        s.line
+                    ),
+                ))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// A confidence literal as a JSON number, when it is a plain decimal in 0..=1.
 pub fn parse_confidence(text: &str) -> Option<serde_json::Number> {
     let plain = !text.is_empty() && text.chars().all(|c| c.is_ascii_digit() || c == '.');
