@@ -166,7 +166,7 @@ fn migrated_skills_report_what_actually_happened_in_bash_and_dash() {
             checked += 1;
         }
     }
-    assert!(checked >= 26, "only {checked} runs checked");
+    assert!(checked >= 34, "only {checked} runs checked");
 }
 
 #[test]

@@ -36,7 +36,12 @@ pub fn process_file(
     let sha_before = sha256_hex(&original);
     report.sha256_before = Some(sha_before.clone());
     report.sha256_after = Some(sha_before.clone());
-    if !options.force && !might_need_parse(&script.body) {
+    // A script that sources a library with legacy lines needs the runtime for them.
+    let hosted = match options.mode {
+        Mode::Capture => options.sourcing.hosts_library(path),
+        Mode::Comment => None,
+    };
+    if !options.force && hosted.is_none() && !might_need_parse(&script.body) {
         report.status = Status::NoLegacy;
         return (report, None);
     }
@@ -50,11 +55,6 @@ pub fn process_file(
         report.status = Status::AlreadyMigrated;
         return (report, None);
     }
-    // A script that sources a library with legacy lines needs the runtime for them.
-    let hosted = match options.mode {
-        Mode::Capture => options.sourcing.hosts_library(path),
-        Mode::Comment => None,
-    };
     if analysis.legacy.is_empty() && !options.force && hosted.is_none() {
         report.status = Status::NoLegacy;
         return (report, None);
