@@ -516,3 +516,12 @@ fn a_bom_without_a_shebang_stays_valid() {
             .starts_with(b"\xEF\xBB\xBF")
     );
 }
+
+#[test]
+fn a_bare_final_exit_keeps_its_status_in_comment_mode() {
+    let text = std::fs::read(fixtures().join("migrate/bare_final_exit/input.sh")).expect("input");
+    let (before, after) = before_and_after("bash", "comment", "execute.sh", &text);
+    assert_eq!(before.status, Some(1));
+    assert_eq!(after.status, before.status);
+    assert_eq!(valid_document(&after.stdout)["confidence"], 0.7);
+}

@@ -167,26 +167,36 @@ fn place_block(plan: &mut Plan, analysis: &Analysis, source: &[u8], block: &Bloc
                 std::iter::successors(Some(n), |n| n.parent())
                     .find(|n| n.start_byte() == exit && n.kind() == "command")
             });
-        let exit_end = command.map_or(exit + 4, |n| n.end_byte());
+        let command_end = command.map_or(exit + 4, |n| n.end_byte());
+        let mut exit_end = command_end;
+        // `exit 0;`: the group closes after the script's own `;` (tree-sitter-bash misreads a
+        // `;` after a heredoc operator).
+        let blanks = source[exit_end..]
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+        let own_semicolon = source.get(exit_end + blanks) == Some(&b';')
+            && source.get(exit_end + blanks + 1) != Some(&b';');
+        if own_semicolon {
+            exit_end += blanks + 1;
+        }
+        let separator = if own_semicolon { "" } else { ";" };
         let bare = command.is_some_and(|c| c.child_by_field_name("argument").is_none());
         // `{ cat; exit N; } <<'EOF_JSON'`: the exit stays as it was, on its own line, and
         // tree-sitter-bash reads this form right (not `cat <<'EOF_JSON'; exit N`). A bare `exit`
         // exits with the status of the command before it, so that status is kept.
-        if bare {
-            let open = format!("skillmod_status=$?; {{ {}; ", block.printer);
-            plan.push(exit, exit, open, Reason::JsonBlock);
-            let close = format!(" \"$skillmod_status\"; }} <<'{BLOCK_DELIMITER}'");
-            plan.push(exit_end, exit_end, close, Reason::JsonBlock);
+        let open = if bare {
+            format!("skillmod_status=$?; {{ {}; ", block.printer)
         } else {
-            plan.push(
-                exit,
-                exit,
-                format!("{{ {}; ", block.printer),
-                Reason::JsonBlock,
-            );
-            let close = format!("; }} <<'{BLOCK_DELIMITER}'");
-            plan.push(exit_end, exit_end, close, Reason::JsonBlock);
+            format!("{{ {}; ", block.printer)
+        };
+        plan.push(exit, exit, open, Reason::JsonBlock);
+        if bare {
+            let status = " \"$skillmod_status\"";
+            plan.push(command_end, command_end, status, Reason::JsonBlock);
         }
+        let close = format!("{separator} }} <<'{BLOCK_DELIMITER}'");
+        plan.push(exit_end, exit_end, close, Reason::JsonBlock);
         let line_end = placement::line_end(source, exit_end);
         match placement::trailing_comment(&analysis.tree, source, exit_end) {
             Some(at) => plan.push(at, at, format!("{} ", block.marker), Reason::JsonBlock),
