@@ -83,14 +83,12 @@ impl Judge {
             .stderr(Stdio::piped())
             .spawn()
             .ok()?;
-        let mut stdin = child.stdin.take()?;
-        let script = script.to_vec();
-        // Written from another thread: the shell may stop reading early or fill stderr first.
-        let writer = std::thread::spawn(move || {
-            let _ = stdin.write_all(&script);
-        });
+        // The shell reads all of stdin or stops at its first error (then the write fails with
+        // a broken pipe, which is fine); its stderr is a line or two, so neither side blocks.
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(script);
+        }
         let output = child.wait_with_output().ok()?;
-        let _ = writer.join();
         if output.status.success() {
             return Some(Ok(()));
         }
