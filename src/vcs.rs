@@ -79,16 +79,33 @@ impl Repo {
         Ok(dirty)
     }
 
-    /// Files that differ between `rev` and the work tree.
+    /// Files that differ between `rev` and the work tree. `rev` is resolved to a commit first
+    /// (`rev-parse --verify --end-of-options`), so a value such as `--output=FILE` is a revision
+    /// that does not exist, never an option.
     pub fn changed_since(&self, rev: &str) -> Result<HashSet<PathBuf>> {
+        let invalid = |why: String| {
+            Error::new(
+                "INVALID_REVISION",
+                format!("cannot list files changed since '{rev}': {why}"),
+            )
+        };
+        let spec = format!("{rev}^{{commit}}");
+        let resolved = self
+            .git(&[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                "--end-of-options",
+                &spec,
+            ])
+            .map_err(|_| invalid("no such commit".to_string()))?;
+        let hash = String::from_utf8_lossy(&resolved).trim().to_string();
+        if hash.is_empty() || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(invalid("no such commit".to_string()));
+        }
         let out = self
-            .git(&["diff", "--name-only", "-z", "--no-renames", rev, "--"])
-            .map_err(|e| {
-                Error::new(
-                    "INVALID_REVISION",
-                    format!("cannot list files changed since '{rev}': {}", e.message),
-                )
-            })?;
+            .git(&["diff", "--name-only", "-z", "--no-renames", &hash, "--"])
+            .map_err(|e| invalid(e.message))?;
         Ok(self.paths(&out))
     }
 

@@ -1,6 +1,9 @@
 //! A cache of check results keyed by a hash of the file's content (and skillmod's version), so a
 //! repeated check over an unchanged tree costs little more than reading the files. Stored as one
-//! JSON file under `.skillmod/cache/`; a missing or damaged cache is simply rebuilt.
+//! JSON file under `.skillmod/cache/` (or `--cache-dir`); a missing or damaged cache is simply
+//! rebuilt. The key is salted with a secret kept outside the repository (the user's cache folder,
+//! or the `--cache-dir` the user chose), so a cache file that came with a clone never matches and
+//! cannot make a file with legacy lines pass.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -15,7 +18,7 @@ use crate::fsio::STATE_DIR;
 const MAX_ENTRIES: usize = 200_000;
 /// Bumped when the stored shape or the analysis changes, so old caches are dropped rather than
 /// misread or trusted.
-const FORMAT: &str = "3";
+const FORMAT: &str = "4";
 
 /// A finding without its path (content, not location, is the key).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,6 +72,7 @@ struct Stored {
 /// The cache of one run: what was loaded, which entries this run hit, and what it added.
 pub struct Cache {
     path: Option<PathBuf>,
+    salt: [u8; 32],
     old: HashMap<Key, Entry>,
     hits: Mutex<Vec<Key>>,
     added: Mutex<HashMap<Key, Entry>>,
@@ -78,9 +82,37 @@ fn version() -> String {
     format!("{}+{FORMAT}", env!("CARGO_PKG_VERSION"))
 }
 
-/// The cache key of some content.
-pub fn key(content: &[u8]) -> Key {
-    Key(*blake3::hash(content).as_bytes())
+/// Where the cache lives and the secret its keys are salted with.
+struct Place {
+    file: PathBuf,
+    salt: [u8; 32],
+}
+
+/// Read the salt in `dir`, creating it (32 random bytes, mode 0600) on first use.
+fn salt_in(dir: &Path) -> Option<[u8; 32]> {
+    let path = dir.join("salt");
+    let mut salt = [0u8; 32];
+    if let Ok(text) = std::fs::read_to_string(&path)
+        && hex::decode_to_slice(text.trim(), &mut salt).is_ok()
+    {
+        return Some(salt);
+    }
+    std::fs::create_dir_all(dir).ok()?;
+    use std::io::Read;
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut salt))
+        .ok()?;
+    crate::fsio::atomic::write_atomic(&path, hex::encode(salt).as_bytes(), 0o600).ok()?;
+    Some(salt)
+}
+
+/// The user's own cache folder for skillmod (never inside a repository).
+fn user_cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("skillmod"))
 }
 
 impl Cache {
@@ -88,16 +120,40 @@ impl Cache {
     pub fn disabled() -> Cache {
         Cache {
             path: None,
+            salt: [0; 32],
             old: HashMap::new(),
             hits: Mutex::new(Vec::new()),
             added: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Load the cache under `root`; anything unreadable or from another version starts empty.
-    pub fn load(root: &Path) -> Cache {
-        let path = root.join(STATE_DIR).join("cache").join("check.json");
-        let old = std::fs::File::open(&path)
+    /// Load the cache: in `cache_dir` when given (a folder the user chose, which also holds the
+    /// salt), else under `root/.skillmod/cache` with the salt in the user's cache folder. No
+    /// usable salt, or an unsafe `.skillmod`, means no cache (with the reason). Anything
+    /// unreadable or from another version starts empty.
+    pub fn load(root: &Path, cache_dir: Option<&Path>) -> (Cache, Option<String>) {
+        let place = match cache_dir {
+            Some(dir) => salt_in(dir).map(|salt| Place {
+                file: dir.join("check.json"),
+                salt,
+            }),
+            None => match crate::fsio::backup::state_dir(root) {
+                Ok(state) => user_cache_dir()
+                    .and_then(|dir| salt_in(&dir))
+                    .map(|salt| Place {
+                        file: state.join("cache").join("check.json"),
+                        salt,
+                    }),
+                Err(e) => return (Cache::disabled(), Some(e.message)),
+            },
+        };
+        let Some(place) = place else {
+            return (
+                Cache::disabled(),
+                Some("no writable cache folder for the cache's key (set --cache-dir, XDG_CACHE_HOME or HOME); checking without a cache".to_string()),
+            );
+        };
+        let old = std::fs::File::open(&place.file)
             .ok()
             .and_then(|file| {
                 serde_json::from_reader::<_, Stored>(std::io::BufReader::new(file)).ok()
@@ -105,12 +161,19 @@ impl Cache {
             .filter(|stored| stored.version == version())
             .map(|stored| stored.entries)
             .unwrap_or_default();
-        Cache {
-            path: Some(path),
+        let cache = Cache {
+            path: Some(place.file),
+            salt: place.salt,
             old,
             hits: Mutex::new(Vec::new()),
             added: Mutex::new(HashMap::new()),
-        }
+        };
+        (cache, None)
+    }
+
+    /// The key of some content: BLAKE3 keyed with this cache's salt.
+    pub fn key(&self, content: &[u8]) -> Key {
+        Key(*blake3::keyed_hash(&self.salt, content).as_bytes())
     }
 
     pub fn get(&self, key: &Key) -> Option<Entry> {
@@ -163,8 +226,10 @@ impl Cache {
         if std::fs::create_dir_all(dir).is_err() {
             return;
         }
-        crate::fsio::ensure_state_ignored(dir.parent().unwrap_or(dir));
-        let _ = crate::fsio::atomic::write_atomic_with(&path, 0o644, |out| {
+        if dir.parent().and_then(|p| p.file_name()) == Some(std::ffi::OsStr::new(STATE_DIR)) {
+            crate::fsio::ensure_state_ignored(dir.parent().unwrap_or(dir));
+        }
+        let _ = crate::fsio::atomic::write_atomic_with(&path, 0o644, None, |out| {
             serde_json::to_writer(out, &stored).map_err(std::io::Error::other)
         });
     }

@@ -80,7 +80,7 @@ pub fn check_file(
             warnings: Vec::new(),
         };
     }
-    let key = cache::key(&script.body);
+    let key = cache.key(&script.body);
     let entry = match cache.get(&key) {
         Some(found) => found,
         None => match analyze::analyze(parser, &script.body) {

@@ -19,7 +19,11 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     let cache = if args.no_cache {
         Cache::disabled()
     } else {
-        Cache::load(&project_root(&base))
+        let (cache, warning) = Cache::load(&project_root(&base), args.cache_dir.as_deref());
+        if let Some(warning) = warning {
+            eprintln!("warning: {warning}");
+        }
+        cache
     };
     let options = Options {
         max_size: args.max_size,

@@ -9,7 +9,7 @@ use std::time::Instant;
 use super::{Format, MigrateArgs, working_dir};
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
-use crate::fsio::{display_path, project_root};
+use crate::fsio::{display_path, file_root};
 use crate::migrate::sourcing::Sourcing;
 use crate::migrate::{self, Change, FileReport, Options};
 use crate::report::json_stream::Array;
@@ -36,18 +36,40 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     let template = Template::load(&args.template)?;
     let files = args.paths.files("migrate")?;
     let base = working_dir()?;
-    let repo = Repo::discover(&base);
-    if args.commit && repo.is_none() {
+    let repos = repositories(&files, &base);
+    if args.commit && repos.is_empty() {
         return Err(Error::new(
             "NOT_A_GIT_REPO",
-            "--commit needs a git work tree",
+            "--commit needs the files to be in a git work tree",
         ));
     }
-    let dirty = match &repo {
-        Some(repo) if !args.dry_run => Some(repo.dirty()?),
-        _ => None,
+    if args.commit && repos.len() > 1 {
+        return Err(Error::new(
+            "MULTIPLE_REPOSITORIES",
+            format!(
+                "--commit makes one commit, but the files lie in {} git work trees; run once per repository (see docs/multi-repo.md)",
+                repos.len()
+            ),
+        ));
+    }
+    let dirty = if args.dry_run || repos.is_empty() {
+        None
+    } else {
+        let mut all = HashSet::new();
+        for repo in &repos {
+            all.extend(repo.dirty()?);
+        }
+        Some(all)
     };
-    let backups = Backups::new(&project_root(&base));
+    let backups = Backups::new();
+    let removed = if args.dry_run {
+        Vec::new()
+    } else {
+        let mut folders: Vec<&Path> = files.iter().filter_map(|f| f.parent()).collect();
+        folders.sort();
+        folders.dedup();
+        crate::fsio::atomic::remove_stale_temps(folders)
+    };
     let (runtime, sourcing) = match args.mode {
         migrate::Mode::Capture => (
             Some(capture::render_runtime(&template)?),
@@ -118,10 +140,18 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         });
     })?;
     progress.finish();
+    report.temp_files_removed = removed.iter().map(|p| display_path(p, &base)).collect();
+    if !removed.is_empty() && !args.common.quiet {
+        let _ = writeln!(
+            stderr,
+            "removed {} temp file(s) that an interrupted skillmod run left beside the scripts",
+            removed.len()
+        );
+    }
     if let Some(dirty) = &dirty {
         report.unrelated_dirty = unrelated_dirty(dirty, &files, &base);
     }
-    let commit_error = match (&repo, args.commit && !args.dry_run) {
+    let commit_error = match (repos.first(), args.commit && !args.dry_run) {
         (Some(repo), true) => commit_migrated(repo, &mut report, args).err(),
         _ => None,
     };
@@ -150,6 +180,21 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     } else {
         0
     })
+}
+
+/// The git work trees the files lie in (each file's own, not the working folder's), once each.
+fn repositories(files: &[PathBuf], base: &Path) -> Vec<Repo> {
+    let mut roots: Vec<PathBuf> = files
+        .iter()
+        .map(|f| file_root(f, base))
+        .filter(|root| root.join(".git").exists())
+        .collect();
+    roots.sort();
+    roots.dedup();
+    let mut repos: Vec<Repo> = roots.iter().filter_map(|r| Repo::discover(r)).collect();
+    repos.sort_by(|a, b| a.root.cmp(&b.root));
+    repos.dedup_by(|a, b| a.root == b.root);
+    repos
 }
 
 /// Dirty files in the work tree that this run did not select, relative to `base`, sorted.

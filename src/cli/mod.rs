@@ -210,6 +210,9 @@ pub struct CheckArgs {
     /// Neither read nor write the result cache in .skillmod/cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Keep the result cache in this folder instead of .skillmod/cache (a CI cache folder, say).
+    #[arg(long, value_name = "DIR", env = "SKILLMOD_CACHE_DIR")]
+    pub cache_dir: Option<PathBuf>,
     #[command(flatten)]
     pub common: Common,
 }
@@ -271,8 +274,12 @@ pub struct RestoreArgs {
     #[command(flatten)]
     pub paths: PathArgs,
     /// Backup run to restore (default: the latest).
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", conflicts_with = "since")]
     pub run: Option<String>,
+    /// Restore every run since this one (a run id, or a date or time such as 2026-11-21 or
+    /// 2026-11-21T22:00), newest first: undoes an interrupted run and its rerun together.
+    #[arg(long, value_name = "ID|DATE")]
+    pub since: Option<String>,
     /// Restore even files edited since the migration.
     #[arg(long)]
     pub force: bool,

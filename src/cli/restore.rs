@@ -1,5 +1,6 @@
-//! `skillmod restore`: put back the originals of a backup run, refusing to overwrite files edited
-//! since the migration unless `--force`.
+//! `skillmod restore`: put back the originals of one backup run, or of every run since a given
+//! one, newest first. Refuses to overwrite files edited since the migration unless `--force`,
+//! and never trusts the manifest: unsafe entries are refused with or without `--force`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -8,9 +9,12 @@ use serde::Serialize;
 
 use super::{Format, RestoreArgs, working_dir};
 use crate::error::{Error, Result};
-use crate::fsio::backup::{self, ManifestEntry};
+use crate::fsio::backup::{self, CheckedEntry};
 use crate::fsio::{atomic, display_path, project_root, sha256_hex};
 use crate::migrate::ErrorEntry;
+
+/// Permission bits restore may set: setuid, setgid and sticky never come back from a manifest.
+const MODE_MASK: u32 = 0o777;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -23,6 +27,7 @@ enum RestoreStatus {
 
 #[derive(Debug, Serialize)]
 struct RestoredFile {
+    run: String,
     path: String,
     status: RestoreStatus,
     errors: Vec<ErrorEntry>,
@@ -30,51 +35,68 @@ struct RestoredFile {
 
 #[derive(Debug, Serialize)]
 struct RestoreReport {
-    run: String,
+    /// The runs restored, newest first.
+    runs: Vec<String>,
+    /// Older runs left as they are.
+    older_runs: Vec<String>,
     files: Vec<RestoredFile>,
+    warnings: Vec<String>,
 }
 
 pub fn run(args: &RestoreArgs) -> Result<i32> {
     let base = working_dir()?;
     let root = project_root(&base);
-    let runs = backup::list_runs(&root);
+    let runs = backup::list_runs(&root)?;
     let color = args.common.color.choice();
     let mut stdout = anstream::AutoStream::new(std::io::stdout().lock(), color);
     if args.list {
         for run in &runs {
             let count = backup::load_run(&root, run)
-                .map(|(_, e)| e.len())
+                .map(|r| r.entries.len() + r.refused.len())
                 .unwrap_or(0);
             let _ = writeln!(stdout, "{run}\t{count} files");
         }
         return Ok(0);
     }
-    let run = match (&args.run, runs.last()) {
-        (Some(id), _) => id.clone(),
-        (None, Some(latest)) => latest.clone(),
-        (None, None) => {
-            return Err(Error::new(
-                "NO_BACKUPS",
-                format!(
-                    "no backup runs under {}; nothing to restore",
-                    root.join(crate::fsio::STATE_DIR).display()
-                ),
-            ));
-        }
+    let chosen = choose_runs(args, &runs, &root)?;
+    let older_runs: Vec<String> = match chosen.last() {
+        Some(oldest) => runs.iter().filter(|r| *r < oldest).cloned().collect(),
+        None => Vec::new(),
     };
-    let (dir, entries) = backup::load_run(&root, &run)?;
     let filters = filters(args);
     let mut report = RestoreReport {
-        run: run.clone(),
+        runs: chosen.clone(),
+        older_runs,
         files: Vec::new(),
+        warnings: Vec::new(),
     };
-    for entry in entries.iter().filter(|e| selected(&e.path, &filters)) {
-        let (status, error) = restore_one(&dir, entry, args.force);
-        report.files.push(RestoredFile {
-            path: display_path(&entry.path, &base),
-            status,
-            errors: error.into_iter().map(ErrorEntry::from).collect(),
-        });
+    for run in &chosen {
+        let loaded = backup::load_run(&root, run)?;
+        report.warnings.extend(loaded.warnings);
+        for (path, error) in loaded.refused {
+            report.files.push(RestoredFile {
+                run: run.clone(),
+                path,
+                status: RestoreStatus::Refused,
+                errors: vec![error.into()],
+            });
+        }
+        for entry in loaded
+            .entries
+            .iter()
+            .filter(|e| selected(&e.target, &filters))
+        {
+            let (status, error) = restore_one(entry, args.force);
+            report.files.push(RestoredFile {
+                run: run.clone(),
+                path: display_path(&entry.target, &base),
+                status,
+                errors: error.into_iter().map(ErrorEntry::from).collect(),
+            });
+        }
+    }
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
     }
     match args.format {
         Format::Json => {
@@ -82,32 +104,7 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
                 .map_err(|e| Error::new("IO_ERROR", format!("cannot encode the report: {e}")))?;
             let _ = writeln!(stdout, "{json}");
         }
-        Format::Text if !args.common.quiet => {
-            for file in &report.files {
-                if args.common.verbose || file.status != RestoreStatus::Unchanged {
-                    let label = match file.status {
-                        RestoreStatus::Restored => "restored",
-                        RestoreStatus::Unchanged => "unchanged",
-                        RestoreStatus::Refused => "refused",
-                        RestoreStatus::Failed => "failed",
-                    };
-                    let _ = writeln!(stdout, "{label:>10} {}", file.path);
-                    for e in &file.errors {
-                        let _ = writeln!(stdout, "{:>10} {}: {}", "", e.code, e.message);
-                    }
-                }
-            }
-            let restored = report
-                .files
-                .iter()
-                .filter(|f| f.status == RestoreStatus::Restored)
-                .count();
-            let _ = writeln!(
-                stdout,
-                "run {run}: {restored} of {} files restored",
-                report.files.len()
-            );
-        }
+        Format::Text if !args.common.quiet => write_text(&mut stdout, &report, args.common.verbose),
         Format::Text => {}
     }
     let bad = report
@@ -115,6 +112,103 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
         .iter()
         .any(|f| matches!(f.status, RestoreStatus::Refused | RestoreStatus::Failed));
     Ok(if bad { 1 } else { 0 })
+}
+
+/// The runs to restore, newest first: `--run ID`, every run since `--since`, or the latest.
+fn choose_runs(args: &RestoreArgs, runs: &[String], root: &Path) -> Result<Vec<String>> {
+    let none = || {
+        Error::new(
+            "NO_BACKUPS",
+            format!(
+                "no backup runs under {}; nothing to restore",
+                root.join(crate::fsio::STATE_DIR).display()
+            ),
+        )
+    };
+    if let Some(id) = &args.run {
+        return Ok(vec![id.clone()]);
+    }
+    if let Some(since) = &args.since {
+        let from = since_key(since)?;
+        let mut chosen: Vec<String> = runs.iter().filter(|r| **r >= from).cloned().collect();
+        chosen.reverse();
+        if chosen.is_empty() {
+            return Err(Error::new(
+                "NO_BACKUPS",
+                format!("no backup run since '{since}'; list runs with `skillmod restore --list`"),
+            ));
+        }
+        return Ok(chosen);
+    }
+    runs.last().map(|r| vec![r.clone()]).ok_or_else(none)
+}
+
+/// What a run id must sort at or after for `--since`: the id itself, or a date or time turned
+/// into the id format.
+fn since_key(since: &str) -> Result<String> {
+    if backup::is_run_id(since) {
+        return Ok(since.to_string());
+    }
+    let time = chrono::NaiveDateTime::parse_from_str(since, "%Y-%m-%dT%H:%M:%S")
+        .or_else(|_| chrono::NaiveDateTime::parse_from_str(since, "%Y-%m-%dT%H:%M"))
+        .or_else(|_| {
+            chrono::NaiveDate::parse_from_str(since, "%Y-%m-%d")
+                .map(|d| d.and_hms_opt(0, 0, 0).unwrap_or_default())
+        })
+        .map_err(|_| {
+            Error::new(
+                "INVALID_ARGUMENT",
+                format!(
+                    "--since takes a run id (like 20261121T223938.761Z) or a UTC date or time (2026-11-21, 2026-11-21T22:00), not '{since}'"
+                ),
+            )
+        })?;
+    Ok(time.format("%Y%m%dT%H%M%S").to_string())
+}
+
+fn write_text(out: &mut dyn Write, report: &RestoreReport, verbose: bool) {
+    for file in &report.files {
+        if verbose || file.status != RestoreStatus::Unchanged {
+            let label = match file.status {
+                RestoreStatus::Restored => "restored",
+                RestoreStatus::Unchanged => "unchanged",
+                RestoreStatus::Refused => "refused",
+                RestoreStatus::Failed => "failed",
+            };
+            let _ = writeln!(out, "{label:>10} {}", crate::report::quote_path(&file.path));
+            for e in &file.errors {
+                let _ = writeln!(out, "{:>10} {}: {}", "", e.code, e.message);
+            }
+        }
+    }
+    let count = |status| report.files.iter().filter(|f| f.status == status).count();
+    let runs = match report.runs.as_slice() {
+        [one] => format!("run {one}"),
+        many => format!(
+            "{} runs ({} to {})",
+            many.len(),
+            many[many.len() - 1],
+            many[0]
+        ),
+    };
+    let _ = writeln!(
+        out,
+        "{runs}: {} of {} files restored, {} already original, {} refused, {} failed",
+        count(RestoreStatus::Restored),
+        report.files.len(),
+        count(RestoreStatus::Unchanged),
+        count(RestoreStatus::Refused),
+        count(RestoreStatus::Failed),
+    );
+    if !report.older_runs.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} older run(s) left as they are (latest {}); undo them too with `skillmod restore --since {}`",
+            report.older_runs.len(),
+            report.older_runs[report.older_runs.len() - 1],
+            report.older_runs[0],
+        );
+    }
 }
 
 fn filters(args: &RestoreArgs) -> Vec<PathBuf> {
@@ -131,8 +225,22 @@ fn selected(path: &Path, filters: &[PathBuf]) -> bool {
     filters.is_empty() || filters.iter().any(|f| path.starts_with(f))
 }
 
-fn restore_one(dir: &Path, entry: &ManifestEntry, force: bool) -> (RestoreStatus, Option<Error>) {
-    let current = std::fs::read(&entry.path).ok().map(|b| sha256_hex(&b));
+fn restore_one(checked: &CheckedEntry, force: bool) -> (RestoreStatus, Option<Error>) {
+    let entry = &checked.entry;
+    let target = &checked.target;
+    let current = match std::fs::symlink_metadata(target) {
+        Ok(meta) if !meta.is_file() => {
+            return (
+                RestoreStatus::Refused,
+                Some(Error::new(
+                    "NOT_A_REGULAR_FILE",
+                    "is now a symlink, FIFO, device or folder; restore writes only regular files",
+                )),
+            );
+        }
+        Ok(_) => std::fs::read(target).ok().map(|b| sha256_hex(&b)),
+        Err(_) => None,
+    };
     match current.as_deref() {
         Some(sha) if sha == entry.sha256_before => return (RestoreStatus::Unchanged, None),
         Some(sha) if sha == entry.sha256_after || force => {}
@@ -156,34 +264,30 @@ fn restore_one(dir: &Path, entry: &ManifestEntry, force: bool) -> (RestoreStatus
             );
         }
     }
-    let backup_path = dir.join(&entry.backup);
-    let original = match std::fs::read(&backup_path) {
-        Ok(bytes) => bytes,
+    let original = match std::fs::read(&checked.backup) {
+        Ok(bytes) if sha256_hex(&bytes) == entry.sha256_before => bytes,
+        Ok(_) => {
+            return (
+                RestoreStatus::Failed,
+                Some(Error::new(
+                    "BACKUP_CORRUPT",
+                    format!("{} changed while restoring", checked.backup.display()),
+                )),
+            );
+        }
         Err(e) => {
             return (
                 RestoreStatus::Failed,
                 Some(Error::io(
                     "BACKUP_UNREADABLE",
                     "cannot read the backup",
-                    &backup_path,
+                    &checked.backup,
                     &e,
                 )),
             );
         }
     };
-    if sha256_hex(&original) != entry.sha256_before {
-        return (
-            RestoreStatus::Failed,
-            Some(Error::new(
-                "BACKUP_CORRUPT",
-                format!(
-                    "{} does not match its recorded sha256",
-                    backup_path.display()
-                ),
-            )),
-        );
-    }
-    match atomic::write_atomic(&entry.path, &original, entry.mode) {
+    match atomic::write_atomic(target, &original, entry.mode & MODE_MASK) {
         Ok(()) => (RestoreStatus::Restored, None),
         Err(e) => (RestoreStatus::Failed, Some(e)),
     }

@@ -1,11 +1,15 @@
-//! Backups: one run folder per invocation under `.skillmod/backups/<run-id>/`, with the original
-//! bytes of every changed file and a JSON Lines manifest (path, mode, sha256 before and after),
-//! appended before each write so a crash never leaves a change without its backup.
+//! Backups: one run folder per invocation under `<project root>/.skillmod/backups/<run-id>/`, with
+//! the original bytes of every changed file and a JSON Lines manifest (path relative to the
+//! project root, mode, sha256 before and after). The backup and its manifest line are on disk
+//! (fsynced, folders too) before the script is replaced, so a crash or a power cut never leaves a
+//! change without its backup. Everything read back is checked, never believed: a repository can
+//! carry a `.skillmod/` folder of anyone's making.
 
+use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
@@ -13,78 +17,129 @@ use super::STATE_DIR;
 use crate::error::{Error, Result};
 
 const MANIFEST: &str = "manifest.jsonl";
+/// How run ids look: the UTC time the run started, then `-N` when that name was taken.
+const RUN_ID_FORMAT: &str = "%Y%m%dT%H%M%S%.3fZ";
 
-/// One backed-up file.
+/// One backed-up file, as recorded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ManifestEntry {
-    /// Absolute path of the migrated file.
+    /// Path of the migrated file relative to the project root, `/`-separated.
     pub path: PathBuf,
-    /// Path of the saved original, relative to the run folder.
+    /// Path of the saved original, relative to the run folder (`files/NNNNNN-name`).
     pub backup: String,
     pub mode: u32,
     pub sha256_before: String,
     pub sha256_after: String,
 }
 
-/// The backup run of one invocation, created on the first file that changes.
+/// A manifest entry that passed every check: where to restore it and where its original is.
+#[derive(Debug, Clone)]
+pub struct CheckedEntry {
+    pub entry: ManifestEntry,
+    /// Absolute path inside the project root.
+    pub target: PathBuf,
+    /// Absolute path of the backup inside the run folder.
+    pub backup: PathBuf,
+}
+
+/// A loaded run: entries that passed the checks, the refused ones with the reason, and warnings.
+#[derive(Debug, Default)]
+pub struct LoadedRun {
+    pub entries: Vec<CheckedEntry>,
+    pub refused: Vec<(String, Error)>,
+    pub warnings: Vec<String>,
+}
+
+/// The backup runs of one invocation: one run folder per project root, all with the same id,
+/// created on the first file that changes under that root.
 pub struct Backups {
-    root: PathBuf,
-    run: OnceLock<std::result::Result<Run, Error>>,
+    id: String,
+    runs: Mutex<HashMap<PathBuf, Run>>,
 }
 
 struct Run {
-    id: String,
     dir: PathBuf,
-    manifest: Mutex<(File, usize)>,
+    manifest: File,
+    /// Length of the manifest's complete lines: a failed append is cut back to it.
+    len: u64,
+    count: usize,
+}
+
+impl Default for Backups {
+    fn default() -> Self {
+        Backups::new()
+    }
 }
 
 impl Backups {
-    pub fn new(root: &Path) -> Backups {
+    pub fn new() -> Backups {
         Backups {
-            root: root.to_path_buf(),
-            run: OnceLock::new(),
+            id: chrono::Utc::now().format(RUN_ID_FORMAT).to_string(),
+            runs: Mutex::new(HashMap::new()),
         }
     }
 
     /// The run id, if a backup was taken.
     pub fn run_id(&self) -> Option<String> {
-        match self.run.get() {
-            Some(Ok(run)) => Some(run.id.clone()),
-            _ => None,
-        }
+        let runs = self.runs.lock().ok()?;
+        let mut dirs: Vec<&PathBuf> = runs.values().map(|r| &r.dir).collect();
+        dirs.sort();
+        dirs.first()
+            .and_then(|d| d.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
     }
 
-    /// Save `original` (the whole file as it is now) and record it; returns the backup's path.
+    /// Save `original` (the whole file as it is now) under `root` and record it, both synced to
+    /// disk; returns the backup's path.
     pub fn save(
         &self,
+        root: &Path,
         path: &Path,
         original: &[u8],
         mode: u32,
         sha256_before: &str,
         sha256_after: &str,
     ) -> Result<PathBuf> {
-        let run = self
-            .run
-            .get_or_init(|| Run::create(&self.root))
-            .as_ref()
-            .map_err(Clone::clone)?;
-        let mut guard = run.manifest.lock().map_err(|_| {
+        let relative = relative_to(root, path).ok_or_else(|| {
+            Error::new(
+                "BACKUP_FAILED",
+                format!(
+                    "{} is not under its project root {}",
+                    path.display(),
+                    root.display()
+                ),
+            )
+        })?;
+        let mut runs = self.runs.lock().map_err(|_| {
             Error::new(
                 "BACKUP_FAILED",
                 "backup manifest lock poisoned by an earlier failure",
             )
         })?;
-        let (manifest, count) = &mut *guard;
-        *count += 1;
+        let run = match runs.entry(root.to_path_buf()) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(Run::create(root, &self.id)?),
+        };
+        run.count += 1;
         let name = path
             .file_name()
-            .map_or_else(|| "script".into(), |n| n.to_string_lossy().into_owned());
-        let backup = format!("files/{:06}-{name}", *count);
+            .map_or_else(|| "script".into(), |n| n.to_string_lossy().into_owned())
+            .replace(['/', '\\'], "_");
+        let backup = format!("files/{:06}-{name}", run.count);
         let backup_path = run.dir.join(&backup);
-        std::fs::write(&backup_path, original)
-            .map_err(|e| Error::io("BACKUP_FAILED", "cannot save a backup of", path, &e))?;
+        if let Err(e) =
+            write_synced(&backup_path, original).and_then(|_| sync_dir(&run.dir.join("files")))
+        {
+            let _ = std::fs::remove_file(&backup_path);
+            return Err(Error::io(
+                "BACKUP_FAILED",
+                "cannot save a backup of",
+                path,
+                &e,
+            ));
+        }
         let entry = ManifestEntry {
-            path: absolute(path),
+            path: relative,
             backup,
             mode,
             sha256_before: sha256_before.to_string(),
@@ -97,32 +152,37 @@ impl Backups {
             )
         })?;
         line.push(b'\n');
-        manifest
+        if let Err(e) = run
+            .manifest
             .write_all(&line)
-            .and_then(|_| manifest.sync_data())
-            .map_err(|e| {
-                Error::io(
-                    "BACKUP_FAILED",
-                    "cannot append to the manifest in",
-                    &run.dir,
-                    &e,
-                )
-            })?;
+            .and_then(|_| run.manifest.sync_data())
+        {
+            // Cut a partial line back off, so later entries of this run stay readable.
+            let _ = run.manifest.set_len(run.len);
+            let _ = std::fs::remove_file(&backup_path);
+            return Err(Error::io(
+                "BACKUP_FAILED",
+                "cannot append to the manifest in",
+                &run.dir,
+                &e,
+            ));
+        }
+        run.len += line.len() as u64;
         Ok(backup_path)
     }
 }
 
 impl Run {
-    fn create(root: &Path) -> Result<Run> {
-        let state = root.join(STATE_DIR);
+    fn create(root: &Path, stamp: &str) -> Result<Run> {
+        let state = state_dir(root)?;
         let backups = state.join("backups");
         std::fs::create_dir_all(&backups)
             .map_err(|e| Error::io("BACKUP_FAILED", "cannot create", &backups, &e))?;
+        plain_folder(&backups)?;
         super::ensure_state_ignored(&state);
-        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ").to_string();
         for attempt in 0..100 {
             let id = if attempt == 0 {
-                stamp.clone()
+                stamp.to_string()
             } else {
                 format!("{stamp}-{attempt}")
             };
@@ -138,10 +198,14 @@ impl Run {
                         .map_err(|e| {
                             Error::io("BACKUP_FAILED", "cannot create the manifest in", &dir, &e)
                         })?;
+                    sync_dir(&dir)
+                        .and_then(|_| sync_dir(&backups))
+                        .map_err(|e| Error::io("BACKUP_FAILED", "cannot sync", &dir, &e))?;
                     return Ok(Run {
-                        id,
                         dir,
-                        manifest: Mutex::new((manifest, 0)),
+                        manifest,
+                        len: 0,
+                        count: 0,
                     });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
@@ -155,48 +219,231 @@ impl Run {
     }
 }
 
-fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+/// `root/.skillmod`, refused when it is a symlink or anything but a plain folder (a repository
+/// could point it anywhere).
+pub fn state_dir(root: &Path) -> Result<PathBuf> {
+    let state = root.join(STATE_DIR);
+    match std::fs::symlink_metadata(&state) {
+        Ok(_) => plain_folder(&state).map(|_| state),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(state),
+        Err(e) => Err(Error::io("STATE_DIR_UNSAFE", "cannot inspect", &state, &e)),
+    }
 }
 
-/// The backup runs under `root`, oldest first (ids sort by time).
-pub fn list_runs(root: &Path) -> Vec<String> {
-    let mut runs: Vec<String> = std::fs::read_dir(root.join(STATE_DIR).join("backups"))
+fn plain_folder(path: &Path) -> Result<()> {
+    let meta = std::fs::symlink_metadata(path)
+        .map_err(|e| Error::io("STATE_DIR_UNSAFE", "cannot inspect", path, &e))?;
+    if meta.file_type().is_symlink() || !meta.is_dir() {
+        return Err(Error::new(
+            "STATE_DIR_UNSAFE",
+            format!(
+                "{} is a symlink or not a folder; skillmod keeps its state only in a plain folder. Remove it (it may have come with the repository) and run again",
+                path.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = OpenOptions::new().write(true).create_new(true).open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// Make a folder's entries durable (a new file or a rename in it).
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// `path` relative to `root`, as a clean relative path, when it lies under it.
+fn relative_to(root: &Path, path: &Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(path).ok()?;
+    let relative = absolute.strip_prefix(root).ok()?;
+    safe_relative(relative).then(|| relative.to_path_buf())
+}
+
+/// A relative path of plain names: no root, no `..`, not empty.
+fn safe_relative(path: &Path) -> bool {
+    path.components().next().is_some()
+        && path
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
+/// True when `id` is a run id: a real UTC time (not later than a day from now), optionally `-N`.
+pub fn is_run_id(id: &str) -> bool {
+    let (stamp, suffix) = match id.split_once('-') {
+        Some((stamp, n)) => (stamp, Some(n)),
+        None => (id, None),
+    };
+    if suffix.is_some_and(|n| n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit())) {
+        return false;
+    }
+    chrono::NaiveDateTime::parse_from_str(stamp, RUN_ID_FORMAT)
+        .is_ok_and(|time| time.and_utc() <= chrono::Utc::now() + chrono::Duration::days(1))
+}
+
+/// The backup runs under `root`, oldest first (ids sort by time); folders that are not runs
+/// (wrong name, symlinks, no manifest) are left out.
+pub fn list_runs(root: &Path) -> Result<Vec<String>> {
+    let backups = state_dir(root)?.join("backups");
+    if std::fs::symlink_metadata(&backups).is_err() {
+        return Ok(Vec::new());
+    }
+    plain_folder(&backups)?;
+    let mut runs: Vec<String> = std::fs::read_dir(&backups)
         .map(|entries| {
             entries
                 .flatten()
-                .filter(|e| e.path().join(MANIFEST).is_file())
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
                 .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|id| is_run_id(id) && backups.join(id).join(MANIFEST).is_file())
                 .collect()
         })
         .unwrap_or_default();
     runs.sort();
-    runs
+    Ok(runs)
 }
 
-/// The folder of run `id` and its manifest entries.
-pub fn load_run(root: &Path, id: &str) -> Result<(PathBuf, Vec<ManifestEntry>)> {
-    let dir = root.join(STATE_DIR).join("backups").join(id);
-    let text = std::fs::read_to_string(dir.join(MANIFEST)).map_err(|_| {
+/// Load run `id` under `root`, checking every entry: its path stays inside the root (also
+/// through symlinked folders), its backup is a file of the run, and the backup's bytes hash to
+/// `sha256_before`. A torn last line (a write cut short) is left out with a warning.
+pub fn load_run(root: &Path, id: &str) -> Result<LoadedRun> {
+    if !is_run_id(id) {
+        return Err(Error::new(
+            "INVALID_RUN_ID",
+            format!(
+                "'{id}' is not a run id (like 20261121T223938.761Z); list runs with `skillmod restore --list`"
+            ),
+        ));
+    }
+    let backups = state_dir(root)?.join("backups");
+    let dir = backups.join(id);
+    let not_found = || {
         Error::new(
             "BACKUP_RUN_NOT_FOUND",
             format!(
                 "no backup run '{id}' under {}; list runs with `skillmod restore --list`",
-                root.join(STATE_DIR).display()
+                backups.display()
             ),
         )
-    })?;
-    let entries = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            serde_json::from_str(l).map_err(|e| {
-                Error::new(
+    };
+    std::fs::symlink_metadata(&dir).map_err(|_| not_found())?;
+    plain_folder(&backups)?;
+    plain_folder(&dir)?;
+    let text = std::fs::read(dir.join(MANIFEST)).map_err(|_| not_found())?;
+    let mut loaded = LoadedRun::default();
+    let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    let last = lines.len().saturating_sub(1);
+    for (i, line) in lines.iter().enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let entry: ManifestEntry = match serde_json::from_slice(line) {
+            Ok(entry) => entry,
+            // The last line without its newline: the write was cut short (full disk, crash).
+            Err(_) if i == last => {
+                loaded.warnings.push(format!(
+                    "the manifest of run '{id}' ends in a torn line (a write was cut short); that entry is left out"
+                ));
+                continue;
+            }
+            Err(e) => {
+                return Err(Error::new(
                     "BACKUP_MANIFEST_INVALID",
-                    format!("manifest of run '{id}' is damaged: {e}"),
-                )
-            })
-        })
-        .collect::<Result<Vec<ManifestEntry>>>()?;
-    Ok((dir, entries))
+                    format!("manifest of run '{id}' is damaged at line {}: {e}", i + 1),
+                ));
+            }
+        };
+        let shown = entry.path.to_string_lossy().into_owned();
+        match check_entry(root, &dir, entry) {
+            Ok(checked) => loaded.entries.push(checked),
+            Err(e) => loaded.refused.push((shown, e)),
+        }
+    }
+    Ok(loaded)
+}
+
+fn unsafe_entry(why: String) -> Error {
+    Error::new(
+        "MANIFEST_ENTRY_UNSAFE",
+        format!("{why}; nothing was written (the backup run may not be skillmod's own)"),
+    )
+}
+
+fn check_entry(root: &Path, dir: &Path, entry: ManifestEntry) -> Result<CheckedEntry> {
+    if !safe_relative(&entry.path) {
+        return Err(unsafe_entry(format!(
+            "the recorded path '{}' is absolute or leaves the project root",
+            entry.path.display()
+        )));
+    }
+    let target = root.join(&entry.path);
+    let inside = target
+        .parent()
+        .and_then(|p| p.canonicalize().ok())
+        .zip(root.canonicalize().ok())
+        .is_some_and(|(parent, root)| parent.starts_with(root));
+    if !inside {
+        return Err(unsafe_entry(format!(
+            "the folder of '{}' is missing or lies outside the project root (through a symlink)",
+            entry.path.display()
+        )));
+    }
+    let name = entry.backup.strip_prefix("files/").unwrap_or("");
+    if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
+        return Err(unsafe_entry(format!(
+            "the backup name '{}' is not a file of its run",
+            entry.backup
+        )));
+    }
+    let backup = dir.join("files").join(name);
+    let meta = std::fs::symlink_metadata(&backup)
+        .map_err(|e| Error::io("BACKUP_UNREADABLE", "cannot read the backup", &backup, &e))?;
+    if !meta.is_file() {
+        return Err(unsafe_entry(format!(
+            "the backup '{}' is not a regular file",
+            entry.backup
+        )));
+    }
+    let bytes = std::fs::read(&backup)
+        .map_err(|e| Error::io("BACKUP_UNREADABLE", "cannot read the backup", &backup, &e))?;
+    if super::sha256_hex(&bytes) != entry.sha256_before {
+        return Err(Error::new(
+            "BACKUP_CORRUPT",
+            format!(
+                "{} does not hash to its recorded sha256; nothing was written",
+                backup.display()
+            ),
+        ));
+    }
+    Ok(CheckedEntry {
+        entry,
+        target,
+        backup,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_ids_are_real_times() {
+        assert!(is_run_id("20261121T223938.761Z"));
+        assert!(is_run_id("20261121T223938.761Z-2"));
+        assert!(!is_run_id("99999999T000000.000Z"));
+        assert!(!is_run_id("../../x"));
+        assert!(!is_run_id("20261121T223938.761Z-"));
+        assert!(!is_run_id("20991121T223938.761Z"));
+    }
+
+    #[test]
+    fn only_plain_relative_paths_are_safe() {
+        assert!(safe_relative(Path::new("skills/a/execute.sh")));
+        assert!(!safe_relative(Path::new("/etc/passwd")));
+        assert!(!safe_relative(Path::new("a/../../b")));
+        assert!(!safe_relative(Path::new("")));
+    }
 }

@@ -98,6 +98,18 @@ fn name_matcher(include: &[String]) -> Result<GlobSet> {
         .map_err(|e| Error::new("INVALID_GLOB", format!("cannot build --include globs: {e}")))
 }
 
+/// The path an `ignore` walk error is about, if it names one.
+fn error_path(error: &ignore::Error) -> Option<PathBuf> {
+    match error {
+        ignore::Error::WithPath { path, .. } => Some(path.clone()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Partial(errors) => errors.iter().find_map(error_path),
+        _ => None,
+    }
+}
+
 /// A walker with skillmod's rules: hidden folders included (skills live in `.claude/`), ignore
 /// files honored unless `no_ignore`, symlinks not followed, `.git` and `.skillmod` never entered.
 fn walker(dir: &Path, no_ignore: bool) -> WalkBuilder {
@@ -163,10 +175,20 @@ fn walk(dir: &Path, names: &GlobSet, no_ignore: bool) -> Result<Vec<PathBuf>> {
         let tx = tx.clone();
         let names = names.clone();
         Box::new(move |entry| {
-            if let Ok(entry) = entry {
-                let is_candidate = entry.file_type().is_some_and(|t| !t.is_dir());
-                if is_candidate && names.is_match(entry.file_name()) {
-                    let _ = tx.send(entry.into_path());
+            match entry {
+                Ok(entry) => {
+                    let is_candidate = entry.file_type().is_some_and(|t| !t.is_dir());
+                    if is_candidate && names.is_match(entry.file_name()) {
+                        let _ = tx.send(entry.into_path());
+                    }
+                }
+                // A folder or file the walk could not read is returned too: reading it then
+                // fails with the reason, so it shows in the report and the exit status instead
+                // of vanishing from the run.
+                Err(error) => {
+                    if let Some(path) = error_path(&error) {
+                        let _ = tx.send(path);
+                    }
                 }
             }
             ignore::WalkState::Continue

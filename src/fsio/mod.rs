@@ -22,13 +22,32 @@ pub fn project_root(start: &Path) -> PathBuf {
         .to_path_buf()
 }
 
+/// The project root of one file, where its backups go and whose git work tree guards it: the
+/// nearest folder above the file holding `.git`; outside git, the working folder `base` when the
+/// file lies under it, else the file's own folder.
+pub fn file_root(path: &Path, base: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let folder = absolute.parent().unwrap_or(&absolute);
+    if let Some(repo) = folder.ancestors().find(|dir| dir.join(".git").exists()) {
+        return repo.to_path_buf();
+    }
+    if absolute.starts_with(base) {
+        base.to_path_buf()
+    } else {
+        folder.to_path_buf()
+    }
+}
+
 /// Make sure the state folder `state` (`.skillmod/`) ignores itself for git.
 pub fn ensure_state_ignored(state: &Path) {
     let ignore = state.join(".gitignore");
-    if !ignore.exists() {
-        let _ = std::fs::write(
+    let complete = std::fs::read(&ignore).is_ok_and(|b| b.ends_with(b"*\n"));
+    if !complete {
+        // Atomic, so a full disk never leaves an empty .gitignore behind.
+        let _ = atomic::write_atomic(
             &ignore,
-            "# skillmod state: backups and cache, never committed\n*\n",
+            b"# skillmod state: backups and cache, never committed\n*\n",
+            0o644,
         );
     }
 }

@@ -18,6 +18,12 @@ pub struct Script {
     pub has_bom: bool,
     /// Unix permission bits (0 on other platforms).
     pub mode: u32,
+    /// Size, modification time, owner: what the file must still have when it is replaced.
+    pub len: u64,
+    pub modified: Option<std::time::SystemTime>,
+    pub owner: Option<(u32, u32)>,
+    /// Number of hard links (1 on other platforms).
+    pub links: u64,
 }
 
 impl Script {
@@ -53,6 +59,16 @@ pub fn read_script(path: &Path, max_size: u64) -> Result<Script, ReadOutcome> {
             "symbolic link: not followed, its target is left alone; pass the target path to migrate it",
         )));
     }
+    if meta.is_dir() {
+        // Only a folder the walk could not read comes here: say why.
+        let reason = std::fs::read_dir(path)
+            .err()
+            .map_or_else(|| "could not be walked".to_string(), |e| e.to_string());
+        return Err(ReadOutcome::Failed(Error::new(
+            "UNREADABLE_FOLDER",
+            format!("cannot read this folder ({reason}); scripts in it were not checked"),
+        )));
+    }
     if !meta.is_file() {
         return Err(ReadOutcome::Skipped(Error::new(
             "NOT_A_FILE",
@@ -82,11 +98,27 @@ pub fn read_script(path: &Path, max_size: u64) -> Result<Script, ReadOutcome> {
     } else {
         bytes
     };
+    let (owner, links) = ownership(&meta);
     Ok(Script {
         body,
         has_bom,
         mode: mode_of(&meta),
+        len: meta.len(),
+        modified: meta.modified().ok(),
+        owner,
+        links,
     })
+}
+
+#[cfg(unix)]
+fn ownership(meta: &std::fs::Metadata) -> (Option<(u32, u32)>, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (Some((meta.uid(), meta.gid())), meta.nlink())
+}
+
+#[cfg(not(unix))]
+fn ownership(_meta: &std::fs::Metadata) -> (Option<(u32, u32)>, u64) {
+    (None, 1)
 }
 
 /// NUL in the first 8 KiB, the heuristic git and ripgrep use.

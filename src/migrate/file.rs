@@ -10,7 +10,7 @@ use crate::analyze::{
 };
 use crate::error::Error;
 use crate::fsio::backup::Backups;
-use crate::fsio::read::{ReadOutcome, read_script};
+use crate::fsio::read::{ReadOutcome, Script, read_script};
 use crate::fsio::{atomic, display_path, sha256_hex};
 use crate::rewrite::capture::Role;
 use crate::rewrite::{self, Reason, capture, values};
@@ -165,13 +165,30 @@ pub fn process_file(
         report.sha256_after = Some(sha_after);
         return (report, Some(change));
     }
+    if let Some(refusal) = write_refusal(&script, options.force) {
+        return fail(report, refusal);
+    }
     if options.backup {
-        match backups.save(path, &change.before, script.mode, &sha_before, &sha_after) {
+        let root = crate::fsio::file_root(path, &options.base);
+        match backups.save(
+            &root,
+            path,
+            &change.before,
+            script.mode,
+            &sha_before,
+            &sha_after,
+        ) {
             Ok(backup) => report.backup = Some(display_path(&backup, &options.base)),
             Err(e) => return fail(report, e),
         }
     }
-    if let Err(e) = atomic::write_atomic(path, &change.after, script.mode) {
+    let expected = atomic::Expected {
+        len: script.len,
+        modified: script.modified,
+        sha256: sha_before.clone(),
+        owner: script.owner,
+    };
+    if let Err(e) = atomic::replace_checked(path, &change.after, script.mode, &expected) {
         return fail(report, e);
     }
     report.status = Status::Migrated;
@@ -184,6 +201,27 @@ fn fail(mut report: FileReport, error: Error) -> (FileReport, Option<Change>) {
     report.status = Status::Failed;
     report.errors.push(error.into());
     (report, None)
+}
+
+/// Files that must not be replaced: a hard link would be split from its other names, and a
+/// read-only file says someone meant it to stay (unless `--force`).
+fn write_refusal(script: &Script, force: bool) -> Option<Error> {
+    if script.links > 1 {
+        return Some(Error::new(
+            "HARD_LINK",
+            format!(
+                "has {} hard links; replacing it would split them (the other names would keep the old script). Migrate a copy, or break the links first",
+                script.links
+            ),
+        ));
+    }
+    if script.mode & 0o222 == 0 && !force {
+        return Some(Error::new(
+            "READ_ONLY",
+            "is read-only; pass --force to migrate it anyway (its mode is kept)",
+        ));
+    }
+    None
 }
 
 /// The real shell has the last word: a rewrite it rejects, where it accepted the original, is

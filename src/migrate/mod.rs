@@ -140,6 +140,8 @@ pub struct RunReport {
     pub backup_run: Option<String>,
     /// Dirty files in the work tree that skillmod did not select (left alone).
     pub unrelated_dirty: Vec<String>,
+    /// Temp files that killed runs left beside scripts, removed by this run.
+    pub temp_files_removed: Vec<String>,
     pub commit_created: bool,
     /// Full hash of the commit (`git rev-parse HEAD` right after it), or null.
     pub commit_hash: Option<String>,
@@ -182,6 +184,7 @@ where
         summary,
         backup_run: backups.run_id(),
         unrelated_dirty: Vec::new(),
+        temp_files_removed: Vec::new(),
         commit_created: false,
         commit_hash: None,
         files_committed: Vec::new(),

@@ -19,7 +19,7 @@ pub fn write_file(
         writeln!(
             out,
             "{path}{}:{}:{}{path:#}: {kind}{}{kind:#}: {}",
-            f.path,
+            super::quote_path(&f.path),
             f.line,
             f.column,
             f.kind.as_str(),
@@ -31,14 +31,18 @@ pub fn write_file(
         writeln!(
             out,
             "{path}{}:{}:{}{path:#}: {warn}warning{warn:#}: {}: {}",
-            w.path, w.line, w.column, w.kind, w.text
+            super::quote_path(&w.path),
+            w.line,
+            w.column,
+            w.kind,
+            w.text
         )?;
     }
     if let Some(first) = findings.first() {
         writeln!(
             out,
             "  {help}help{help:#}: run `skillmod migrate {}` to replace legacy output with the JSON block",
-            first.path
+            super::quote_path(&first.path)
         )?;
     }
     Ok(())
@@ -46,7 +50,13 @@ pub fn write_file(
 
 pub fn write_summary(out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
     for e in &report.errors {
-        writeln!(out, "error: {}: {}: {}", e.path, e.code, e.message)?;
+        writeln!(
+            out,
+            "error: {}: {}: {}",
+            super::quote_path(&e.path),
+            e.code,
+            e.message
+        )?;
     }
     let s = &report.summary;
     let bold = Style::new().bold();

@@ -33,8 +33,12 @@ pub fn write_unified(
     let hunk = paint(Style::new().fg_color(Some(AnsiColor::Cyan.into())));
     let removed = paint(Style::new().fg_color(Some(AnsiColor::Red.into())));
     let added = paint(Style::new().fg_color(Some(AnsiColor::Green.into())));
-    writeln!(out, "{header}--- a/{path}{header:#}")?;
-    writeln!(out, "{header}+++ b/{path}{header:#}")?;
+    let (old, new) = (
+        super::quote_path(&format!("a/{path}")),
+        super::quote_path(&format!("b/{path}")),
+    );
+    writeln!(out, "{header}--- {old}{header:#}")?;
+    writeln!(out, "{header}+++ {new}{header:#}")?;
     for group in groups {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
             continue;

@@ -42,7 +42,7 @@ pub fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) -> io::
         out,
         "{style}{:>16}{style:#} {}",
         status_label(file.status),
-        file.path
+        super::quote_path(&file.path)
     )?;
     for entry in file.errors.iter().chain(&file.notes) {
         writeln!(out, "{:>16} {}: {}", "", entry.code, entry.message)?;

@@ -30,3 +30,48 @@ impl Color {
         }
     }
 }
+
+/// A path as git prints it: as it is when plain, else in double quotes with C escapes and octal
+/// bytes (control characters, quotes, backslashes, non-ASCII), so a line holds one path and a
+/// diff header that names it still applies.
+pub fn quote_path(path: &str) -> String {
+    if !path
+        .bytes()
+        .any(|b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\')
+    {
+        return path.to_string();
+    }
+    let mut out = String::with_capacity(path.len() + 2);
+    out.push('"');
+    for b in path.bytes() {
+        match b {
+            b'\x07' => out.push_str("\\a"),
+            b'\x08' => out.push_str("\\b"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            b'\x0b' => out.push_str("\\v"),
+            b'\x0c' => out.push_str("\\f"),
+            b'\r' => out.push_str("\\r"),
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b if !(0x20..0x7f).contains(&b) => out.push_str(&format!("\\{b:03o}")),
+            b => out.push(char::from(b)),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quote_path;
+
+    #[test]
+    fn paths_are_quoted_the_way_git_quotes_them() {
+        assert_eq!(quote_path("skills/a/execute.sh"), "skills/a/execute.sh");
+        assert_eq!(quote_path("my skill/x.sh"), "my skill/x.sh");
+        assert_eq!(quote_path("a\nb/x.sh"), "\"a\\nb/x.sh\"");
+        assert_eq!(quote_path("é.sh"), "\"\\303\\251.sh\"");
+        assert_eq!(quote_path("q\"\\.sh"), "\"q\\\"\\\\.sh\"");
+    }
+}
