@@ -82,7 +82,11 @@ impl Backups {
     /// The run id, if a backup was taken.
     pub fn run_id(&self) -> Option<String> {
         let runs = self.runs.lock().ok()?;
-        let mut dirs: Vec<&PathBuf> = runs.values().map(|r| &r.dir).collect();
+        let mut dirs: Vec<&PathBuf> = runs
+            .values()
+            .filter(|r| r.len > 0)
+            .map(|r| &r.dir)
+            .collect();
         dirs.sort();
         dirs.first()
             .and_then(|d| d.file_name())
