@@ -237,6 +237,9 @@ struct Frame {
     function: Option<usize>,
     /// For a pipeline: its last named child, the only one whose output goes on.
     last_named: Option<usize>,
+    /// A block for one node further down only: tree-sitter-bash hangs a redirection that ends an
+    /// `&&`/`||` list on the whole list, while bash applies it to the list's last command.
+    pending: Option<(usize, NotStdout)>,
 }
 
 impl<'s, 't, 'o> Walk<'s, 't, 'o> {
@@ -294,12 +297,22 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                     } else {
                         None
                     };
-                    (parent.blocked.or(extra), parent.function)
+                    let pending = parent
+                        .pending
+                        .filter(|(target, _)| *target == node.id())
+                        .map(|(_, reason)| reason);
+                    (parent.blocked.or(extra).or(pending), parent.function)
                 }
             };
+            let inherited = stack.last().and_then(|f| f.pending);
             let parent_kind = stack.last().map(|f| f.kind);
             let holds = self.holds_offset(node);
-            let frame = self.enter(node, holds, kinds, parent_kind, blocked, function);
+            let frame = self
+                .enter(node, holds, kinds, parent_kind, blocked, function)
+                .map(|mut frame| {
+                    frame.pending = frame.pending.or(inherited);
+                    frame
+                });
             if let Some(frame) = frame
                 && holds
                 && cursor.goto_first_child()
@@ -375,11 +388,16 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             Some(NotStdout::ParseError)
         } else if (kind == kinds.redirected_statement || kind == kinds.function_definition)
             && redirects_stdout(node, self.source)
+            && list_tail(node).is_none()
         {
             Some(NotStdout::Redirected)
         } else {
             None
         };
+        let pending = (kind == kinds.redirected_statement && redirects_stdout(node, self.source))
+            .then(|| list_tail(node))
+            .flatten()
+            .map(|tail| (tail.id(), NotStdout::Redirected));
         let last_named = (kind == kinds.pipeline)
             .then(|| last_named_child(node).map(|n| n.id()))
             .flatten();
@@ -388,8 +406,22 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             blocked: blocked.or(own),
             function,
             last_named,
+            pending,
         })
     }
+}
+
+/// For a redirected statement whose body is an `&&`/`||` list: the list's last command, the only
+/// one bash redirects.
+fn list_tail(redirected: Node<'_>) -> Option<Node<'_>> {
+    let mut node = redirected.child_by_field_name("body")?;
+    if node.kind() != "list" {
+        return None;
+    }
+    while node.kind() == "list" {
+        node = last_named_child(node)?;
+    }
+    Some(node)
 }
 
 fn last_named_child(node: Node<'_>) -> Option<Node<'_>> {

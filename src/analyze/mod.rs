@@ -244,6 +244,15 @@ fn legacy_statement(command: Node<'_>, source: &[u8]) -> Option<LegacyStatement>
     let printed = words::echo_output(command, source);
     let (kind, value) = legacy::classify(&printed)?;
     let position = command.start_position();
+    // `echo 2>/dev/null SUCCESS`: the statement runs to the end of the words bash echoes.
+    let end = words::swallowed_arguments(command)
+        .last()
+        .map_or(command.end_byte(), |w| w.end_byte().max(command.end_byte()));
+    let bytes = if end > command.end_byte() {
+        &source[command.start_byte()..end]
+    } else {
+        bytes
+    };
     Some(LegacyStatement {
         kind,
         line: position.row + 1,
@@ -251,7 +260,7 @@ fn legacy_statement(command: Node<'_>, source: &[u8]) -> Option<LegacyStatement>
         text: String::from_utf8_lossy(&one_line(bytes)).into_owned(),
         value,
         start: command.start_byte(),
-        end: command.end_byte(),
+        end,
     })
 }
 

@@ -80,13 +80,43 @@ impl Printed {
     }
 }
 
+/// Words tree-sitter-bash reads as extra destinations of a redirection that bash reads as the
+/// command's own arguments: in `echo 2>/dev/null SUCCESS`, `SUCCESS` is echoed (tree-sitter-bash
+/// issue 233). Only redirections that follow the command directly count.
+pub fn swallowed_arguments(command: Node<'_>) -> Vec<Node<'_>> {
+    let Some(parent) = command
+        .parent()
+        .filter(|p| p.kind() == "redirected_statement")
+        .filter(|p| p.child_by_field_name("body").map(|b| b.id()) == Some(command.id()))
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut cursor = parent.walk();
+    for redirect in parent.children_by_field_name("redirect", &mut cursor) {
+        if redirect.kind() != "file_redirect" {
+            continue;
+        }
+        let mut inner = redirect.walk();
+        out.extend(
+            redirect
+                .children_by_field_name("destination", &mut inner)
+                .skip(1),
+        );
+    }
+    out
+}
+
 /// What `echo ARGS...` prints: flags (-n, -e, -E and combinations) are dropped, arguments joined by spaces.
 pub fn echo_output(command: Node<'_>, source: &[u8]) -> Printed {
     let mut printed = Printed::default();
     let mut cursor = command.walk();
     let mut first = true;
     let mut in_flags = true;
-    for arg in command.children_by_field_name("argument", &mut cursor) {
+    let own: Vec<Node<'_>> = command
+        .children_by_field_name("argument", &mut cursor)
+        .collect();
+    for arg in own.into_iter().chain(swallowed_arguments(command)) {
         let value = word_value(arg, source);
         if in_flags {
             if value.as_literal().is_some_and(|text| is_echo_flag(&text)) {

@@ -104,7 +104,11 @@ pub fn plan_capture_mode(
     let root = analysis.tree.root_node();
     for statement in &analysis.legacy {
         let name = root
-            .descendant_for_byte_range(statement.start, statement.end)
+            .descendant_for_byte_range(statement.start, statement.start + 1)
+            .and_then(|n| {
+                std::iter::successors(Some(n), |n| n.parent())
+                    .find(|n| n.kind() == "command" && n.start_byte() == statement.start)
+            })
             .and_then(|command| command.child_by_field_name("name"))
             .ok_or_else(|| {
                 Error::new("INTERNAL_ERROR", "legacy statement without a command name")
