@@ -53,5 +53,51 @@ fn analyzer(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, analyzer);
+/// Scripts that once took cubic or quadratic time (issue 12): a 400-function call chain whose end
+/// is captured, 16 heredocs per line over 200 lines, and 400 KB of echo lines. Each is compared
+/// with its bare parse.
+fn pathological(c: &mut Criterion) {
+    let mut chain = String::from("#!/bin/bash\nf0() { echo \"SUCCESS\"; }\n");
+    for i in 1..400 {
+        chain.push_str(&format!("f{i}() {{ f{}; }}\n", i - 1));
+    }
+    chain.push_str("x=$(f399)\necho \"Created: a\"\n");
+    let mut heredocs = String::from("#!/bin/bash\n");
+    for _ in 0..200 {
+        let ops: Vec<String> = (0..16).map(|j| format!("cat <<E{j}")).collect();
+        heredocs.push_str(&(ops.join(" ") + "\n"));
+        for j in 0..16 {
+            heredocs.push_str(&format!("x\nE{j}\n"));
+        }
+    }
+    heredocs.push_str("echo SUCCESS\n");
+    let mut echoes = String::from("#!/bin/bash\n");
+    while echoes.len() < 400_000 {
+        echoes.push_str("echo \"step\" >&2\nx=$((x + 1))\n");
+    }
+    echoes.push_str("echo SUCCESS\n");
+    let mut parser = BashParser::new().expect("parser");
+    let mut group = c.benchmark_group("pathological");
+    group.sample_size(10);
+    for (name, source) in [
+        ("chain400", &chain),
+        ("heredocs200", &heredocs),
+        ("echoes400k", &echoes),
+    ] {
+        group.throughput(Throughput::Bytes(source.len() as u64));
+        group.bench_function(format!("analyze_{name}"), |b| {
+            b.iter(|| analyze::analyze(&mut parser, source.as_bytes()).map(|a| a.legacy.len()))
+        });
+        group.bench_function(format!("parse_only_{name}"), |b| {
+            b.iter(|| {
+                parser
+                    .parse(source.as_bytes())
+                    .map(|t| t.root_node().child_count())
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, analyzer, pathological);
 criterion_main!(benches);

@@ -384,10 +384,10 @@ impl<'a> Lexer<'a> {
 
     fn double(&mut self) -> Option<()> {
         let rest = &self.src[self.i..];
-        let at = memchr::memchr3(b'"', b'\\', b'$', rest)
-            .into_iter()
-            .chain(memchr::memchr(b'`', rest))
-            .min()?;
+        // A backquote counts only before the next `"`, `\\` or `$`: searching the whole rest of
+        // the file for one at every string would be quadratic.
+        let special = memchr::memchr3(b'"', b'\\', b'$', rest);
+        let at = memchr::memchr(b'`', &rest[..special.unwrap_or(rest.len())]).or(special)?;
         self.i += at;
         match self.src[self.i] {
             b'"' => {

@@ -3,7 +3,7 @@
 //! of the tree carries each node's output context down from its ancestors, so no node ever has
 //! to look upwards.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use tree_sitter::{Node, Tree};
@@ -49,6 +49,8 @@ pub struct Survey<'s, 't> {
     pub printfs: Vec<Site<'t>>,
     pub traps: Vec<Site<'t>>,
     pub marker_comment: bool,
+    /// Nodes the walks entered: the work the survey did, for tests that bound it.
+    pub visited: usize,
     /// Names of the functions whose call sites decide where some output goes.
     pub wanted: HashSet<&'s [u8]>,
     calls: Vec<Call<'s, 't>>,
@@ -62,6 +64,24 @@ struct Walk<'s, 't, 'o> {
     /// Sorted byte offsets worth reaching.
     offsets: &'o [usize],
     survey: Survey<'s, 't>,
+}
+
+/// Offsets where any of `names` stands as a whole word, found in one scan of the source.
+fn word_occurrences_of_all(source: &[u8], names: &[&[u8]]) -> Vec<usize> {
+    let names: Vec<&[u8]> = names.iter().copied().filter(|n| !n.is_empty()).collect();
+    let Ok(automaton) = aho_corasick::AhoCorasick::new(&names) else {
+        return Vec::new();
+    };
+    let is_name_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    automaton
+        .find_overlapping_iter(source)
+        .filter(|m| {
+            let before = m.start().checked_sub(1).map(|i| source[i]);
+            let after = source.get(m.end()).copied();
+            !before.is_some_and(is_name_byte) && !after.is_some_and(is_name_byte)
+        })
+        .map(|m| m.start())
+        .collect()
 }
 
 /// Sorted start offsets of every occurrence of the needles in `source`.
@@ -100,7 +120,6 @@ impl<'s, 't> Survey<'s, 't> {
                 .chain([b"()".as_slice(), b"function"]),
         );
         let mut survey = Walk::run(tree, source, marker, &offsets);
-        let mut wanted: HashSet<&'s [u8]> = HashSet::new();
         let writers: Vec<Option<usize>> = survey
             .echoes
             .iter()
@@ -109,25 +128,40 @@ impl<'s, 't> Survey<'s, 't> {
             .filter(|site| site.function.is_some() && site.blocked.is_none())
             .map(|site| site.function)
             .collect();
-        for function in writers {
-            survey.enclosing_names(function, &mut wanted);
-        }
-        let mut searched: HashSet<&'s [u8]> = HashSet::new();
-        while wanted.len() > searched.len() {
-            let new: Vec<&[u8]> = wanted.difference(&searched).copied().collect();
-            offsets.extend(occurrences(source, new.iter().copied()));
+        let mut wanted: HashSet<&'s [u8]> = HashSet::new();
+        if !writers.is_empty() {
+            // One more walk that reaches every call of every function (all their names found in
+            // one scan), then the call graph in memory: linear, however long the call chains.
+            let names: Vec<&[u8]> = survey.functions.iter().map(|f| f.name).collect();
+            offsets.extend(word_occurrences_of_all(source, &names));
             offsets.sort_unstable();
             offsets.dedup();
-            searched.extend(new);
+            let first = survey.visited;
             survey = Walk::run(tree, source, marker, &offsets);
-            let callers: Vec<Option<usize>> = survey
-                .calls
+            survey.visited += first;
+            let writers: Vec<Option<usize>> = survey
+                .echoes
                 .iter()
-                .filter(|c| wanted.contains(c.name))
-                .map(|c| c.site.function)
+                .chain(&survey.printfs)
+                .chain(&survey.cats)
+                .filter(|site| site.function.is_some() && site.blocked.is_none())
+                .map(|site| site.function)
                 .collect();
-            for function in callers {
-                survey.enclosing_names(function, &mut wanted);
+            let mut callers_of: HashMap<&[u8], Vec<Option<usize>>> = HashMap::new();
+            for call in &survey.calls {
+                callers_of
+                    .entry(call.name)
+                    .or_default()
+                    .push(call.site.function);
+            }
+            let mut queue: Vec<&[u8]> = Vec::new();
+            for function in writers {
+                survey.enclosing_names_into(function, &mut wanted, &mut queue);
+            }
+            while let Some(name) = queue.pop() {
+                for &caller in callers_of.get(name).into_iter().flatten() {
+                    survey.enclosing_names_into(caller, &mut wanted, &mut queue);
+                }
             }
         }
         survey.captured = survey.captured_functions();
@@ -135,45 +169,67 @@ impl<'s, 't> Survey<'s, 't> {
         survey
     }
 
-    /// Add the names of `function` and every function around it.
-    fn enclosing_names(&self, mut function: Option<usize>, names: &mut HashSet<&'s [u8]>) {
+    /// Add the names of `function` and every function around it; new ones also go to `queue`.
+    fn enclosing_names_into(
+        &self,
+        mut function: Option<usize>,
+        names: &mut HashSet<&'s [u8]>,
+        queue: &mut Vec<&'s [u8]>,
+    ) {
         while let Some(id) = function {
-            names.insert(self.functions[id].name);
+            if names.insert(self.functions[id].name) {
+                queue.push(self.functions[id].name);
+            }
             function = self.functions[id].parent;
         }
     }
 
     /// Functions whose output is captured, piped or redirected at some call site, directly or
-    /// through other such functions (a fixpoint over call sites).
+    /// through other such functions: a worklist over the call graph, each call looked at once a
+    /// function it lies in is known to be captured.
     fn captured_functions(&self) -> Vec<bool> {
         let mut captured = vec![false; self.functions.len()];
         if self.functions.is_empty() {
             return captured;
         }
-        let defined: HashSet<&[u8]> = self.functions.iter().map(|f| f.name).collect();
-        let calls: Vec<&Call<'_, '_>> = self
-            .calls
-            .iter()
-            .filter(|c| defined.contains(c.name))
-            .collect();
-        let mut names: HashSet<&[u8]> = HashSet::new();
-        loop {
-            let before = names.len();
-            for call in &calls {
-                if !names.contains(call.name)
-                    && (call.site.blocked.is_some()
-                        || self.inside_captured(call.site.function, &captured))
-                {
-                    names.insert(call.name);
-                }
-            }
-            for (flag, function) in captured.iter_mut().zip(&self.functions) {
-                *flag = names.contains(function.name);
-            }
-            if names.len() == before {
-                return captured;
+        let mut by_name: HashMap<&[u8], Vec<usize>> = HashMap::new();
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); self.functions.len()];
+        for (id, function) in self.functions.iter().enumerate() {
+            by_name.entry(function.name).or_default().push(id);
+            if let Some(parent) = function.parent {
+                children[parent].push(id);
             }
         }
+        let mut calls_in: Vec<Vec<&[u8]>> = vec![Vec::new(); self.functions.len()];
+        let mut queue: Vec<&[u8]> = Vec::new();
+        for call in self.calls.iter().filter(|c| by_name.contains_key(c.name)) {
+            if call.site.blocked.is_some() {
+                queue.push(call.name);
+            }
+            if let Some(function) = call.site.function {
+                calls_in[function].push(call.name);
+            }
+        }
+        let mut names: HashSet<&[u8]> = HashSet::new();
+        while let Some(name) = queue.pop() {
+            if !names.insert(name) {
+                continue;
+            }
+            let mut stack: Vec<usize> = by_name.get(name).cloned().unwrap_or_default();
+            while let Some(id) = stack.pop() {
+                if captured[id] {
+                    continue;
+                }
+                captured[id] = true;
+                queue.extend(calls_in[id].iter().filter(|n| !names.contains(*n)));
+                stack.extend(&children[id]);
+            }
+        }
+        // A function is captured by name, as before: every definition of a captured name.
+        for (flag, function) in captured.iter_mut().zip(&self.functions) {
+            *flag = names.contains(function.name);
+        }
+        captured
     }
 
     fn inside_captured(&self, mut function: Option<usize>, captured: &[bool]) -> bool {
@@ -259,6 +315,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                 printfs: Vec::new(),
                 traps: Vec::new(),
                 marker_comment: false,
+                visited: 0,
                 calls: Vec::new(),
                 functions: Vec::new(),
                 captured: Vec::new(),
@@ -307,6 +364,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             let inherited = stack.last().and_then(|f| f.pending);
             let parent_kind = stack.last().map(|f| f.kind);
             let holds = self.holds_offset(node);
+            self.survey.visited += 1;
             let frame = self
                 .enter(node, holds, kinds, parent_kind, blocked, function)
                 .map(|mut frame| {

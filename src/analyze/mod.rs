@@ -77,6 +77,17 @@ pub struct Analysis {
     pub stdout_writes: Vec<StdoutWrite>,
     /// `trap … EXIT` commands, which capture mode must chain rather than let replace its trap.
     pub exit_traps: Vec<ExitTrap>,
+    /// What the analysis cost, for tests that bound it by structure rather than time.
+    pub work: Work,
+}
+
+/// The work one analysis did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Work {
+    /// tree-sitter parses (of ranges or of the whole file).
+    pub parses: usize,
+    /// Nodes the survey walks entered.
+    pub nodes: usize,
 }
 
 /// A non-legacy statement that writes to the script's stdout.
@@ -108,16 +119,24 @@ pub struct ExitTrap {
 /// Analyze one script's bytes (without a BOM): only the chunks of top-level statements that can
 /// matter are parsed (see `analyze_scoped`), the whole file when that is not possible.
 pub fn analyze(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<Analysis> {
-    match analyze_scoped(parser, source)? {
+    let mut spent = Work::default();
+    match analyze_scoped_counting(parser, source, &mut spent)? {
         Some(analysis) => Ok(analysis),
-        None => analyze_whole(parser, source),
+        None => {
+            let mut analysis = analyze_whole(parser, source)?;
+            analysis.work.parses += spent.parses;
+            analysis.work.nodes += spent.nodes;
+            Ok(analysis)
+        }
     }
 }
 
 /// Analyze with a parse of the whole file.
 pub fn analyze_whole(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<Analysis> {
     let tree = parser.parse(source)?;
-    Ok(examine(tree, source, None).0)
+    let (mut analysis, _) = examine(tree, source, None);
+    analysis.work.parses += 1;
+    Ok(analysis)
 }
 
 /// Analyze with a parse of only the chunks that hold text the analysis looks for, the last
@@ -129,19 +148,33 @@ pub fn analyze_scoped(
     parser: &mut BashParser,
     source: &[u8],
 ) -> crate::error::Result<Option<Analysis>> {
+    analyze_scoped_counting(parser, source, &mut Work::default())
+}
+
+/// `analyze_scoped`, adding the work of rounds that end in a fallback to `spent`.
+fn analyze_scoped_counting(
+    parser: &mut BashParser,
+    source: &[u8],
+    spent: &mut Work,
+) -> crate::error::Result<Option<Analysis>> {
     let Some(starts) = chunks::chunk_starts(source) else {
         return Ok(None);
     };
     let mut scope = Scope::new(starts, source.len());
     scope.select_offsets(context::occurrences(source, needles().into_iter()));
     scope.select_last();
-    loop {
+    // Each round adds the call sites of newly wanted functions. Long call chains would take one
+    // round (and one parse) per link; past a few rounds one whole-file parse is cheaper.
+    for _ in 0..MAX_SCOPE_ROUNDS {
         let ranges = scope.ranges();
         let tree = parser.parse_ranges(source, &scope::tree_sitter_ranges(source, &ranges))?;
+        spent.parses += 1;
         if tree.root_node().has_error() {
             return Ok(None);
         }
-        let (analysis, wanted) = examine(tree, source, Some(ranges));
+        let (mut analysis, wanted) = examine(tree, source, Some(ranges));
+        spent.nodes += analysis.work.nodes;
+        analysis.work = *spent;
         let calls: Vec<usize> = wanted
             .iter()
             .flat_map(|name| scope::word_occurrences(source, name))
@@ -150,7 +183,11 @@ pub fn analyze_scoped(
             return Ok(Some(analysis));
         }
     }
+    Ok(None)
 }
+
+/// Rounds of the scoped analysis before it gives way to a whole-file parse.
+const MAX_SCOPE_ROUNDS: usize = 4;
 
 /// Text where something the analysis looks at can start.
 fn needles() -> Vec<&'static [u8]> {
@@ -177,7 +214,7 @@ fn examine(
     source: &[u8],
     scope: Option<Vec<Range<usize>>>,
 ) -> (Analysis, Vec<Vec<u8>>) {
-    let (legacy, already_migrated, stdout_writes, exit_traps, wanted) = {
+    let (legacy, already_migrated, stdout_writes, exit_traps, wanted, visited) = {
         let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), &needles());
         let runtime = runtime_range(source);
         if let Some(range) = &runtime {
@@ -220,7 +257,14 @@ fn examine(
             .filter_map(|site| exit_trap(site.node, source))
             .collect();
         let wanted = survey.wanted.iter().map(|name| name.to_vec()).collect();
-        (legacy, has_block, stdout_writes, exit_traps, wanted)
+        (
+            legacy,
+            has_block,
+            stdout_writes,
+            exit_traps,
+            wanted,
+            survey.visited,
+        )
     };
     let final_exit = final_top_level_exit(tree.root_node(), source);
     let parse_errors = parser::error_count(&tree);
@@ -234,6 +278,10 @@ fn examine(
         parse_errors,
         stdout_writes,
         exit_traps,
+        work: Work {
+            parses: 0,
+            nodes: visited,
+        },
     };
     (analysis, wanted)
 }

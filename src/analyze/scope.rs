@@ -4,6 +4,9 @@
 
 use std::ops::Range;
 
+/// The most included ranges a scoped parse uses.
+const MAX_RANGES: usize = 32;
+
 /// The chunks of one script and which of them are selected.
 pub struct Scope {
     starts: Vec<usize>,
@@ -46,8 +49,38 @@ impl Scope {
         }
     }
 
-    /// The selected chunks as byte ranges, neighbours merged.
+    /// The selected chunks as byte ranges, neighbours merged, and at most `MAX_RANGES` of them:
+    /// tree-sitter looks through the range list as it lexes, so thousands of ranges cost more
+    /// than parsing what lies between them. The smallest gaps are closed first (a closed gap is
+    /// whole statements, so the parse stays right).
     pub fn ranges(&self) -> Vec<Range<usize>> {
+        let ranges = self.selected_ranges();
+        if ranges.len() <= MAX_RANGES {
+            return ranges;
+        }
+        let mut gaps: Vec<(usize, usize)> = ranges
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| (w[1].start - w[0].end, i))
+            .collect();
+        gaps.sort_unstable();
+        let mut close = vec![false; ranges.len()];
+        for &(_, i) in gaps.iter().take(ranges.len() - MAX_RANGES) {
+            close[i] = true;
+        }
+        let mut merged: Vec<Range<usize>> = Vec::with_capacity(MAX_RANGES);
+        let mut join = false;
+        for (i, range) in ranges.into_iter().enumerate() {
+            match merged.last_mut() {
+                Some(last) if join => last.end = range.end,
+                _ => merged.push(range),
+            }
+            join = close[i];
+        }
+        merged
+    }
+
+    fn selected_ranges(&self) -> Vec<Range<usize>> {
         let mut ranges: Vec<Range<usize>> = Vec::new();
         for (i, _) in self.selected.iter().enumerate().filter(|(_, s)| **s) {
             let start = self.starts[i];
