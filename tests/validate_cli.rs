@@ -207,3 +207,166 @@ fn schema_and_templates_commands_list_and_print() {
     ));
     assert!(shown.starts_with("<<<FINAL_RESULT>>>"));
 }
+
+/// `validate --run SCRIPT` in `dir` with extra flags; the JSON report's one result.
+fn run_report(dir: &std::path::Path, script: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["validate", "--run", script, "--format", "json"];
+    args.extend(extra);
+    let out = run(skillmod(dir).args(&args));
+    let doc: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+    doc["results"][0].clone()
+}
+
+#[test]
+fn a_background_child_left_behind_does_not_hold_the_run() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "bg.sh",
+        b"#!/bin/sh\nsleep 30 &\necho SUCCESS\n",
+    );
+    let result = run_report(tmp.path(), "bg.sh", &["--timeout", "10"]);
+    assert_eq!(result["valid"], true, "{result}");
+    assert!(
+        result["run"]["duration_ms"]
+            .as_u64()
+            .is_some_and(|d| d < 5000),
+        "{result}"
+    );
+    assert_eq!(result["run"]["exit_status"], 0);
+}
+
+#[test]
+fn the_timeout_covers_children_that_never_end_or_leave_the_group() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "forever.sh",
+        b"#!/bin/sh\nsleep 1000 &\nsleep 1000\n",
+    );
+    write_script(
+        tmp.path(),
+        "escape.sh",
+        b"#!/bin/sh\necho SUCCESS\nsetsid sleep 1000 &\n",
+    );
+    let result = run_report(tmp.path(), "forever.sh", &["--timeout", "1"]);
+    assert_eq!(result["run"]["timed_out"], true, "{result}");
+    assert!(
+        result["run"]["duration_ms"]
+            .as_u64()
+            .is_some_and(|d| d < 4000),
+        "{result}"
+    );
+    let result = run_report(tmp.path(), "escape.sh", &["--timeout", "1"]);
+    assert!(
+        result["run"]["duration_ms"]
+            .as_u64()
+            .is_some_and(|d| d < 4000),
+        "{result}"
+    );
+    assert!(
+        result["run"]["cut"][0]
+            .as_str()
+            .is_some_and(|c| c.contains("held open")),
+        "{result}"
+    );
+    assert_eq!(
+        result["valid"], true,
+        "what was printed before the deadline counts: {result}"
+    );
+    let _ = std::process::Command::new("pkill")
+        .args(["-f", "sleep 1000"])
+        .status();
+}
+
+#[test]
+fn output_past_the_limit_ends_the_run_with_a_code() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "yes.sh", b"#!/bin/sh\nyes\n");
+    let result = run_report(
+        tmp.path(),
+        "yes.sh",
+        &["--timeout", "20", "--max-output", "100000"],
+    );
+    assert_eq!(result["run"]["output_exceeded"], true, "{result}");
+    let codes: Vec<&str> = result["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .filter_map(|e| e["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"OUTPUT_TOO_LARGE"), "{codes:?}");
+    assert!(
+        result["run"]["duration_ms"]
+            .as_u64()
+            .is_some_and(|d| d < 10000)
+    );
+}
+
+#[test]
+fn files_and_stdin_are_capped_and_judged_alike() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = run(skillmod(tmp.path()).args(["validate", "--max-output", "1000", "/dev/zero"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("OUTPUT_TOO_LARGE"),
+        "{}",
+        stderr(&out)
+    );
+    let big = vec![b'x'; 5000];
+    let out = run_with_stdin(
+        skillmod(tmp.path()).args(["validate", "--max-output", "1000", "-"]),
+        &big,
+    );
+    assert!(
+        stderr(&out).contains("OUTPUT_TOO_LARGE"),
+        "{}",
+        stderr(&out)
+    );
+    let not_utf8 = b"SUCCESS\n\xff\xfe\n".to_vec();
+    std::fs::write(tmp.path().join("out.txt"), &not_utf8).expect("write");
+    let from_file = run(skillmod(tmp.path()).args(["validate", "--format", "json", "out.txt"]));
+    let from_stdin = run_with_stdin(
+        skillmod(tmp.path()).args(["validate", "--format", "json", "-"]),
+        &not_utf8,
+    );
+    let judge = |out: &std::process::Output| {
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        (
+            doc["results"][0]["valid"].clone(),
+            doc["results"][0]["errors"][0]["code"].clone(),
+        )
+    };
+    assert_eq!(judge(&from_file), judge(&from_stdin));
+    assert_eq!(judge(&from_file).1, "NOT_UTF8");
+}
+
+#[test]
+fn jsonl_from_stdin_is_read_once() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let line =
+        r#"{"success": true, "confidence": 1, "deliverables": [], "metrics": {}, "errors": []}"#;
+    let input = format!("{line}\n{line}\n{line}\n");
+    let out = run_with_stdin(
+        skillmod(tmp.path()).args(["validate", "--jsonl", "-", "--format", "json"]),
+        input.as_bytes(),
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["summary"]["total"], 3, "{doc}");
+    assert_eq!(doc["summary"]["valid"], 3);
+}
+
+fn run_with_stdin(cmd: &mut std::process::Command, input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(input);
+    }
+    child.wait_with_output().expect("output")
+}

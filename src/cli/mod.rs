@@ -230,6 +230,10 @@ pub struct ValidateArgs {
     /// Seconds before a --run skill is killed.
     #[arg(long, default_value_t = 60.0, value_name = "SECS")]
     pub timeout: f64,
+    /// Bytes of output kept from a run (stdout and stderr each), a file or stdin; past that the
+    /// run is killed, or the input refused, with OUTPUT_TOO_LARGE.
+    #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
+    pub max_output: u64,
     /// skill-output-v1, skill-report-envelope (or envelope), or a path to a JSON Schema.
     #[arg(long, default_value = "skill-output-v1", value_name = "NAME|PATH")]
     pub schema: String,

@@ -1,13 +1,13 @@
 //! `skillmod validate`: check captured outputs (files, stdin, JSON Lines) or a skill's own run
 //! against a schema.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::time::Duration;
 
 use serde::Serialize;
 
 use super::{Format, ValidateArgs};
-use crate::contract::run::{RunResult, run_skill};
+use crate::contract::run::{Limits, RunResult, read_capped, run_skill};
 use crate::contract::{self, Outcome, ParseOptions, Schema};
 use crate::error::{Error, Result};
 
@@ -43,12 +43,23 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
     };
     let mut results = Vec::new();
     if let Some(script) = &args.run {
-        let ran = run_skill(
-            script,
-            &args.run_args,
-            Duration::from_secs_f64(args.timeout),
-        )?;
-        let mut outcome = contract::check_output(&ran.stdout, &options, &schema);
+        let limits = Limits {
+            timeout: Duration::from_secs_f64(args.timeout),
+            max_output: args.max_output,
+        };
+        let ran = run_skill(script, &args.run_args, limits)?;
+        let mut outcome = check_bytes(&ran.stdout, &options, &schema);
+        if ran.output_exceeded {
+            outcome.valid = false;
+            outcome.errors.push(contract::ContractError::new(
+                "OUTPUT_TOO_LARGE",
+                format!(
+                    "the skill printed more than {} bytes and was killed; raise the limit with --max-output",
+                    args.max_output
+                ),
+                serde_json::Value::Null,
+            ));
+        }
         if ran.timed_out {
             outcome.valid = false;
             outcome.errors.push(contract::ContractError::new(
@@ -64,40 +75,44 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
         });
     }
     if args.jsonl {
-        let text = read_stdin()?;
-        for (i, line) in text
-            .lines()
+        let bytes = read_capped(std::io::stdin().lock(), args.max_output, "stdin")?;
+        let line_options = ParseOptions {
+            protocol: contract::Protocol::Json,
+            ..options.clone()
+        };
+        for (i, line) in bytes
+            .split(|&b| b == b'\n')
             .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
+            .filter(|(_, l)| !l.trim_ascii().is_empty())
         {
-            let line_options = ParseOptions {
-                protocol: contract::Protocol::Json,
-                ..options.clone()
-            };
             results.push(Validated {
                 source: format!("stdin:{}", i + 1),
-                outcome: contract::check_output(line, &line_options, &schema),
+                outcome: check_bytes(line, &line_options, &schema),
                 run: None,
             });
         }
     }
-    for input in &args.inputs {
-        let text = if input == "-" {
-            read_stdin()?
+    // With --jsonl, stdin is the JSON Lines input: `-` does not read it a second time.
+    for input in args.inputs.iter().filter(|i| !(args.jsonl && *i == "-")) {
+        let bytes = if input == "-" {
+            read_capped(std::io::stdin().lock(), args.max_output, "stdin")?
         } else {
-            let bytes = std::fs::read(input).map_err(|e| {
-                Error::io(
+            let path = std::path::Path::new(input);
+            let meta = std::fs::metadata(path)
+                .map_err(|e| Error::io("INPUT_UNREADABLE", "cannot read", path, &e))?;
+            if !meta.is_file() && !is_stream(&meta) {
+                return Err(Error::new(
                     "INPUT_UNREADABLE",
-                    "cannot read",
-                    std::path::Path::new(input),
-                    &e,
-                )
-            })?;
-            String::from_utf8_lossy(&bytes).into_owned()
+                    format!("{input} is not a file; pass a file, or - for stdin"),
+                ));
+            }
+            let file = std::fs::File::open(path)
+                .map_err(|e| Error::io("INPUT_UNREADABLE", "cannot read", path, &e))?;
+            read_capped(file, args.max_output, input)?
         };
         results.push(Validated {
             source: input.clone(),
-            outcome: contract::check_output(&text, &options, &schema),
+            outcome: check_bytes(&bytes, &options, &schema),
             run: None,
         });
     }
@@ -134,12 +149,44 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
     Ok(if invalid { 1 } else { 0 })
 }
 
-fn read_stdin() -> Result<String> {
-    let mut text = String::new();
-    std::io::stdin()
-        .read_to_string(&mut text)
-        .map_err(|e| Error::new("INPUT_UNREADABLE", format!("cannot read stdin: {e}")))?;
-    Ok(text)
+/// One judgement for every source (file, stdin, a line, a run): output must be UTF-8, and
+/// what is not is invalid with `NOT_UTF8` (its text, decoded with replacements, is still parsed
+/// so the other errors show too).
+fn check_bytes(bytes: &[u8], options: &ParseOptions, schema: &Schema) -> Outcome {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => contract::check_output(text, options, schema),
+        Err(e) => {
+            let text = String::from_utf8_lossy(bytes);
+            let mut outcome = contract::check_output(&text, options, schema);
+            outcome.valid = false;
+            outcome.errors.insert(
+                0,
+                contract::ContractError::new(
+                    "NOT_UTF8",
+                    format!(
+                        "the output is not UTF-8 (invalid byte at offset {})",
+                        e.valid_up_to()
+                    ),
+                    serde_json::Value::Null,
+                ),
+            );
+            outcome
+        }
+    }
+}
+
+/// A FIFO or character device (`<(…)`, `/dev/stdin`): read like a file, up to the limit.
+fn is_stream(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        meta.file_type().is_fifo() || meta.file_type().is_char_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
 }
 
 fn write_text(out: &mut dyn Write, report: &Report, quiet: bool) -> std::io::Result<()> {
@@ -172,6 +219,9 @@ fn write_text(out: &mut dyn Write, report: &Report, quiet: bool) -> std::io::Res
                 .exit_status
                 .map_or("killed".to_string(), |s| s.to_string());
             writeln!(out, "        exit status {status}, {} ms", run.duration_ms)?;
+            for cut in &run.cut {
+                writeln!(out, "        cut: {cut}")?;
+            }
             for line in &run.stderr_tail {
                 writeln!(out, "        stderr: {line}")?;
             }

@@ -1,9 +1,12 @@
-//! Running a skill to validate what it prints: in its own folder, with a timeout, stdout and
-//! stderr captured, exit status and duration recorded.
+//! Running a skill to validate what it prints: in its own folder and process group, stdout and
+//! stderr captured up to a size limit, exit status and duration recorded. One deadline bounds
+//! the whole run: the script, whatever it left running in its group (killed when it ends), and
+//! the reading of pipes that a process outside the group may still hold open.
 
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -19,17 +22,30 @@ const STDERR_TAIL_LINES: usize = 20;
 #[derive(Debug, Clone, Serialize)]
 pub struct RunResult {
     #[serde(skip)]
-    pub stdout: String,
-    /// Exit status; null when the skill was killed (timeout or signal).
+    pub stdout: Vec<u8>,
+    /// Exit status; null when the skill was killed (timeout, output limit or signal).
     pub exit_status: Option<i32>,
     pub timed_out: bool,
+    /// Stdout or stderr went over the output limit; the run was killed there.
+    pub output_exceeded: bool,
+    /// What was cut short, if anything (a pipe still held open at the deadline, say).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cut: Vec<String>,
     pub duration_ms: u128,
     /// The last lines of stderr.
     pub stderr_tail: Vec<String>,
 }
 
-/// Run `script` with `args` in the script's folder; kill it after `timeout`.
-pub fn run_skill(script: &Path, args: &[String], timeout: Duration) -> Result<RunResult> {
+/// Limits of one run.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub timeout: Duration,
+    /// Bytes kept of stdout and of stderr each.
+    pub max_output: u64,
+}
+
+/// Run `script` with `args` in the script's folder, within `limits`.
+pub fn run_skill(script: &Path, args: &[String], limits: Limits) -> Result<RunResult> {
     let source = std::fs::read(script)
         .map_err(|e| Error::io("SCRIPT_NOT_FOUND", "cannot read", script, &e))?;
     let absolute = std::path::absolute(script)
@@ -37,6 +53,7 @@ pub fn run_skill(script: &Path, args: &[String], timeout: Duration) -> Result<Ru
     let folder = absolute.parent().unwrap_or(Path::new("."));
     let shell = Dialect::detect(&source).syntax_checker();
     let started = Instant::now();
+    let deadline = started + limits.timeout;
     let mut command = Command::new(shell);
     own_process_group(&mut command);
     let mut child = command
@@ -48,29 +65,46 @@ pub fn run_skill(script: &Path, args: &[String], timeout: Duration) -> Result<Ru
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| Error::new("RUN_FAILED", format!("cannot start {shell}: {e}")))?;
-    let stdout = child.stdout.take().map(reader);
-    let stderr = child.stderr.take().map(reader);
-    let status = child
-        .wait_timeout(timeout)
-        .map_err(|e| Error::new("RUN_FAILED", format!("waiting for the skill failed: {e}")))?;
-    let timed_out = status.is_none();
-    let status = match status {
-        Some(status) => Some(status),
-        None => {
-            kill_group(child.id());
-            let _ = child.kill();
-            child.wait().ok()
+    let pid = child.id();
+    let (over_tx, over_rx) = mpsc::channel();
+    let stdout = child
+        .stdout
+        .take()
+        .map(|p| reader(p, limits.max_output, over_tx.clone()));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|p| reader(p, limits.max_output, over_tx));
+    // Wait for the script, the deadline, or a pipe going over the limit, whichever is first.
+    let mut status = None;
+    let mut output_exceeded = false;
+    while status.is_none() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
         }
-    };
+        if over_rx.try_recv().is_ok() {
+            output_exceeded = true;
+            break;
+        }
+        status = child
+            .wait_timeout(left.min(Duration::from_millis(50)))
+            .map_err(|e| Error::new("RUN_FAILED", format!("waiting for the skill failed: {e}")))?;
+    }
+    // A reader that stopped at the limit closes its pipe, so the script may have died of it.
+    output_exceeded |= over_rx.try_recv().is_ok();
+    let timed_out = status.is_none() && !output_exceeded;
+    // Whatever the script left running in its group ends with it.
+    kill_group(pid);
+    if status.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let mut cut = Vec::new();
+    let stdout = collect(stdout, deadline, "stdout", &mut cut);
+    let stderr = collect(stderr, deadline, "stderr", &mut cut);
     let duration_ms = started.elapsed().as_millis();
-    let collect = |handle: Option<std::thread::JoinHandle<Vec<u8>>>| {
-        handle
-            .and_then(|h| h.join().ok())
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default()
-    };
-    let stdout = collect(stdout);
-    let stderr = collect(stderr);
+    let stderr = String::from_utf8_lossy(&stderr);
     let lines: Vec<&str> = stderr.lines().collect();
     let tail = lines[lines.len().saturating_sub(STDERR_TAIL_LINES)..]
         .iter()
@@ -78,19 +112,86 @@ pub fn run_skill(script: &Path, args: &[String], timeout: Duration) -> Result<Ru
         .collect();
     Ok(RunResult {
         stdout,
-        exit_status: if timed_out {
-            None
-        } else {
-            status.and_then(|s| s.code())
-        },
+        exit_status: status.and_then(|s| s.code()),
         timed_out,
+        output_exceeded,
+        cut,
         duration_ms,
         stderr_tail: tail,
     })
 }
 
-/// The skill gets its own process group, so a timeout can end it with everything it started
-/// (a `sleep` left behind would keep the pipes open).
+/// The bytes a reader got, waiting no later than `deadline`: a process outside the group may
+/// hold the pipe open forever, and then what was read by the deadline is what counts.
+fn collect(
+    handle: Option<Reader>,
+    deadline: Instant,
+    name: &str,
+    cut: &mut Vec<String>,
+) -> Vec<u8> {
+    let Some(handle) = handle else {
+        return Vec::new();
+    };
+    let left = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_millis(100));
+    if handle.done.recv_timeout(left).is_err() {
+        cut.push(format!(
+            "{name} was still held open at the deadline by a process outside the skill's process group; what it printed until then is kept"
+        ));
+    }
+    handle.buffer.lock().map(|b| b.clone()).unwrap_or_default()
+}
+
+/// A pipe being read on its own thread: the bytes so far, and a signal when it ended.
+struct Reader {
+    buffer: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    done: mpsc::Receiver<()>,
+}
+
+/// Read a pipe to its end, keeping at most `max` bytes; going over sends on `over` and stops.
+fn reader(mut pipe: impl Read + Send + 'static, max: u64, over: mpsc::Sender<()>) -> Reader {
+    let buffer = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (done_tx, done) = mpsc::channel();
+    let shared = buffer.clone();
+    std::thread::spawn(move || {
+        let mut chunk = [0u8; 8192];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    let Ok(mut kept) = shared.lock() else { break };
+                    let room = (max as usize).saturating_sub(kept.len());
+                    kept.extend_from_slice(&chunk[..n.min(room)]);
+                    if n > room {
+                        let _ = over.send(());
+                        break;
+                    }
+                }
+            }
+        }
+        let _ = done_tx.send(());
+    });
+    Reader { buffer, done }
+}
+
+/// Read at most `max` bytes of `input`; `OUTPUT_TOO_LARGE` past that (`validate /dev/zero`).
+pub fn read_capped(mut input: impl Read, max: u64, what: &str) -> Result<Vec<u8>> {
+    let mut buffer = Vec::new();
+    (&mut input)
+        .take(max.saturating_add(1))
+        .read_to_end(&mut buffer)
+        .map_err(|e| Error::new("INPUT_UNREADABLE", format!("cannot read {what}: {e}")))?;
+    if buffer.len() as u64 > max {
+        return Err(Error::new(
+            "OUTPUT_TOO_LARGE",
+            format!("{what} is larger than {max} bytes; raise the limit with --max-output"),
+        ));
+    }
+    Ok(buffer)
+}
+
+/// The skill gets its own process group, so it can be ended with everything it started.
 #[cfg(unix)]
 fn own_process_group(command: &mut Command) {
     use std::os::unix::process::CommandExt;
@@ -110,11 +211,3 @@ fn kill_group(pid: u32) {
 
 #[cfg(not(unix))]
 fn kill_group(_pid: u32) {}
-
-fn reader(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut buffer = Vec::new();
-        let _ = pipe.read_to_end(&mut buffer);
-        buffer
-    })
-}
