@@ -684,3 +684,33 @@ fn a_full_disk_leaves_every_file_whole_and_recoverable() {
         }
     }
 }
+
+#[test]
+fn lone_carriage_returns_neither_panic_nor_break_the_diff() {
+    for mode in ["capture", "comment"] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = tmp.path();
+        git_init(root);
+        let script = write_script(
+            root,
+            "s/execute.sh",
+            b"#!/bin/sh\necho \"A\rB\"\necho \"SUCCESS\"\nx=\"y\r\"\necho \"Created: a\rb\"\n",
+        );
+        let out = run(skillmod(root).args(["migrate", "--dry-run", "--mode", mode, "s"]));
+        assert_eq!(out.status.code(), Some(0), "{mode}: {}", stderr(&out));
+        std::fs::write(root.join("p.diff"), &out.stdout).expect("write");
+        let applied = Command::new("git")
+            .args(["apply", "p.diff"])
+            .current_dir(root)
+            .output()
+            .expect("git apply");
+        assert!(
+            applied.status.success(),
+            "{mode}: {}",
+            String::from_utf8_lossy(&applied.stderr)
+        );
+        let migrated = std::fs::read(&script).expect("read");
+        assert!(syntax_ok("sh", &script), "{mode}");
+        assert!(String::from_utf8_lossy(&migrated).contains("LEGACY"));
+    }
+}
