@@ -26,6 +26,16 @@ impl Error {
         Error::new(code, format!("{what} {}: {err}", path.display()))
     }
 
+    /// Writing a command's own output failed. A reader that went away (`skillmod check | head`)
+    /// is `BROKEN_PIPE`, which ends the command quietly, as a shell pipeline expects.
+    pub fn output(what: &str, err: &std::io::Error) -> Self {
+        if err.kind() == std::io::ErrorKind::BrokenPipe {
+            Error::new(BROKEN_PIPE, "the reader of the output went away")
+        } else {
+            Error::new("IO_ERROR", format!("{what}: {err}"))
+        }
+    }
+
     /// Errors that stop a whole command exit with 2 (usage or I/O before any work).
     pub fn exit_code(&self) -> i32 {
         2
@@ -41,3 +51,6 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// The code of an output nobody reads any more; `main` exits quietly on it.
+pub const BROKEN_PIPE: &str = "BROKEN_PIPE";

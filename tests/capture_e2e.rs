@@ -282,3 +282,70 @@ fn stdout_writes_are_reported_and_captured_output_is_untouched() {
         stdout(&check)
     );
 }
+
+#[test]
+fn every_template_output_is_judged_the_same_by_every_protocol_and_strictness() {
+    let input = b"#!/bin/sh\necho \"Created: a.txt\"\nif [ \"${1:-}\" = fail ]; then exit 3; fi\necho SUCCESS\n";
+    for (template, schema, own) in [
+        ("skill-output-v1", "skill-output-v1", Protocol::Json),
+        ("envelope", "skill-report-envelope", Protocol::Json),
+        ("final-result", "skill-output-v1", Protocol::FinalResult),
+    ] {
+        let schema = Schema::builtin(schema).expect("schema");
+        for mode in ["capture", "comment"] {
+            let tmp = tempfile::tempdir().expect("tmp");
+            let path = write_script(tmp.path(), "my-skill/execute.sh", input);
+            let out = run(skillmod(tmp.path()).args([
+                "migrate",
+                "--mode",
+                mode,
+                "--no-backup",
+                "--template",
+                template,
+                "my-skill",
+            ]));
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{template} {mode}: {}",
+                stderr(&out)
+            );
+            let after = std::fs::read(&path).expect("migrated");
+            let runs: Vec<Vec<String>> = match mode {
+                "capture" => vec![vec![], vec!["fail".to_string()]],
+                _ => vec![vec![]],
+            };
+            for args in runs {
+                let printed = run_in("sh", &after, &args).stdout;
+                for protocol in [
+                    Protocol::Auto,
+                    Protocol::Json,
+                    Protocol::Fenced,
+                    Protocol::FinalResult,
+                ] {
+                    for strict in [false, true] {
+                        let options = ParseOptions {
+                            strict,
+                            ..ParseOptions::new(protocol)
+                        };
+                        let outcome = check_output(&printed, &options, &schema);
+                        let accepts = protocol == Protocol::Auto || protocol == own;
+                        assert_eq!(
+                            outcome.value.is_some() && outcome.errors.iter().all(|e| e.code != "PARSE_ERROR" && e.code != "NO_OUTPUT_FOUND"),
+                            accepts,
+                            "{template} {mode} {args:?} {protocol:?} strict={strict}: {:?}\n{printed}",
+                            outcome.errors
+                        );
+                        if accepts {
+                            assert!(
+                                outcome.valid,
+                                "{template} {mode} {args:?} {protocol:?} strict={strict}: {:?}",
+                                outcome.errors
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

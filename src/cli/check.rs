@@ -65,7 +65,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
 }
 
 fn write_error(e: std::io::Error) -> Error {
-    Error::new("IO_ERROR", format!("cannot write the report: {e}"))
+    Error::output("cannot write the report", &e)
 }
 
 /// The output of one `--format`, fed file by file and finished once.

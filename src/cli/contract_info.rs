@@ -22,7 +22,7 @@ pub fn schema(args: &SchemaArgs) -> Result<i32> {
                 .and_then(|text| writeln!(out, "{text}"))
         }
     };
-    written.map_err(|e| Error::new("IO_ERROR", format!("cannot write: {e}")))?;
+    written.map_err(|e| Error::output("cannot write", &e))?;
     Ok(0)
 }
 
@@ -42,6 +42,6 @@ pub fn templates(args: &TemplatesArgs) -> Result<i32> {
             }
         },
     };
-    written.map_err(|e| Error::new("IO_ERROR", format!("cannot write: {e}")))?;
+    written.map_err(|e| Error::output("cannot write", &e))?;
     Ok(0)
 }

@@ -20,6 +20,6 @@ pub fn man() -> Result<i32> {
         .map_err(|e| Error::new("IO_ERROR", format!("cannot render the man page: {e}")))?;
     std::io::stdout()
         .write_all(&out)
-        .map_err(|e| Error::new("IO_ERROR", format!("cannot write the man page: {e}")))?;
+        .map_err(|e| Error::output("cannot write the man page", &e))?;
     Ok(0)
 }

@@ -145,7 +145,7 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
             .and_then(|json| writeln!(out, "{json}")),
         Format::Text => write_text(&mut out, &report, args.common.quiet),
     };
-    written.map_err(|e| Error::new("IO_ERROR", format!("cannot write the report: {e}")))?;
+    written.map_err(|e| Error::output("cannot write the report", &e))?;
     Ok(if invalid { 1 } else { 0 })
 }
 

@@ -84,15 +84,20 @@ pub fn parse_output(stdout: &str, options: &ParseOptions) -> Result<Parsed, Cont
             Protocol::Legacy,
         ),
         Protocol::Auto => {
+            // Strict keeps each protocol strict (nothing but the document and its markers) and
+            // allows no legacy fallback; it never narrows auto to plain JSON.
             let trimmed = stdout.trim();
-            if trimmed.starts_with('{') || trimmed.starts_with('[') || options.strict {
+            if trimmed.starts_with('{') || trimmed.starts_with('[') {
                 return found(json_document(stdout)?, Protocol::Json);
             }
             if stdout.contains(FINAL_START) {
-                return found(final_result(stdout, false)?, Protocol::FinalResult);
+                return found(final_result(stdout, options.strict)?, Protocol::FinalResult);
             }
             if last_fence(stdout).is_some() {
-                return found(fenced(stdout, false)?, Protocol::Fenced);
+                return found(fenced(stdout, options.strict)?, Protocol::Fenced);
+            }
+            if options.strict {
+                return found(json_document(stdout)?, Protocol::Json);
             }
             found(
                 legacy_text::parse(stdout, options.default_confidence)?,
