@@ -8,8 +8,9 @@ use tree_sitter::Node;
 
 use super::context::command_name_bytes;
 
-/// How deep calls are followed before giving up (recursive functions).
-const MAX_CALL_DEPTH: usize = 16;
+/// How deep calls and nested groups are followed before giving up (recursive functions, deeply
+/// nested scripts: the walk must not overflow a worker's stack). Giving up means "may not exit".
+const MAX_DEPTH: usize = 64;
 
 /// The 1-based line of the script's last top-level command when it always exits: `exit`, `exec`
 /// of a command, a call to a function whose every path exits, or an `if`/`case`/group whose
@@ -39,7 +40,7 @@ fn always_exits(
     functions: &HashMap<&[u8], Node<'_>>,
     depth: usize,
 ) -> bool {
-    if depth > MAX_CALL_DEPTH {
+    if depth > MAX_DEPTH {
         return false;
     }
     match node.kind() {
@@ -55,10 +56,9 @@ fn always_exits(
         },
         "redirected_statement" => node
             .child_by_field_name("body")
-            .is_some_and(|body| always_exits(body, source, functions, depth)),
-        "compound_statement" => {
-            last_statement(node).is_some_and(|last| always_exits(last, source, functions, depth))
-        }
+            .is_some_and(|body| always_exits(body, source, functions, depth + 1)),
+        "compound_statement" => last_statement(node)
+            .is_some_and(|last| always_exits(last, source, functions, depth + 1)),
         "if_statement" => {
             let mut cursor = node.walk();
             let mut has_else = false;
@@ -69,13 +69,15 @@ fn always_exits(
                     "elif_clause" | "else_clause" => {
                         has_else |= child.kind() == "else_clause";
                         all &= last_statement(child)
-                            .is_some_and(|last| always_exits(last, source, functions, depth));
+                            .is_some_and(|last| always_exits(last, source, functions, depth + 1));
                     }
                     "comment" => {}
                     _ => body = Some(child),
                 }
             }
-            has_else && all && body.is_some_and(|last| always_exits(last, source, functions, depth))
+            has_else
+                && all
+                && body.is_some_and(|last| always_exits(last, source, functions, depth + 1))
         }
         _ => false,
     }

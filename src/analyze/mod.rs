@@ -72,6 +72,11 @@ pub struct Analysis {
     pub final_exit: Option<usize>,
     /// Number of ERROR/MISSING nodes tree-sitter produced.
     pub parse_errors: usize,
+    /// Line and column of the first parse error.
+    pub first_error: Option<(usize, usize)>,
+    /// Line and column of the first `echo` that prints a legacy line but lies where tree-sitter
+    /// could not parse: whether it reaches stdout is unknown, so it must not pass silently.
+    pub legacy_in_parse_error: Option<(usize, usize)>,
     /// Other statements that write to the script's stdout (echo, printf, cat): they break a
     /// JSON-only stdout.
     pub stdout_writes: Vec<StdoutWrite>,
@@ -214,7 +219,7 @@ fn examine(
     source: &[u8],
     scope: Option<Vec<Range<usize>>>,
 ) -> (Analysis, Vec<Vec<u8>>) {
-    let (legacy, already_migrated, stdout_writes, exit_traps, wanted, visited) = {
+    let (legacy, already_migrated, stdout_writes, exit_traps, wanted, visited, hidden) = {
         let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), &needles());
         let runtime = runtime_range(source);
         if let Some(range) = &runtime {
@@ -227,6 +232,13 @@ fn examine(
                 sites.retain(|site| !range.contains(&site.node.start_byte()));
             }
         }
+        let hidden = survey
+            .echoes
+            .iter()
+            .filter(|site| survey.reach(site) == Err(context::NotStdout::ParseError))
+            .filter_map(|site| legacy_statement(site.node, source))
+            .map(|s| (s.line, s.column))
+            .min();
         let mut legacy: Vec<LegacyStatement> = survey
             .echoes
             .iter()
@@ -264,11 +276,15 @@ fn examine(
             exit_traps,
             wanted,
             survey.visited,
+            hidden,
         )
     };
     let final_exit = final_top_level_exit(tree.root_node(), source);
     let parse_errors = parser::error_count(&tree);
+    let first_error = parser::first_error(&tree);
     let analysis = Analysis {
+        first_error,
+        legacy_in_parse_error: hidden,
         dialect: Dialect::detect(source),
         tree,
         scope,

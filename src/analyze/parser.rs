@@ -85,6 +85,32 @@ pub fn error_count(tree: &Tree) -> usize {
     }
 }
 
+/// 1-based line and column of the first ERROR or MISSING node, if any.
+pub fn first_error(tree: &Tree) -> Option<(usize, usize)> {
+    if !tree.root_node().has_error() {
+        return None;
+    }
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            let p = node.start_position();
+            return Some((p.row + 1, p.column + 1));
+        }
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return None;
+            }
+        }
+    }
+}
+
 /// The source bytes of a node.
 pub fn node_bytes<'s>(node: Node<'_>, source: &'s [u8]) -> &'s [u8] {
     &source[node.start_byte()..node.end_byte()]

@@ -42,6 +42,9 @@ pub struct LocatedWrite {
 pub struct Entry {
     pub legacy: Vec<Located>,
     pub stdout_writes: Vec<LocatedWrite>,
+    /// Line and column of a legacy statement inside a parse error (reported, not passed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parse_error: Option<(usize, usize)>,
 }
 
 /// A content hash (BLAKE3), stored as hex in the file and as 32 bytes in memory.

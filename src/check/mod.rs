@@ -86,6 +86,7 @@ pub fn check_file(
         None => match analyze::analyze(parser, &script.body) {
             Ok(analysis) => {
                 let entry = cache::Entry {
+                    parse_error: analysis.legacy_in_parse_error,
                     legacy: analysis
                         .legacy
                         .into_iter()
@@ -112,6 +113,17 @@ pub fn check_file(
             Err(error) => return FileCheck::Failed { path: shown, error },
         },
     };
+    if let Some((line, column)) = entry.parse_error.filter(|_| entry.legacy.is_empty()) {
+        return FileCheck::Failed {
+            path: shown,
+            error: Error::new(
+                "PARSE_ERROR",
+                format!(
+                    "line {line}:{column}: a legacy statement lies where tree-sitter-bash cannot parse the script; check it by hand"
+                ),
+            ),
+        };
+    }
     let findings = entry
         .legacy
         .into_iter()

@@ -55,6 +55,22 @@ pub fn process_file(
         report.status = Status::AlreadyMigrated;
         return (report, None);
     }
+    if let Some((line, column)) = analysis
+        .legacy_in_parse_error
+        .filter(|_| analysis.legacy.is_empty())
+    {
+        report.status = Status::Skipped;
+        report.errors.push(
+            Error::new(
+                "PARSE_ERROR",
+                format!(
+                    "line {line}:{column}: a legacy statement lies where tree-sitter-bash cannot parse the script, so where its output goes is unknown; migrate it by hand"
+                ),
+            )
+            .into(),
+        );
+        return (report, None);
+    }
     if analysis.legacy.is_empty() && !options.force && hosted.is_none() {
         report.status = Status::NoLegacy;
         return (report, None);
@@ -65,7 +81,9 @@ pub fn process_file(
             Error::new(
                 "PARSE_ERROR",
                 format!(
-                    "tree-sitter-bash cannot fully parse this script ({} parse errors), so edits could land in the wrong place; migrate it by hand",
+                    "line {}:{}: tree-sitter-bash cannot fully parse this script ({} parse errors), so edits could land in the wrong place; migrate it by hand",
+                    analysis.first_error.map_or(0, |e| e.0),
+                    analysis.first_error.map_or(0, |e| e.1),
                     analysis.parse_errors
                 ),
             )

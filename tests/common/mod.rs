@@ -171,6 +171,12 @@ pub const PIECES: &[&str] = &[
     "{ echo \"Created: grouped\"; } 2>/dev/null\n",
     "( echo SUCCESS )\n",
     "echo \"${v:-SUCCESS}\" \"$#\" ${#x}\n",
+    "echo \"SUCCESS\" && date > stamp{i}.txt\n",
+    "true && echo COMPLETE || echo FAILED >&2\n",
+    "echo 2>/dev/null \"Created: r{i}\"\n",
+    "trap \"rm -f $T{i}\" EXIT INT\n",
+    "m{i}() { echo SUCCESS; exit 0; }\n",
+    "echo \"Confidence: 0.{i}\" # note\r\n",
     "exit 0\n",
 ];
 
