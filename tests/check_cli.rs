@@ -202,3 +202,25 @@ fn completions_and_man_page_are_generated() {
     let man = run(skillmod(tmp.path()).args(["man"]));
     assert!(stdout(&man).contains(".TH skillmod"), "{}", stdout(&man));
 }
+
+#[test]
+fn stdout_writes_are_reported_only_for_scripts_under_the_contract() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "plain.sh",
+        b"#!/bin/sh\necho \"Building...\"\nprintf '%s\\n' done\n",
+    );
+    write_script(
+        tmp.path(),
+        "legacy.sh",
+        b"#!/bin/sh\necho \"Building...\"\necho SUCCESS\n",
+    );
+    let out = run(skillmod(tmp.path()).args(["check", "--include", "*.sh", "."]));
+    let text = stdout(&out);
+    assert!(!text.contains("plain.sh"), "{text}");
+    assert!(
+        text.contains("legacy.sh:2:1: warning: stdout_write"),
+        "{text}"
+    );
+}

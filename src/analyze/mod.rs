@@ -263,6 +263,11 @@ fn examine(
             .map(|site| stdout_write(site.node, source))
             .collect();
         stdout_writes.sort_by_key(|w| w.start);
+        // Other stdout writes matter only in a script under the JSON contract (one with legacy
+        // lines or the JSON block); anywhere else they are just what the script prints.
+        if legacy.is_empty() && !has_block {
+            stdout_writes.clear();
+        }
         let exit_traps = survey
             .traps
             .iter()
