@@ -16,6 +16,14 @@ use skillmod::analyze::{self, BashParser, chunks};
 use skillmod::rewrite::capture::{self, Role};
 use skillmod::rewrite::{self, Template, values};
 
+/// 96 cases per property in `cargo test`; `PROPTEST_CASES` sets more for a longer run.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(96)
+}
+
 /// Bytes that shift how bash reads a script, for mutations.
 const NOISE: &[u8] = b"\"'`$(){}[];|&<>\\\n\r\t #=!*";
 
@@ -81,7 +89,7 @@ fn mutate(mut script: Vec<u8>, edits: &[(usize, usize, bool)]) -> Vec<u8> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn migration_keeps_the_shell_verdict_and_work_stays_bounded(
