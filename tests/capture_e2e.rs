@@ -277,7 +277,7 @@ fn stdout_writes_are_reported_and_captured_output_is_untouched() {
     assert_eq!(writes, [(2, "stdout_write"), (5, "stdout_write")]);
     let check = run(skillmod(tmp.path()).args(["check", "s"]));
     assert!(
-        stdout(&check).contains("s/execute.sh:2:1: warning: stdout_write: echo \"Processing...\""),
+        stdout(&check).contains("s/execute.sh:2:1: SKM002 stdout_write: echo \"Processing...\""),
         "{}",
         stdout(&check)
     );

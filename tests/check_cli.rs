@@ -17,7 +17,7 @@ fn findings_are_reported_as_path_line_column_kind_text() {
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(
-        text.contains("a/execute.sh:3:3: success: echo \"SUCCESS\"\n"),
+        text.contains("a/execute.sh:3:3: SKM001 success: echo \"SUCCESS\"\n"),
         "{text}"
     );
     assert!(text.contains("skillmod migrate a/execute.sh"), "{text}");
@@ -81,7 +81,10 @@ fn json_format_lists_findings_and_summary() {
     let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(
         doc["findings"],
-        serde_json::json!([{"path": "a/execute.sh", "line": 3, "column": 3, "kind": "success", "text": "echo \"SUCCESS\""}])
+        serde_json::json!([{"code": "SKM001", "severity": "error", "path": "a/execute.sh", "line": 3, "column": 3,
+            "kind": "success", "text": "echo \"SUCCESS\"",
+            "message": "legacy `SUCCESS` line on stdout: `echo \"SUCCESS\"`",
+            "fix": "skillmod migrate a/execute.sh"}])
     );
     assert_eq!(doc["summary"]["scripts_checked"], 1);
     assert_eq!(doc["summary"]["findings"], 1);
@@ -95,7 +98,7 @@ fn github_format_prints_workflow_annotations() {
     let text = stdout(&out);
     assert!(
         text.starts_with(
-            "::error file=a/execute.sh,line=3,col=3,title=skillmod%3A legacy success::"
+            "::error file=a/execute.sh,line=3,col=3,title=skillmod SKM001 (legacy-output)::"
         ),
         "{text}"
     );
@@ -111,12 +114,24 @@ fn sarif_format_has_rules_and_located_results() {
     assert_eq!(doc["version"], "2.1.0");
     let run0 = &doc["runs"][0];
     let rules = run0["tool"]["driver"]["rules"].as_array().expect("rules");
-    assert_eq!(rules.len(), 6);
-    assert_eq!(rules[5]["id"], "stdout-write");
+    assert_eq!(rules.len(), 5);
+    for rule in rules {
+        assert!(
+            rule["fullDescription"]["text"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty())
+        );
+        assert!(
+            rule["helpUri"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("https://"))
+        );
+    }
+    assert_eq!(rules[1]["id"], "SKM002");
     let result = &run0["results"][0];
     let index = result["ruleIndex"].as_u64().expect("index") as usize;
     assert_eq!(rules[index]["id"], result["ruleId"]);
-    assert_eq!(result["ruleId"], "legacy-success");
+    assert_eq!(result["ruleId"], "SKM001");
     let location = &result["locations"][0]["physicalLocation"];
     assert_eq!(location["artifactLocation"]["uri"], "a/execute.sh");
     assert_eq!(location["region"]["startLine"], 3);
@@ -220,7 +235,7 @@ fn stdout_writes_are_reported_only_for_scripts_under_the_contract() {
     let text = stdout(&out);
     assert!(!text.contains("plain.sh"), "{text}");
     assert!(
-        text.contains("legacy.sh:2:1: warning: stdout_write"),
+        text.contains("legacy.sh:2:1: SKM002 stdout_write: echo"),
         "{text}"
     );
 }

@@ -248,7 +248,9 @@ fn the_timeout_covers_children_that_never_end_or_leave_the_group() {
     write_script(
         tmp.path(),
         "escape.sh",
-        b"#!/bin/sh\necho SUCCESS\nsetsid sleep 1000 &\n",
+        // The script waits (at most 2 s) until its child has left the session, so the test does
+        // not depend on which of the two runs first.
+        b"#!/bin/sh\necho SUCCESS\nsetsid sleep 1000 &\nchild=$!\necho $child > escaped.pid\ni=0\nwhile [ $i -lt 40 ] && [ \"$(cut -d' ' -f6 /proc/$child/stat 2>/dev/null)\" != \"$child\" ]; do sleep 0.05; i=$((i + 1)); done\n",
     );
     let result = run_report(tmp.path(), "forever.sh", &["--timeout", "1"]);
     assert_eq!(result["run"]["timed_out"], true, "{result}");

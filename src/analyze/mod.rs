@@ -9,6 +9,7 @@ pub mod parser;
 pub mod prefilter;
 pub mod scope;
 pub mod shell;
+pub mod suppress;
 pub mod words;
 
 use serde::Serialize;

@@ -2,51 +2,34 @@
 //! discovery, prefilter and analyzer as migrate, plus a content-hash cache for repeated runs.
 
 pub mod cache;
+pub mod rules;
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::analyze::{self, BashParser, LegacyKind, prefilter};
+use crate::analyze::{self, BashParser, prefilter};
 use crate::error::Error;
 use crate::fsio::read::{ReadOutcome, read_script};
 use cache::Cache;
 
-/// One live legacy statement, as reported by check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Finding {
-    pub path: String,
-    pub line: usize,
-    pub column: usize,
-    pub kind: LegacyKind,
-    pub text: String,
-}
+pub use rules::{Finding, Selection, Severity};
 
-/// A statement that writes to stdout beside the contract: a warning, not a failure.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Warning {
-    pub path: String,
-    pub line: usize,
-    pub column: usize,
-    pub kind: &'static str,
-    pub text: String,
-}
-
-/// What checking one file gave.
+/// What checking one file gave: its findings (every rule, suppressions and the selection
+/// applied), and how the file counts in the summary.
 #[derive(Debug, Clone)]
-pub enum FileCheck {
-    Checked {
-        findings: Vec<Finding>,
-        warnings: Vec<Warning>,
-    },
-    Skipped {
-        path: String,
-        reason: Error,
-    },
-    Failed {
-        path: String,
-        error: Error,
-    },
+pub struct FileCheck {
+    pub findings: Vec<Finding>,
+    pub outcome: Outcome,
+    /// Findings a `# skillmod: ignore` comment suppressed.
+    pub suppressed: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Checked,
+    Skipped,
+    Failed,
 }
 
 /// Settings for one check run.
@@ -54,6 +37,25 @@ pub struct Options {
     pub max_size: u64,
     /// Folder report paths are relative to.
     pub base: PathBuf,
+    /// Which rules count.
+    pub selection: Selection,
+    /// Report `# skillmod: ignore` comments that suppress nothing (SKM005).
+    pub report_unused_suppressions: bool,
+}
+
+fn file_finding(rule: &'static rules::Rule, path: &str, error: &Error) -> Finding {
+    Finding {
+        code: rule.code,
+        severity: rule.severity,
+        path: path.to_string(),
+        line: 0,
+        column: 0,
+        message: error.message.clone(),
+        kind: None,
+        text: None,
+        fix: None,
+        reason: Some(error.code),
+    }
 }
 
 /// Check one file: read, prefilter, then the cache or the analyzer.
@@ -64,20 +66,28 @@ pub fn check_file(
     parser: &mut BashParser,
 ) -> FileCheck {
     let shown = crate::fsio::display_path(path, &options.base);
+    let single = |rule: &'static rules::Rule, error: &Error, outcome| FileCheck {
+        findings: [file_finding(rule, &shown, error)]
+            .into_iter()
+            .filter(|f| options.selection.allows(f.code))
+            .collect(),
+        outcome,
+        suppressed: 0,
+    };
     let script = match read_script(path, options.max_size) {
         Ok(script) => script,
         Err(ReadOutcome::Skipped(reason)) => {
-            return FileCheck::Skipped {
-                path: shown,
-                reason,
-            };
+            return single(&rules::SKIPPED, &reason, Outcome::Skipped);
         }
-        Err(ReadOutcome::Failed(error)) => return FileCheck::Failed { path: shown, error },
+        Err(ReadOutcome::Failed(error)) => {
+            return single(&rules::UNREADABLE, &error, Outcome::Failed);
+        }
     };
     if !prefilter::may_hold_legacy(&script.body) {
-        return FileCheck::Checked {
+        return FileCheck {
             findings: Vec::new(),
-            warnings: Vec::new(),
+            outcome: Outcome::Checked,
+            suppressed: 0,
         };
     }
     let key = cache.key(&script.body);
@@ -110,43 +120,88 @@ pub fn check_file(
                 cache.put(key, entry.clone());
                 entry
             }
-            Err(error) => return FileCheck::Failed { path: shown, error },
+            Err(error) => return single(&rules::UNREADABLE, &error, Outcome::Failed),
         },
     };
     if let Some((line, column)) = entry.parse_error.filter(|_| entry.legacy.is_empty()) {
-        return FileCheck::Failed {
-            path: shown,
-            error: Error::new(
-                "PARSE_ERROR",
-                format!(
-                    "line {line}:{column}: a legacy statement lies where tree-sitter-bash cannot parse the script; check it by hand"
-                ),
+        let error = Error::new(
+            "PARSE_ERROR",
+            format!(
+                "line {line}:{column}: a legacy statement lies where tree-sitter-bash cannot parse the script; check it by hand"
             ),
-        };
+        );
+        let mut check = single(&rules::UNREADABLE, &error, Outcome::Failed);
+        for f in &mut check.findings {
+            (f.line, f.column) = (line, column);
+        }
+        return check;
     }
-    let findings = entry
+    let fix = format!("skillmod migrate {}", crate::report::quote_path(&shown));
+    let mut findings: Vec<Finding> = entry
         .legacy
         .into_iter()
         .map(|l| Finding {
+            code: rules::LEGACY_OUTPUT.code,
+            severity: rules::LEGACY_OUTPUT.severity,
             path: shown.clone(),
             line: l.line,
             column: l.column,
-            kind: l.kind,
-            text: l.text,
+            message: format!("{}: `{}`", l.kind.description(), l.text),
+            kind: Some(l.kind),
+            text: Some(l.text),
+            fix: Some(fix.clone()),
+            reason: None,
         })
-        .collect();
-    let warnings = entry
-        .stdout_writes
-        .into_iter()
-        .map(|w| Warning {
+        .chain(entry.stdout_writes.into_iter().map(|w| Finding {
+            code: rules::STDOUT_WRITE.code,
+            severity: rules::STDOUT_WRITE.severity,
             path: shown.clone(),
             line: w.line,
             column: w.column,
-            kind: "stdout_write",
-            text: w.text,
-        })
+            message: format!(
+                "`{}` writes to stdout beside the JSON contract; send it to stderr (`>&2`)",
+                w.text
+            ),
+            kind: None,
+            text: Some(w.text),
+            fix: Some(format!("{fix} --stdout-to-stderr")),
+            reason: None,
+        }))
         .collect();
-    FileCheck::Checked { findings, warnings }
+    let mut suppressed = 0;
+    if memchr::memmem::find(&script.body, b"skillmod: ignore").is_some() {
+        let suppressions = analyze::suppress::Suppressions::parse(&script.body);
+        let before = findings.len();
+        findings.retain(|f| !suppressions.covers(f.line, f.code));
+        suppressed = before - findings.len();
+        if options.report_unused_suppressions {
+            findings.extend(
+                suppressions
+                    .unused()
+                    .into_iter()
+                    .map(|(line, column)| Finding {
+                        code: rules::UNUSED_SUPPRESSION.code,
+                        severity: rules::UNUSED_SUPPRESSION.severity,
+                        path: shown.clone(),
+                        line,
+                        column,
+                        message: "this `# skillmod: ignore` comment suppresses nothing; remove it"
+                            .into(),
+                        kind: None,
+                        text: None,
+                        fix: None,
+                        reason: None,
+                    }),
+            );
+        }
+    }
+    findings.retain(|f| options.selection.allows(f.code));
+    findings.sort_by_key(|f| (f.line, f.column));
+    FileCheck {
+        findings,
+        outcome: Outcome::Checked,
+        suppressed,
+    }
 }
 
 /// Counts of a check run.
@@ -154,10 +209,15 @@ pub fn check_file(
 pub struct Summary {
     pub scripts_checked: usize,
     pub files_with_findings: usize,
+    /// Legacy statements (SKM001).
     pub findings: usize,
+    /// Other warnings (SKM002, SKM005).
     pub warnings: usize,
     pub skipped: usize,
+    /// Files that could not be read or parsed (SKM003).
     pub errors: usize,
+    /// Findings suppressed by `# skillmod: ignore` comments.
+    pub suppressed: usize,
 }
 
 /// A file that could not be checked.
@@ -168,53 +228,70 @@ pub struct FileError {
     pub message: String,
 }
 
-/// What a check run adds up to; the findings and warnings themselves go to `on_file` as they come,
-/// so memory stays flat however many files there are.
+/// What a check run adds up to; the findings themselves go to `on_file` as they come, so memory
+/// stays flat however many files there are.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct CheckReport {
     pub summary: Summary,
     pub errors: Vec<FileError>,
+    /// Findings per rule code (`--statistics`).
+    #[serde(skip)]
+    pub statistics: std::collections::BTreeMap<&'static str, usize>,
 }
 
-/// Check `files` in parallel; `on_file` sees each file's findings and warnings in path order
-/// (empty for clean, skipped and failed files).
+/// Check `files` in parallel; `on_file` sees each file's findings in path order.
 pub fn run(
     files: &[PathBuf],
     options: &Options,
     cache: &Cache,
-    mut on_file: impl FnMut(&[Finding], &[Warning]),
+    mut on_file: impl FnMut(&[Finding]),
 ) -> crate::error::Result<CheckReport> {
     let mut report = CheckReport::default();
     crate::parallel::for_each_ordered(
         files,
         |path, parser| check_file(path, options, cache, parser),
-        |path, error| FileCheck::Failed {
-            path: crate::fsio::display_path(path, &options.base),
-            error,
+        |path, error| FileCheck {
+            findings: vec![file_finding(
+                &rules::UNREADABLE,
+                &crate::fsio::display_path(path, &options.base),
+                &error,
+            )],
+            outcome: Outcome::Failed,
+            suppressed: 0,
         },
-        |result| match result {
-            FileCheck::Checked { findings, warnings } => {
-                report.summary.scripts_checked += 1;
-                report.summary.warnings += warnings.len();
-                if !findings.is_empty() {
-                    report.summary.files_with_findings += 1;
-                    report.summary.findings += findings.len();
+        |check| {
+            let s = &mut report.summary;
+            match check.outcome {
+                Outcome::Checked => s.scripts_checked += 1,
+                Outcome::Skipped => s.skipped += 1,
+                Outcome::Failed => {}
+            }
+            s.suppressed += check.suppressed;
+            let legacy = check
+                .findings
+                .iter()
+                .filter(|f| f.code == rules::LEGACY_OUTPUT.code)
+                .count();
+            if legacy > 0 {
+                s.files_with_findings += 1;
+            }
+            for f in &check.findings {
+                *report.statistics.entry(f.code).or_default() += 1;
+                match f.severity {
+                    Severity::Error if f.code == rules::UNREADABLE.code => {
+                        s.errors += 1;
+                        report.errors.push(FileError {
+                            path: f.path.clone(),
+                            code: f.reason.unwrap_or(f.code),
+                            message: f.message.clone(),
+                        });
+                    }
+                    Severity::Error => s.findings += 1,
+                    Severity::Warning => s.warnings += 1,
+                    Severity::Note => {}
                 }
-                on_file(&findings, &warnings);
             }
-            FileCheck::Skipped { .. } => {
-                report.summary.skipped += 1;
-                on_file(&[], &[]);
-            }
-            FileCheck::Failed { path, error } => {
-                on_file(&[], &[]);
-                report.summary.errors += 1;
-                report.errors.push(FileError {
-                    path,
-                    code: error.code,
-                    message: error.message,
-                });
-            }
+            on_file(&check.findings);
         },
     )?;
     Ok(report)

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use super::{CheckArgs, CheckFormat, working_dir};
 use crate::check::cache::Cache;
-use crate::check::{self, CheckReport, Finding, Options, Warning};
+use crate::check::{self, CheckReport, Finding, Options, Selection};
 use crate::error::{Error, Result};
 use crate::fsio::project_root;
 use crate::report::check_json::CheckJsonWriter;
@@ -25,19 +25,40 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         }
         cache
     };
+    let selection = Selection {
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+    };
+    selection.validate()?;
+    let root = project_root(&base);
+    let root_prefix = base
+        .strip_prefix(&root)
+        .ok()
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .filter(|p| !p.is_empty())
+        .map_or_else(String::new, |p| format!("{p}/"));
+    let root_uri = crate::report::sarif::folder_uri(&root);
     let options = Options {
         max_size: args.max_size,
         base,
+        selection,
+        report_unused_suppressions: args.report_unused_suppressions,
     };
     let color = args.common.color.choice();
     let mut stdout = anstream::AutoStream::new(std::io::stdout().lock(), color);
     let mut progress = Progress::new(files.len(), args.common.quiet);
-    let mut renderer =
-        Renderer::start(args.format, args.common.quiet, &mut stdout).map_err(write_error)?;
+    let mut renderer = Renderer::start(
+        args.format,
+        args.common.quiet,
+        &root_prefix,
+        &root_uri,
+        &mut stdout,
+    )
+    .map_err(write_error)?;
     let mut failed_write = None;
-    let report = check::run(&files, &options, &cache, |findings, warnings| {
+    let report = check::run(&files, &options, &cache, |findings| {
         progress.inc();
-        let written = progress.suspend(|| renderer.file(&mut stdout, findings, warnings));
+        let written = progress.suspend(|| renderer.file(&mut stdout, findings));
         if let Err(e) = written {
             failed_write.get_or_insert(e);
         }
@@ -49,13 +70,18 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     }
     let written = renderer.finish(&mut stdout, &report);
     written.and_then(|_| stdout.flush()).map_err(write_error)?;
+    if args.statistics {
+        check_text::write_statistics(&mut stdout, &report).map_err(write_error)?;
+    }
     if args.format != CheckFormat::Text {
         let mut stderr = anstream::AutoStream::new(std::io::stderr().lock(), color);
         for e in &report.errors {
             let _ = writeln!(stderr, "error: {}: {}: {}", e.path, e.code, e.message);
         }
     }
-    Ok(if report.summary.errors > 0 {
+    Ok(if args.exit_zero {
+        0
+    } else if report.summary.errors > 0 {
         2
     } else if report.summary.findings > 0 {
         1
@@ -71,40 +97,43 @@ fn write_error(e: std::io::Error) -> Error {
 /// The output of one `--format`, fed file by file and finished once.
 enum Renderer {
     Text { quiet: bool },
-    Github,
+    Github { root_prefix: String },
     Json(CheckJsonWriter),
     Sarif(SarifWriter),
 }
 
 impl Renderer {
-    fn start(format: CheckFormat, quiet: bool, out: &mut dyn Write) -> io::Result<Renderer> {
+    fn start(
+        format: CheckFormat,
+        quiet: bool,
+        root_prefix: &str,
+        root_uri: &str,
+        out: &mut dyn Write,
+    ) -> io::Result<Renderer> {
         Ok(match format {
             CheckFormat::Text => Renderer::Text { quiet },
-            CheckFormat::Github => Renderer::Github,
+            CheckFormat::Github => Renderer::Github {
+                root_prefix: root_prefix.to_string(),
+            },
             CheckFormat::Json => Renderer::Json(CheckJsonWriter::start(out)?),
-            CheckFormat::Sarif => Renderer::Sarif(SarifWriter::start(out)?),
+            CheckFormat::Sarif => Renderer::Sarif(SarifWriter::start(out, root_prefix, root_uri)?),
         })
     }
 
-    fn file(
-        &mut self,
-        out: &mut dyn Write,
-        findings: &[Finding],
-        warnings: &[Warning],
-    ) -> io::Result<()> {
+    fn file(&mut self, out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
         match self {
-            Renderer::Text { quiet: false } => check_text::write_file(out, findings, warnings),
+            Renderer::Text { quiet: false } => check_text::write_file(out, findings),
             Renderer::Text { quiet: true } => Ok(()),
-            Renderer::Github => github::write(out, findings, warnings),
-            Renderer::Json(writer) => writer.push(out, findings, warnings),
-            Renderer::Sarif(writer) => writer.push(out, findings, warnings),
+            Renderer::Github { root_prefix } => github::write(out, findings, root_prefix),
+            Renderer::Json(writer) => writer.push(out, findings),
+            Renderer::Sarif(writer) => writer.push(out, findings),
         }
     }
 
     fn finish(self, out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
         match self {
             Renderer::Text { .. } => check_text::write_summary(out, report),
-            Renderer::Github => Ok(()),
+            Renderer::Github { .. } => Ok(()),
             Renderer::Json(writer) => writer.finish(out, report),
             Renderer::Sarif(writer) => writer.finish(out),
         }

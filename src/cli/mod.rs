@@ -210,6 +210,21 @@ pub struct CheckArgs {
     /// Neither read nor write the result cache in .skillmod/cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Report only these rules (codes or code prefixes, comma-separated: SKM001,SKM002).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub select: Vec<String>,
+    /// Do not report these rules (codes or prefixes).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub ignore: Vec<String>,
+    /// After the findings, print how many each rule gave.
+    #[arg(long)]
+    pub statistics: bool,
+    /// Exit 0 even when something was found (the report still says what).
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Report `# skillmod: ignore` comments that suppress nothing (SKM005).
+    #[arg(long)]
+    pub report_unused_suppressions: bool,
     /// Keep the result cache in this folder instead of .skillmod/cache (a CI cache folder, say).
     #[arg(long, value_name = "DIR", env = "SKILLMOD_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,

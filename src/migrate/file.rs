@@ -8,6 +8,7 @@ use crate::analyze::shell::Judge;
 use crate::analyze::{
     self, Analysis, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, RUNTIME_MARKER, flow, prefilter,
 };
+use crate::check::rules;
 use crate::error::Error;
 use crate::fsio::backup::Backups;
 use crate::fsio::read::{ReadOutcome, Script, read_script};
@@ -45,10 +46,20 @@ pub fn process_file(
         report.status = Status::NoLegacy;
         return (report, None);
     }
-    let analysis = match analyze::analyze(parser, &script.body) {
+    let mut analysis = match analyze::analyze(parser, &script.body) {
         Ok(a) => a,
         Err(e) => return fail(report, e),
     };
+    // `# skillmod: ignore[…]` keeps a statement as it is, as `check` does not report it.
+    if memchr::memmem::find(&script.body, b"skillmod: ignore").is_some() {
+        let suppressions = analyze::suppress::Suppressions::parse(&script.body);
+        analysis
+            .legacy
+            .retain(|l| !suppressions.covers(l.line, rules::LEGACY_OUTPUT.code));
+        analysis
+            .stdout_writes
+            .retain(|w| !suppressions.covers(w.line, rules::STDOUT_WRITE.code));
+    }
     report.legacy = analysis.legacy.clone();
     report.stdout_writes = analysis.stdout_writes.clone();
     if analysis.already_migrated {

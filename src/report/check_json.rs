@@ -1,16 +1,20 @@
-//! `check --format json`: `{"findings": [...], "warnings": [...], "summary": {...}, "errors":
-//! [...]}`, written as the run goes. Findings stream to the output; warnings wait in a buffer of
-//! their JSON text (their array comes second), so memory grows with warnings only.
+//! `check --format json`: `{"findings": [...], "warnings": [...], "skipped": [...], "summary":
+//! {...}, "errors": [...]}`, written as the run goes. Every entry is a typed finding with its rule
+//! `code`. Legacy statements (SKM001) stream to the output; warnings and skipped files wait in
+//! buffers of their JSON text (their arrays come after), so memory grows with those only.
 
 use std::io::{self, Write};
 
 use super::json_stream::{Array, field};
-use crate::check::{CheckReport, Finding, Warning};
+use crate::check::rules::{self, Severity};
+use crate::check::{CheckReport, Finding};
 
 pub struct CheckJsonWriter {
     findings: Array,
     warnings: Array,
     warnings_text: Vec<u8>,
+    skipped: Array,
+    skipped_text: Vec<u8>,
 }
 
 impl CheckJsonWriter {
@@ -19,24 +23,25 @@ impl CheckJsonWriter {
         let findings = Array::open(out, Some("findings"), 2)?;
         let mut warnings_text = Vec::new();
         let warnings = Array::open(&mut warnings_text, None, 2)?;
+        let mut skipped_text = Vec::new();
+        let skipped = Array::open(&mut skipped_text, None, 2)?;
         Ok(CheckJsonWriter {
             findings,
             warnings,
             warnings_text,
+            skipped,
+            skipped_text,
         })
     }
 
-    pub fn push(
-        &mut self,
-        out: &mut dyn Write,
-        findings: &[Finding],
-        warnings: &[Warning],
-    ) -> io::Result<()> {
+    pub fn push(&mut self, out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
         for finding in findings {
-            self.findings.push(out, finding)?;
-        }
-        for warning in warnings {
-            self.warnings.push(&mut self.warnings_text, warning)?;
+            match finding.severity {
+                _ if finding.code == rules::UNREADABLE.code => {}
+                Severity::Error => self.findings.push(out, finding)?,
+                Severity::Warning => self.warnings.push(&mut self.warnings_text, finding)?,
+                Severity::Note => self.skipped.push(&mut self.skipped_text, finding)?,
+            }
         }
         Ok(())
     }
@@ -44,8 +49,11 @@ impl CheckJsonWriter {
     pub fn finish(mut self, out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
         self.findings.close(out)?;
         self.warnings.close(&mut self.warnings_text)?;
+        self.skipped.close(&mut self.skipped_text)?;
         out.write_all(b",\n  \"warnings\": ")?;
         out.write_all(&self.warnings_text)?;
+        out.write_all(b",\n  \"skipped\": ")?;
+        out.write_all(&self.skipped_text)?;
         field(out, "summary", &report.summary, 2)?;
         field(out, "errors", &report.errors, 2)?;
         out.write_all(b"\n}\n")

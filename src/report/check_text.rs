@@ -1,80 +1,98 @@
-//! Human output of `check`: `path:line:column: kind: text`, a fix hint per file, a summary.
+//! Human output of `check`: `path:line:column: CODE kind: text` per finding, a fix hint per file,
+//! then a summary (and, with `--statistics`, the count per rule).
 
 use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
-use crate::check::{CheckReport, Finding, Warning};
+use crate::check::rules::{self, RULES};
+use crate::check::{CheckReport, Finding, Severity};
 
-/// The findings and warnings of one file, then how to fix them.
-pub fn write_file(
-    out: &mut dyn Write,
-    findings: &[Finding],
-    warnings: &[Warning],
-) -> io::Result<()> {
-    let path = Style::new().bold();
-    let kind = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
+/// The findings of one file, then how to fix them.
+pub fn write_file(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
+    let bold = Style::new().bold();
     let help = Style::new().fg_color(Some(AnsiColor::Cyan.into()));
     for f in findings {
+        let color = match f.severity {
+            Severity::Error => AnsiColor::Red,
+            Severity::Warning => AnsiColor::Yellow,
+            Severity::Note => AnsiColor::Blue,
+        };
+        let style = Style::new().fg_color(Some(color.into())).bold();
+        let place = if f.line > 0 {
+            format!("{}:{}:{}", super::quote_path(&f.path), f.line, f.column)
+        } else {
+            super::quote_path(&f.path)
+        };
+        let what = match (f.kind, &f.text, f.reason) {
+            (Some(kind), Some(text), _) => format!("{}: {text}", kind.as_str()),
+            (None, Some(text), _) if f.code == rules::STDOUT_WRITE.code => {
+                format!("stdout_write: {text}")
+            }
+            (_, _, Some(reason)) => format!("{reason}: {}", f.message),
+            _ => f.message.clone(),
+        };
         writeln!(
             out,
-            "{path}{}:{}:{}{path:#}: {kind}{}{kind:#}: {}",
-            super::quote_path(&f.path),
-            f.line,
-            f.column,
-            f.kind.as_str(),
-            f.text
+            "{bold}{place}{bold:#}: {style}{}{style:#} {what}",
+            f.code
         )?;
     }
-    let warn = Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold();
-    for w in warnings {
+    if let Some(fix) = findings
+        .iter()
+        .find(|f| f.code == rules::LEGACY_OUTPUT.code)
+        .and_then(|f| f.fix.as_ref())
+    {
         writeln!(
             out,
-            "{path}{}:{}:{}{path:#}: {warn}warning{warn:#}: {}: {}",
-            super::quote_path(&w.path),
-            w.line,
-            w.column,
-            w.kind,
-            w.text
-        )?;
-    }
-    if let Some(first) = findings.first() {
-        writeln!(
-            out,
-            "  {help}help{help:#}: run `skillmod migrate {}` to replace legacy output with the JSON block",
-            super::quote_path(&first.path)
+            "  {help}help{help:#}: run `{fix}` to replace legacy output with the JSON block"
         )?;
     }
     Ok(())
 }
 
 pub fn write_summary(out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
-    for e in &report.errors {
-        writeln!(
-            out,
-            "error: {}: {}: {}",
-            super::quote_path(&e.path),
-            e.code,
-            e.message
-        )?;
-    }
     let s = &report.summary;
     let bold = Style::new().bold();
     if s.findings == 0 {
-        writeln!(
+        write!(
             out,
             "{bold}All clear{bold:#}: no legacy output in {}",
             plural(s.scripts_checked, "script")
-        )
+        )?;
     } else {
-        writeln!(
+        write!(
             out,
             "{bold}Found {} in {} of {} checked{bold:#}",
             plural(s.findings, "legacy statement"),
             s.files_with_findings,
             plural(s.scripts_checked, "script")
-        )
+        )?;
     }
+    if s.suppressed > 0 {
+        write!(out, " ({} suppressed)", s.suppressed)?;
+    }
+    writeln!(out)
+}
+
+/// `--statistics`: how many findings each rule gave, most first.
+pub fn write_statistics(out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
+    let mut counts: Vec<(&str, usize)> = report
+        .statistics
+        .iter()
+        .map(|(code, n)| (*code, *n))
+        .collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    for (code, n) in counts {
+        let rule = RULES.iter().find(|r| r.code == code);
+        writeln!(
+            out,
+            "{n:>6}\t{code}\t{}\t{}",
+            rule.map_or("", |r| r.name),
+            rule.map_or("", |r| r.summary)
+        )?;
+    }
+    Ok(())
 }
 
 fn plural(n: usize, noun: &str) -> String {

@@ -1,39 +1,39 @@
-//! GitHub Actions workflow commands: one `::error file=…,line=…,col=…::…` per finding, with the
-//! escaping the runner expects (`%`, CR, LF in data; also `:` and `,` in properties).
+//! GitHub Actions workflow commands: one `::error|warning|notice file=…,line=…,col=…,title=…::…`
+//! per finding, with the escaping the runner expects (`%`, CR, LF in data; also `:` and `,` in
+//! properties). Paths are relative to the repository root, which is where the runner resolves
+//! them, whatever folder the command ran in.
 
 use std::io::{self, Write};
 
-use crate::check::{Finding, Warning};
+use crate::check::{Finding, Severity};
 
-pub fn write(out: &mut dyn Write, findings: &[Finding], warnings: &[Warning]) -> io::Result<()> {
-    for w in warnings {
-        writeln!(
-            out,
-            "::warning file={},line={},col={},title={}::{}",
-            property(&w.path),
-            w.line,
-            w.column,
-            property("skillmod: stdout write"),
-            data(&format!(
-                "`{}` writes to stdout beside the JSON contract; send it to stderr (`--stdout-to-stderr`)",
-                w.text
-            ))
-        )?;
-    }
+/// Write the findings of one file; `root_prefix` turns a path relative to the working folder into
+/// one relative to the repository root.
+pub fn write(out: &mut dyn Write, findings: &[Finding], root_prefix: &str) -> io::Result<()> {
     for f in findings {
+        let level = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "notice",
+        };
+        let rule = f.rule();
+        let mut properties = format!(
+            "file={}",
+            property(&super::root_relative(root_prefix, &f.path))
+        );
+        if f.line > 0 {
+            properties.push_str(&format!(",line={},col={}", f.line, f.column));
+        }
+        let title = format!("skillmod {} ({})", f.code, rule.name);
+        let mut message = f.message.clone();
+        if let Some(fix) = &f.fix {
+            message.push_str(&format!(". Fix: `{fix}`"));
+        }
         writeln!(
             out,
-            "::error file={},line={},col={},title={}::{}",
-            property(&f.path),
-            f.line,
-            f.column,
-            property(&format!("skillmod: legacy {}", f.kind.as_str())),
-            data(&format!(
-                "{}: `{}`. Run `skillmod migrate {}`",
-                f.kind.description(),
-                f.text,
-                f.path
-            ))
+            "::{level} {properties},title={}::{}",
+            property(&title),
+            data(&message)
         )?;
     }
     Ok(())
@@ -53,22 +53,28 @@ fn property(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::analyze::LegacyKind;
+    use crate::check::rules::LEGACY_OUTPUT;
 
     #[test]
-    fn annotation_values_are_escaped() {
+    fn annotation_values_are_escaped_and_rooted() {
         let finding = Finding {
+            code: LEGACY_OUTPUT.code,
+            severity: LEGACY_OUTPUT.severity,
             path: "a,b:c/execute.sh".into(),
             line: 3,
             column: 5,
-            kind: LegacyKind::Created,
-            text: "echo \"Created: 100%\"".into(),
+            message: "Created: 100%".into(),
+            kind: Some(LegacyKind::Created),
+            text: None,
+            fix: None,
+            reason: None,
         };
         let mut out = Vec::new();
-        write(&mut out, &[finding], &[]).unwrap_or_default();
+        write(&mut out, &[finding], "sub/").unwrap_or_default();
         let text = String::from_utf8_lossy(&out);
         assert!(
             text.starts_with(
-                "::error file=a%2Cb%3Ac/execute.sh,line=3,col=5,title=skillmod%3A legacy created::"
+                "::error file=sub/a%2Cb%3Ac/execute.sh,line=3,col=5,title=skillmod SKM001 (legacy-output)::"
             ),
             "{text}"
         );

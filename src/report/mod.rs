@@ -31,6 +31,23 @@ impl Color {
     }
 }
 
+/// `prefix` (the working folder, relative to the repository root, with a trailing `/`) joined to
+/// a path relative to the working folder, with `.` and `..` resolved: the path relative to the
+/// repository root that code scanning and workflow annotations expect.
+pub fn root_relative(prefix: &str, path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in prefix.split('/').chain(path.split('/')) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            part => parts.push(part),
+        }
+    }
+    parts.join("/")
+}
+
 /// A path as git prints it: as it is when plain, else in double quotes with C escapes and octal
 /// bytes (control characters, quotes, backslashes, non-ASCII), so a line holds one path and a
 /// diff header that names it still applies.
@@ -65,6 +82,12 @@ pub fn quote_path(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::quote_path;
+
+    #[test]
+    fn root_relative_paths_are_clean() {
+        assert_eq!(super::root_relative("sub/", "../a:b/x.sh"), "a:b/x.sh");
+        assert_eq!(super::root_relative("", "s/x.sh"), "s/x.sh");
+    }
 
     #[test]
     fn paths_are_quoted_the_way_git_quotes_them() {

@@ -1,140 +1,287 @@
-//! SARIF 2.1.0 for code-scanning tools: one rule per legacy kind, one result per finding with a
-//! physical location (path relative to the source root) and a region, written as the run goes.
+//! SARIF 2.1.0 for code scanning, built from typed structures (no spliced text): one reporting
+//! descriptor per rule (id, name, short and full description, help and helpUri), one result per
+//! finding, with the path percent-encoded and relative to the repository root (`%SRCROOT%`).
+//! Results are written as the run goes; skipped files become tool notifications at the end.
 
 use std::io::{self, Write};
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
-use super::json_stream::Array;
+use super::json_stream::{Array, field};
+use crate::check::rules::{DOCS_URL, RULES, SKIPPED};
+use crate::check::{Finding, Severity};
 
-use crate::analyze::LegacyKind;
-use crate::check::{Finding, Warning};
-
-fn rule_id(kind: LegacyKind) -> String {
-    format!("legacy-{}", kind.as_str())
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Log {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
 }
 
-/// A SARIF log written as the run goes: the tool and rules first, then one result per finding or
-/// warning, then the closing brackets.
+#[derive(Serialize)]
+struct Text {
+    text: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver {
+    name: &'static str,
+    version: &'static str,
+    information_uri: &'static str,
+    rules: Vec<Descriptor>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Descriptor {
+    id: &'static str,
+    name: String,
+    short_description: Text,
+    full_description: Text,
+    help: Text,
+    help_uri: String,
+    default_configuration: Configuration,
+}
+
+#[derive(Serialize)]
+struct Configuration {
+    level: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResultEntry {
+    rule_id: &'static str,
+    rule_index: usize,
+    level: &'static str,
+    message: Text,
+    locations: Vec<Location>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location {
+    physical_location: PhysicalLocation,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactLocation {
+    uri: String,
+    uri_base_id: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: usize,
+    start_column: usize,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Notification {
+    level: &'static str,
+    message: Text,
+    locations: Vec<Location>,
+    descriptor: DescriptorReference,
+}
+
+#[derive(Serialize)]
+struct DescriptorReference {
+    id: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation {
+    execution_successful: bool,
+    tool_execution_notifications: Vec<Notification>,
+}
+
+/// A SARIF log written as the run goes.
 pub struct SarifWriter {
     results: Array,
-    tail: Vec<u8>,
+    notifications: Vec<Notification>,
+    root_prefix: String,
 }
 
-/// Where the results go in the log's text.
-const RESULTS_SLOT: &str = "\"results\": []";
+const BASE_ID: &str = "%SRCROOT%";
 
 impl SarifWriter {
-    pub fn start(out: &mut dyn Write) -> io::Result<SarifWriter> {
-        let text = serde_json::to_string_pretty(&skeleton()).map_err(io::Error::other)?;
-        let at = text
-            .find(RESULTS_SLOT)
-            .ok_or_else(|| io::Error::other("SARIF skeleton without results"))?;
-        let indent = at - text[..at].rfind('\n').map_or(0, |i| i + 1);
-        out.write_all(&text.as_bytes()[..at])?;
-        let results = Array::open(out, Some("results"), indent)?;
-        let tail = text.as_bytes()[at + RESULTS_SLOT.len()..].to_vec();
-        Ok(SarifWriter { results, tail })
+    /// Start the log. `root_prefix` makes a path relative to the working folder relative to the
+    /// repository root; `root_uri` is that root as a `file://` URI ending in `/`.
+    pub fn start(out: &mut dyn Write, root_prefix: &str, root_uri: &str) -> io::Result<Self> {
+        let head = serde_json::to_string_pretty(&Log {
+            schema: "https://json.schemastore.org/sarif-2.1.0.json",
+            version: "2.1.0",
+        })
+        .map_err(io::Error::other)?;
+        out.write_all(head.trim_end_matches(['\n', '}']).trim_end().as_bytes())?;
+        out.write_all(b",\n  \"runs\": [\n    {")?;
+        let driver = Driver {
+            name: "skillmod",
+            version: env!("CARGO_PKG_VERSION"),
+            information_uri: DOCS_URL,
+            rules: RULES
+                .iter()
+                .map(|r| Descriptor {
+                    id: r.code,
+                    name: r.name.to_string(),
+                    short_description: Text {
+                        text: r.summary.to_string(),
+                    },
+                    full_description: Text {
+                        text: r.explanation.to_string(),
+                    },
+                    help: Text {
+                        text: r.explanation.to_string(),
+                    },
+                    help_uri: format!("{DOCS_URL}#{}", r.anchor),
+                    default_configuration: Configuration {
+                        level: level(r.severity),
+                    },
+                })
+                .collect(),
+        };
+        let mut tool = Vec::new();
+        field(
+            &mut tool,
+            "tool",
+            &serde_json::json!({ "driver": driver }),
+            6,
+        )?;
+        // `field` writes ",\n<indent>"key": value"; the first member of the run has no comma.
+        out.write_all(&tool[1..])?;
+        let mut bases = Vec::new();
+        field(
+            &mut bases,
+            "originalUriBaseIds",
+            &serde_json::json!({ BASE_ID: { "uri": root_uri } }),
+            6,
+        )?;
+        out.write_all(&bases)?;
+        out.write_all(b",\n      \"columnKind\": \"unicodeCodePoints\",\n      ")?;
+        let results = Array::open(out, Some("results"), 6)?;
+        Ok(SarifWriter {
+            results,
+            notifications: Vec::new(),
+            root_prefix: root_prefix.to_string(),
+        })
     }
 
-    pub fn push(
-        &mut self,
-        out: &mut dyn Write,
-        findings: &[Finding],
-        warnings: &[Warning],
-    ) -> io::Result<()> {
+    pub fn push(&mut self, out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
         for f in findings {
-            self.results.push(out, &finding_result(f))?;
-        }
-        for w in warnings {
-            self.results.push(out, &warning_result(w))?;
+            let location = Location {
+                physical_location: PhysicalLocation {
+                    artifact_location: ArtifactLocation {
+                        uri: percent_encode(&super::root_relative(&self.root_prefix, &f.path)),
+                        uri_base_id: BASE_ID,
+                    },
+                    region: (f.line > 0).then_some(Region {
+                        start_line: f.line,
+                        start_column: f.column.max(1),
+                    }),
+                },
+            };
+            if f.code == SKIPPED.code {
+                self.notifications.push(Notification {
+                    level: "note",
+                    message: Text {
+                        text: format!("skipped: {}", f.message),
+                    },
+                    locations: vec![location],
+                    descriptor: DescriptorReference { id: f.code },
+                });
+                continue;
+            }
+            let entry = ResultEntry {
+                rule_id: f.code,
+                rule_index: RULES.iter().position(|r| r.code == f.code).unwrap_or(0),
+                level: level(f.severity),
+                message: Text {
+                    text: match &f.fix {
+                        Some(fix) => format!("{}. Fix: `{fix}`", f.message),
+                        None => f.message.clone(),
+                    },
+                },
+                locations: vec![location],
+            };
+            self.results.push(out, &entry)?;
         }
         Ok(())
     }
 
     pub fn finish(self, out: &mut dyn Write) -> io::Result<()> {
         self.results.close(out)?;
-        out.write_all(&self.tail)?;
-        out.write_all(b"\n")
+        let invocation = Invocation {
+            execution_successful: true,
+            tool_execution_notifications: self.notifications,
+        };
+        field(out, "invocations", &[invocation], 6)?;
+        out.write_all(b"\n    }\n  ]\n}\n")
     }
 }
 
-fn finding_result(f: &Finding) -> Value {
-    let index = LegacyKind::ALL
-        .iter()
-        .position(|&k| k == f.kind)
-        .unwrap_or(0);
-    json!({
-        "ruleId": rule_id(f.kind),
-        "ruleIndex": index,
-        "level": "error",
-        "message": { "text": format!("{}: `{}`", f.kind.description(), f.text) },
-        "locations": [{
-            "physicalLocation": {
-                "artifactLocation": { "uri": f.path, "uriBaseId": "%SRCROOT%" },
-                "region": { "startLine": f.line, "startColumn": f.column }
-            }
-        }]
-    })
+fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    }
 }
 
-fn warning_result(w: &Warning) -> Value {
-    json!({
-        "ruleId": "stdout-write",
-        "ruleIndex": LegacyKind::ALL.len(),
-        "level": "warning",
-        "message": { "text": format!("`{}` writes to stdout beside the JSON contract", w.text) },
-        "locations": [{
-            "physicalLocation": {
-                "artifactLocation": { "uri": w.path, "uriBaseId": "%SRCROOT%" },
-                "region": { "startLine": w.line, "startColumn": w.column }
-            }
-        }]
-    })
+/// A relative path as a URI reference: unreserved characters and `/` kept, every other byte
+/// percent-encoded (so `my skill/x.sh` and `a:b/x.sh` stay paths, not schemes).
+pub fn percent_encode(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
-/// The log without results: tool, rules, and an empty results array.
-fn skeleton() -> Value {
-    let mut rules: Vec<Value> = LegacyKind::ALL
-        .iter()
-        .map(|&kind| {
-            json!({
-                "id": rule_id(kind),
-                "name": format!("Legacy{}Output", capitalized(kind.as_str())),
-                "shortDescription": { "text": kind.description() },
-                "fullDescription": { "text": format!("{}; callers must parse it with regexes. Emit the JSON output contract instead.", kind.description()) },
-                "help": { "text": "Run `skillmod migrate <path>` to replace legacy output with the JSON block." },
-                "defaultConfiguration": { "level": "error" }
-            })
-        })
-        .collect();
-    rules.push(json!({
-        "id": "stdout-write",
-        "name": "StdoutWrite",
-        "shortDescription": { "text": "statement that writes to stdout beside the JSON contract" },
-        "help": { "text": "Send it to stderr (`skillmod migrate --stdout-to-stderr`)." },
-        "defaultConfiguration": { "level": "warning" }
-    }));
-    json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": { "driver": {
-                "name": "skillmod",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://crates.io/crates/skillmod",
-                "rules": rules
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": []
-        }]
-    })
+/// A folder as a `file://` URI ending in `/`.
+pub fn folder_uri(dir: &std::path::Path) -> String {
+    let text = dir.to_string_lossy();
+    let mut uri = String::from("file://");
+    if !text.starts_with('/') {
+        uri.push('/');
+    }
+    uri.push_str(&percent_encode(&text.replace('\\', "/")));
+    if !uri.ends_with('/') {
+        uri.push('/');
+    }
+    uri
 }
 
-fn capitalized(word: &str) -> String {
-    let mut chars = word.chars();
-    chars
-        .next()
-        .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
-        .unwrap_or_default()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_are_percent_encoded() {
+        assert_eq!(
+            percent_encode("my skill/a:b/é.sh"),
+            "my%20skill/a%3Ab/%C3%A9.sh"
+        );
+        assert_eq!(
+            folder_uri(std::path::Path::new("/r/x y")),
+            "file:///r/x%20y/"
+        );
+    }
 }
