@@ -46,10 +46,10 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     };
     let color = args.common.color.choice();
     let mut stdout = anstream::AutoStream::new(std::io::stdout().lock(), color);
-    let mut progress = Progress::new(files.len(), args.common.quiet);
+    let mut progress = Progress::new(files.len(), args.common.quiet || args.common.silent);
     let mut renderer = Renderer::start(
         args.format,
-        args.common.quiet,
+        (args.common.quiet, args.common.silent),
         &root_prefix,
         &root_uri,
         &mut stdout,
@@ -73,7 +73,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     if args.statistics {
         check_text::write_statistics(&mut stdout, &report).map_err(write_error)?;
     }
-    if args.format != CheckFormat::Text {
+    if args.format != CheckFormat::Text && !args.common.silent {
         let mut stderr = anstream::AutoStream::new(std::io::stderr().lock(), color);
         for e in &report.errors {
             let _ = writeln!(stderr, "error: {}: {}: {}", e.path, e.code, e.message);
@@ -96,8 +96,14 @@ fn write_error(e: std::io::Error) -> Error {
 
 /// The output of one `--format`, fed file by file and finished once.
 enum Renderer {
-    Text { quiet: bool },
-    Github { root_prefix: String },
+    /// Quiet drops the summary; silent prints nothing.
+    Text {
+        quiet: bool,
+        silent: bool,
+    },
+    Github {
+        root_prefix: String,
+    },
     Json(CheckJsonWriter),
     Sarif(SarifWriter),
 }
@@ -105,13 +111,13 @@ enum Renderer {
 impl Renderer {
     fn start(
         format: CheckFormat,
-        quiet: bool,
+        (quiet, silent): (bool, bool),
         root_prefix: &str,
         root_uri: &str,
         out: &mut dyn Write,
     ) -> io::Result<Renderer> {
         Ok(match format {
-            CheckFormat::Text => Renderer::Text { quiet },
+            CheckFormat::Text => Renderer::Text { quiet, silent },
             CheckFormat::Github => Renderer::Github {
                 root_prefix: root_prefix.to_string(),
             },
@@ -122,8 +128,8 @@ impl Renderer {
 
     fn file(&mut self, out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
         match self {
-            Renderer::Text { quiet: false } => check_text::write_file(out, findings),
-            Renderer::Text { quiet: true } => Ok(()),
+            Renderer::Text { silent: false, .. } => check_text::write_file(out, findings),
+            Renderer::Text { silent: true, .. } => Ok(()),
             Renderer::Github { root_prefix } => github::write(out, findings, root_prefix),
             Renderer::Json(writer) => writer.push(out, findings),
             Renderer::Sarif(writer) => writer.push(out, findings),
@@ -132,7 +138,11 @@ impl Renderer {
 
     fn finish(self, out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
         match self {
-            Renderer::Text { .. } => check_text::write_summary(out, report),
+            Renderer::Text {
+                quiet: false,
+                silent: false,
+            } => check_text::write_summary(out, report),
+            Renderer::Text { .. } => Ok(()),
             Renderer::Github { .. } => Ok(()),
             Renderer::Json(writer) => writer.finish(out, report),
             Renderer::Sarif(writer) => writer.finish(out),

@@ -121,7 +121,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         let _ = stdout.write_all(b"{\n  ");
         files_json = Array::open(&mut stdout, Some("files"), 2).ok();
     }
-    let mut progress = Progress::new(files.len(), args.common.quiet);
+    let mut progress = Progress::new(files.len(), args.common.quiet || args.common.silent);
     let mut report = migrate::run(&files, &options, &backups, render, |file, rendered| {
         progress.inc();
         progress.suspend(|| {
@@ -134,14 +134,16 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
             if let Some(bytes) = rendered {
                 let _ = stdout.write_all(bytes);
             }
-            if !args.common.quiet {
-                let _ = migrate_text::write_file(&mut stderr, file, args.common.verbose);
+            // Quiet keeps the files with problems (failed, skipped, notes); silent prints nothing.
+            if !args.common.silent {
+                let verbose = args.common.verbose && !args.common.quiet;
+                let _ = migrate_text::write_file(&mut stderr, file, verbose);
             }
         });
     })?;
     progress.finish();
     report.temp_files_removed = removed.iter().map(|p| display_path(p, &base)).collect();
-    if !removed.is_empty() && !args.common.quiet {
+    if !removed.is_empty() && !args.common.quiet && !args.common.silent {
         let _ = writeln!(
             stderr,
             "removed {} temp file(s) that an interrupted skillmod run left beside the scripts",
@@ -165,7 +167,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
                 .map_err(|e| Error::new("IO_ERROR", format!("cannot encode the report: {e}")))?;
             let _ = writeln!(stdout, ",{}", rest.strip_prefix('{').unwrap_or(&rest));
         }
-        Format::Text if !args.common.quiet => {
+        Format::Text if !args.common.quiet && !args.common.silent => {
             let _ =
                 migrate_text::write_summary(&mut stderr, &report, started.elapsed(), args.dry_run);
         }

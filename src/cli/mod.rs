@@ -317,9 +317,12 @@ pub struct Common {
     /// Show every file, not only problems.
     #[arg(short, long, global = true)]
     pub verbose: bool,
-    /// Print nothing but errors (and the JSON document with --format json).
+    /// Print findings and errors only: no summary, no progress bar.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Print nothing at all (the exit status tells); a --format json document is still printed.
+    #[arg(long, global = true, conflicts_with = "verbose")]
+    pub silent: bool,
     /// When to color output.
     #[arg(long, value_enum, default_value_t, global = true, value_name = "WHEN")]
     pub color: Color,

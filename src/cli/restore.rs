@@ -104,7 +104,9 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
                 .map_err(|e| Error::new("IO_ERROR", format!("cannot encode the report: {e}")))?;
             let _ = writeln!(stdout, "{json}");
         }
-        Format::Text if !args.common.quiet => write_text(&mut stdout, &report, args.common.verbose),
+        Format::Text if !args.common.quiet && !args.common.silent => {
+            write_text(&mut stdout, &report, args.common.verbose)
+        }
         Format::Text => {}
     }
     let bad = report

@@ -59,4 +59,35 @@ expect fail pre-commit try-repo "$repo" skillmod-migrate --all-files
 output_has present "files were modified by this hook"
 git add -A
 expect pass pre-commit try-repo "$repo" skillmod-check --all-files
-echo "pre-commit hooks: 3 passed, 0 failed"
+git commit -qm "migrated"
+
+# A normal `git commit` with both hooks installed from this repository at its current commit:
+# a new legacy skill is staged (beside an unstaged edit elsewhere, which pre-commit stashes).
+cat >.pre-commit-config.yaml <<CONFIG
+repos:
+  - repo: $repo
+    rev: $(git -C "$repo" rev-parse HEAD)
+    hooks:
+      - id: skillmod-migrate
+      - id: skillmod-check
+CONFIG
+git add .pre-commit-config.yaml
+git commit -qm "hooks" --no-verify
+pre-commit install >/dev/null
+mkdir -p skills/fresh
+cp "$repo/fixtures/example/skills/lint-check/execute.sh" skills/fresh/execute.sh
+git add skills/fresh/execute.sh
+echo "# unstaged note" >>skills/new/execute.sh
+expect fail git commit -m "add fresh skill"
+output_has present "files were modified by this hook"
+grep -q "skillmod:json-output runtime" skills/fresh/execute.sh || { echo "FAIL: not migrated" >&2; exit 1; }
+grep -q "# unstaged note" skills/new/execute.sh || { echo "FAIL: unstaged edit lost" >&2; exit 1; }
+git add skills/fresh/execute.sh
+expect pass git commit -m "add fresh skill"
+# A migration that fails says why, even with --quiet.
+mkdir -p skills/clash
+printf '#!/bin/sh\n__skm_rec() { :; }\necho SUCCESS\n' >skills/clash/execute.sh
+git add skills/clash/execute.sh
+expect fail git commit -m "clash"
+output_has present "NAME_CLASH"
+echo "pre-commit hooks: 7 passed, 0 failed"
