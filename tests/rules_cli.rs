@@ -215,3 +215,63 @@ fn inline_suppression_is_honoured_by_check_and_migrate() {
         "{migrated}"
     );
 }
+
+#[test]
+fn nothing_checked_is_never_a_silent_pass() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "s/run.sh", LEGACY);
+    let out = run(skillmod(tmp.path()).args(["check", "s"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("NOTHING_CHECKED") && stderr(&out).contains("--include '*.sh'"),
+        "{}",
+        stderr(&out)
+    );
+    let migrate = run(skillmod(tmp.path()).args(["migrate", "--dry-run", "s"]));
+    assert_eq!(migrate.status.code(), Some(2), "{}", stderr(&migrate));
+    std::os::unix::fs::symlink("run.sh", tmp.path().join("s/execute.sh")).expect("link");
+    let out = run(skillmod(tmp.path()).args(["check", "s/execute.sh"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stdout(&out).contains("SKM004 SYMLINK"), "{}", stdout(&out));
+    assert!(stderr(&out).contains("were skipped"), "{}", stderr(&out));
+}
+
+#[test]
+fn quiet_keeps_findings_and_errors_and_silent_prints_nothing() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "s/execute.sh", LEGACY);
+    write_script(
+        tmp.path(),
+        "s/clash/execute.sh",
+        b"#!/bin/sh\n__skm_x=1\necho SUCCESS\n",
+    );
+    let quiet = run(skillmod(tmp.path()).args(["check", "-q", "s"]));
+    assert!(
+        stdout(&quiet).contains("SKM001") && !stdout(&quiet).contains("Found"),
+        "{}",
+        stdout(&quiet)
+    );
+    let silent = run(skillmod(tmp.path()).args(["check", "--silent", "s"]));
+    assert_eq!(
+        (stdout(&silent), stderr(&silent)),
+        (String::new(), String::new())
+    );
+    assert_eq!(silent.status.code(), Some(1));
+    let migrate = run(skillmod(tmp.path()).args(["migrate", "-q", "--no-backup", "s"]));
+    assert!(
+        stderr(&migrate).contains("NAME_CLASH"),
+        "{}",
+        stderr(&migrate)
+    );
+    assert!(!stderr(&migrate).contains("files:"), "{}", stderr(&migrate));
+    let restore =
+        run(skillmod(tempfile::tempdir().expect("empty").path())
+            .args(["restore", "--format", "json"]));
+    assert_eq!(restore.status.code(), Some(0));
+    let doc: Value = serde_json::from_slice(&restore.stdout).expect("a JSON document");
+    assert!(
+        doc["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.starts_with("NO_BACKUPS"))
+    );
+}

@@ -79,6 +79,10 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
             let _ = writeln!(stderr, "error: {}: {}: {}", e.path, e.code, e.message);
         }
     }
+    if report.summary.scripts_checked == 0 && report.summary.errors == 0 {
+        args.paths
+            .nothing_checked(files.len(), report.summary.skipped, args.common.silent)?;
+    }
     Ok(if args.exit_zero {
         0
     } else if report.summary.errors > 0 {

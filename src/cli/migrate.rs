@@ -174,6 +174,11 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         Format::Text => {}
     }
     let _ = stdout.flush();
+    let s = &report.summary;
+    if s.total == s.skipped && s.failed == 0 {
+        args.paths
+            .nothing_checked(s.total, s.skipped, args.common.silent)?;
+    }
     if let Some(e) = &commit_error {
         let _ = writeln!(stderr, "error[{}]: {}", e.code, e.message);
     }

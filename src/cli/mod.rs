@@ -88,6 +88,30 @@ impl PathArgs {
         self.paths.is_empty() && self.skill_dirs.is_empty() && self.skill_paths.is_empty()
     }
 
+    /// When a run looked at no script: why, and what to try. A warning on stderr; an error
+    /// (`NOTHING_CHECKED`, exit 2) when paths were named, since the user expected a check.
+    pub fn nothing_checked(&self, found: usize, skipped: usize, silent: bool) -> Result<()> {
+        let hint = if self.include.is_empty() {
+            " skillmod looks for files named execute.sh; add --include '*.sh' (or another glob) for other names."
+        } else {
+            ""
+        };
+        let message = if found == 0 {
+            format!("no script found in the paths given.{hint}")
+        } else {
+            format!(
+                "all {found} scripts found were skipped ({skipped} skipped: symlinks, binary or too large files; see above).{hint}"
+            )
+        };
+        if !self.is_empty() {
+            return Err(Error::new("NOTHING_CHECKED", message));
+        }
+        if !silent {
+            eprintln!("warning: {message}");
+        }
+        Ok(())
+    }
+
     /// The files to work on: discovered, then narrowed by `--changed-since` / `--staged`. With
     /// either of those and no paths, the whole work tree is searched.
     pub fn files(&self, what: &str) -> Result<Vec<PathBuf>> {

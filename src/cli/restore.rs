@@ -58,6 +58,27 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
         }
         return Ok(0);
     }
+    // Nothing to restore is an answer, not a failure; with --format json it is still a document.
+    if runs.is_empty() && args.run.is_none() {
+        let why = format!(
+            "no backup runs under {}",
+            root.join(crate::fsio::STATE_DIR).display()
+        );
+        if args.format == Format::Json {
+            let report = RestoreReport {
+                runs: Vec::new(),
+                older_runs: Vec::new(),
+                files: Vec::new(),
+                warnings: vec![format!("NO_BACKUPS: {why}")],
+            };
+            let json = serde_json::to_string_pretty(&report)
+                .map_err(|e| Error::new("IO_ERROR", format!("cannot encode the report: {e}")))?;
+            let _ = writeln!(stdout, "{json}");
+        } else if !args.common.silent {
+            eprintln!("nothing to restore (NO_BACKUPS): {why}");
+        }
+        return Ok(0);
+    }
     let chosen = choose_runs(args, &runs, &root)?;
     let older_runs: Vec<String> = match chosen.last() {
         Some(oldest) => runs.iter().filter(|r| *r < oldest).cloned().collect(),
