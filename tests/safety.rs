@@ -418,6 +418,22 @@ fn an_unreadable_folder_is_an_error_not_a_silent_pass() {
     set_mode(&root.join("s/secret"), 0o755);
 }
 
+/// Apply a dry-run diff with `git apply` in `root`; the test fails if git refuses it.
+fn git_apply(root: &Path, diff: &[u8]) {
+    std::fs::write(root.join("p.diff"), diff).expect("write");
+    let applied = Command::new("git")
+        .args(["apply", "p.diff"])
+        .current_dir(root)
+        .output()
+        .expect("git apply");
+    assert!(
+        applied.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&applied.stderr),
+        String::from_utf8_lossy(diff)
+    );
+}
+
 #[test]
 fn diffs_of_paths_with_newlines_and_quotes_still_apply() {
     let tmp = tempfile::tempdir().expect("tmp");
@@ -431,17 +447,7 @@ fn diffs_of_paths_with_newlines_and_quotes_still_apply() {
         diff.contains("--- \"a/s/we\\\"ird\\nname/execute.sh\""),
         "{diff}"
     );
-    std::fs::write(root.join("p.diff"), &diff).expect("write");
-    let applied = Command::new("git")
-        .args(["apply", "p.diff"])
-        .current_dir(root)
-        .output()
-        .expect("git apply");
-    assert!(
-        applied.status.success(),
-        "{}",
-        String::from_utf8_lossy(&applied.stderr)
-    );
+    git_apply(root, diff.as_bytes());
     assert!(
         std::fs::read_to_string(&script)
             .expect("read")
@@ -698,17 +704,7 @@ fn lone_carriage_returns_neither_panic_nor_break_the_diff() {
         );
         let out = run(skillmod(root).args(["migrate", "--dry-run", "--mode", mode, "s"]));
         assert_eq!(out.status.code(), Some(0), "{mode}: {}", stderr(&out));
-        std::fs::write(root.join("p.diff"), &out.stdout).expect("write");
-        let applied = Command::new("git")
-            .args(["apply", "p.diff"])
-            .current_dir(root)
-            .output()
-            .expect("git apply");
-        assert!(
-            applied.status.success(),
-            "{mode}: {}",
-            String::from_utf8_lossy(&applied.stderr)
-        );
+        git_apply(root, &out.stdout);
         let migrated = std::fs::read(&script).expect("read");
         assert!(syntax_ok("sh", &script), "{mode}");
         assert!(String::from_utf8_lossy(&migrated).contains("LEGACY"));

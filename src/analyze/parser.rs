@@ -60,42 +60,36 @@ impl BashParser {
 
 /// Number of ERROR and MISSING nodes in the tree; used to refuse rewrites that add parse errors.
 pub fn error_count(tree: &Tree) -> usize {
-    if !tree.root_node().has_error() {
-        return 0;
-    }
     let mut count = 0;
-    let mut cursor = tree.walk();
-    loop {
-        let node = cursor.node();
-        if node.is_error() || node.is_missing() {
-            count += 1;
-        }
-        let descend = node.has_error() && cursor.goto_first_child();
-        if descend {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return count;
-            }
-        }
-    }
+    visit_errors(tree, |_| {
+        count += 1;
+        true
+    });
+    count
 }
 
 /// 1-based line and column of the first ERROR or MISSING node, if any.
 pub fn first_error(tree: &Tree) -> Option<(usize, usize)> {
+    let mut first = None;
+    visit_errors(tree, |node| {
+        let p = node.start_position();
+        first = Some((p.row + 1, p.column + 1));
+        false
+    });
+    first
+}
+
+/// Call `visit` on each ERROR or MISSING node in document order, going only into subtrees that
+/// hold one, until it returns false.
+fn visit_errors(tree: &Tree, mut visit: impl FnMut(Node<'_>) -> bool) {
     if !tree.root_node().has_error() {
-        return None;
+        return;
     }
     let mut cursor = tree.walk();
     loop {
         let node = cursor.node();
-        if node.is_error() || node.is_missing() {
-            let p = node.start_position();
-            return Some((p.row + 1, p.column + 1));
+        if (node.is_error() || node.is_missing()) && !visit(node) {
+            return;
         }
         if node.has_error() && cursor.goto_first_child() {
             continue;
@@ -105,7 +99,7 @@ pub fn first_error(tree: &Tree) -> Option<(usize, usize)> {
                 break;
             }
             if !cursor.goto_parent() {
-                return None;
+                return;
             }
         }
     }
