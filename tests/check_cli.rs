@@ -239,3 +239,27 @@ fn stdout_writes_are_reported_only_for_scripts_under_the_contract() {
         "{text}"
     );
 }
+
+#[test]
+fn every_subcommand_has_a_man_page() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for command in [
+        "migrate",
+        "restore",
+        "check",
+        "validate",
+        "schema",
+        "templates",
+    ] {
+        let out = run(skillmod(tmp.path()).args(["man", command]));
+        assert_eq!(out.status.code(), Some(0), "{command}");
+        let page = stdout(&out);
+        assert!(
+            page.contains(&format!(".TH skillmod-{command}")),
+            "{command}: {page}"
+        );
+    }
+    let out = run(skillmod(tmp.path()).args(["man", "nope"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("UNKNOWN_COMMAND"));
+}

@@ -13,9 +13,29 @@ pub fn completions(shell: clap_complete::Shell) -> Result<i32> {
     Ok(0)
 }
 
-pub fn man() -> Result<i32> {
+/// The man page of skillmod, or of one subcommand (`skillmod man check` is skillmod-check(1)).
+pub fn man(subcommand: Option<&str>) -> Result<i32> {
+    let root = Cli::command();
+    let command = match subcommand {
+        None => root,
+        Some(name) => {
+            let names: Vec<String> = root
+                .get_subcommands()
+                .map(|c| c.get_name().to_string())
+                .collect();
+            let found = root.find_subcommand(name).cloned().ok_or_else(|| {
+                Error::new(
+                    "UNKNOWN_COMMAND",
+                    format!("no command '{name}'; the commands are {}", names.join(", ")),
+                )
+            })?;
+            // clap takes a static name; one short string for the life of this process.
+            let page: &'static str = format!("skillmod-{name}").leak();
+            found.name(page)
+        }
+    };
     let mut out = Vec::new();
-    clap_mangen::Man::new(Cli::command())
+    clap_mangen::Man::new(command)
         .render(&mut out)
         .map_err(|e| Error::new("IO_ERROR", format!("cannot render the man page: {e}")))?;
     std::io::stdout()

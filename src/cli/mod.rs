@@ -43,8 +43,8 @@ pub enum Command {
     Templates(TemplatesArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
-    /// Print the man page (roff).
-    Man,
+    /// Print the man page (roff), or one subcommand's (`skillmod man check`).
+    Man(ManArgs),
 }
 
 /// Which scripts to work on; shared by every command that takes paths.
@@ -335,6 +335,13 @@ pub struct RestoreArgs {
     pub common: Common,
 }
 
+#[derive(Debug, Clone, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (skillmod-check(1) and so on); the main page without.
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
+}
+
 /// Flags every command has.
 #[derive(Debug, Clone, Args, Default)]
 pub struct Common {
@@ -378,7 +385,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Schema(args) => contract_info::schema(&args),
         Command::Templates(args) => contract_info::templates(&args),
         Command::Completions(args) => generated::completions(args.shell),
-        Command::Man => generated::man(),
+        Command::Man(args) => generated::man(args.command.as_deref()),
     }
 }
 
