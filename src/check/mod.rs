@@ -83,6 +83,27 @@ pub fn check_file(
             return single(&rules::UNREADABLE, &error, Outcome::Failed);
         }
     };
+    check_body(&shown, &script.body, options, cache, parser)
+}
+
+/// Check a script's bytes (after any BOM), shown as `shown`: a file's, or stdin's (`check -`).
+pub fn check_body(
+    shown: &str,
+    body: &[u8],
+    options: &Options,
+    cache: &Cache,
+    parser: &mut BashParser,
+) -> FileCheck {
+    let shown = shown.to_string();
+    let single = |rule: &'static rules::Rule, error: &Error, outcome| FileCheck {
+        findings: [file_finding(rule, &shown, error)]
+            .into_iter()
+            .filter(|f| options.selection.allows(f.code))
+            .collect(),
+        outcome,
+        suppressed: 0,
+    };
+    let script = crate::fsio::read::Script::from_body(body);
     if !prefilter::may_hold_legacy(&script.body) {
         return FileCheck {
             findings: Vec::new(),
@@ -239,9 +260,11 @@ pub struct CheckReport {
     pub statistics: std::collections::BTreeMap<&'static str, usize>,
 }
 
-/// Check `files` in parallel; `on_file` sees each file's findings in path order.
+/// Check `files` in parallel (or, with `stdin`, that one script under its name); `on_file` sees
+/// each file's findings in path order.
 pub fn run(
     files: &[PathBuf],
+    stdin: Option<&(String, Vec<u8>)>,
     options: &Options,
     cache: &Cache,
     mut on_file: impl FnMut(&[Finding]),
@@ -249,7 +272,10 @@ pub fn run(
     let mut report = CheckReport::default();
     crate::parallel::for_each_ordered(
         files,
-        |path, parser| check_file(path, options, cache, parser),
+        |path, parser| match stdin {
+            Some((shown, bytes)) => check_body(shown, bytes, options, cache, parser),
+            None => check_file(path, options, cache, parser),
+        },
         |path, error| FileCheck {
             findings: vec![file_finding(
                 &rules::UNREADABLE,

@@ -14,7 +14,13 @@ use crate::report::{check_text, github};
 
 pub fn run(args: &CheckArgs) -> Result<i32> {
     args.common.init_threads()?;
-    let files = args.paths.files("check")?;
+    // `check -`: one script from stdin (editors pass the buffer and --stdin-filename).
+    let from_stdin = args.paths.paths.len() == 1 && args.paths.paths[0].as_os_str() == "-";
+    let files = if from_stdin {
+        vec![std::path::PathBuf::from("-")]
+    } else {
+        args.paths.files("check")?
+    };
     let base = working_dir()?;
     let cache = if args.no_cache {
         Cache::disabled()
@@ -56,7 +62,18 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     )
     .map_err(write_error)?;
     let mut failed_write = None;
-    let report = check::run(&files, &options, &cache, |findings| {
+    let stdin = if from_stdin {
+        let bytes =
+            crate::contract::run::read_capped(std::io::stdin().lock(), args.max_size, "stdin")?;
+        let shown = args
+            .stdin_filename
+            .clone()
+            .unwrap_or_else(|| "-".to_string());
+        Some((shown, bytes))
+    } else {
+        None
+    };
+    let report = check::run(&files, stdin.as_ref(), &options, &cache, |findings| {
         progress.inc();
         let written = progress.suspend(|| renderer.file(&mut stdout, findings));
         if let Err(e) = written {

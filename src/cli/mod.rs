@@ -249,6 +249,9 @@ pub struct CheckArgs {
     /// Report `# skillmod: ignore` comments that suppress nothing (SKM005).
     #[arg(long)]
     pub report_unused_suppressions: bool,
+    /// With `check -`: the path the script read from stdin is reported under (editors).
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<String>,
     /// Keep the result cache in this folder instead of .skillmod/cache (a CI cache folder, say).
     #[arg(long, value_name = "DIR", env = "SKILLMOD_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,

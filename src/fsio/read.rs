@@ -27,6 +27,20 @@ pub struct Script {
 }
 
 impl Script {
+    /// A script from bytes that did not come from a file (stdin): the BOM split off, no mode.
+    pub fn from_body(bytes: &[u8]) -> Script {
+        let has_bom = bytes.starts_with(BOM);
+        Script {
+            body: bytes[if has_bom { BOM.len() } else { 0 }..].to_vec(),
+            has_bom,
+            mode: 0,
+            len: bytes.len() as u64,
+            modified: None,
+            owner: None,
+            links: 1,
+        }
+    }
+
     /// The file's full bytes for a given body (BOM put back).
     pub fn with_body(&self, body: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(body.len() + 3);
