@@ -525,3 +525,28 @@ fn a_bare_final_exit_keeps_its_status_in_comment_mode() {
     assert_eq!(after.status, before.status);
     assert_eq!(valid_document(&after.stdout)["confidence"], 0.7);
 }
+
+#[test]
+fn only_a_return_outside_functions_makes_a_library() {
+    for (text, library) in [
+        (
+            &b"#!/bin/bash\nf() { return 1; }\n[ -n \"${X:-}\" ] && return 0\necho SUCCESS\nf || true\n"[..],
+            true,
+        ),
+        (
+            &b"#!/bin/bash\nf() {\n  return 1\n}\necho SUCCESS\nf || true\n"[..],
+            false,
+        ),
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let script = write_script(tmp.path(), "s/execute.sh", text);
+        let report = migrate(tmp.path(), "capture", &[]);
+        let migrated = std::fs::read_to_string(script).expect("read");
+        assert_eq!(
+            report["files"][0]["notes"][0]["code"] == "SOURCED_LIBRARY",
+            library,
+            "{report}"
+        );
+        assert_eq!(!migrated.contains("trap __skm_emit EXIT"), library, "{migrated}");
+    }
+}

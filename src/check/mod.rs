@@ -66,24 +66,34 @@ pub fn check_file(
     parser: &mut BashParser,
 ) -> FileCheck {
     let shown = crate::fsio::display_path(path, &options.base);
-    let single = |rule: &'static rules::Rule, error: &Error, outcome| FileCheck {
-        findings: [file_finding(rule, &shown, error)]
+    let script = match read_script(path, options.max_size) {
+        Ok(script) => script,
+        Err(ReadOutcome::Skipped(reason)) => {
+            return whole_file(&rules::SKIPPED, &shown, &reason, Outcome::Skipped, options);
+        }
+        Err(ReadOutcome::Failed(error)) => {
+            return whole_file(&rules::UNREADABLE, &shown, &error, Outcome::Failed, options);
+        }
+    };
+    check_body(&shown, &script.body, options, cache, parser)
+}
+
+/// The check of a file that gives one finding about the whole file (skipped, unreadable).
+fn whole_file(
+    rule: &'static rules::Rule,
+    shown: &str,
+    error: &Error,
+    outcome: Outcome,
+    options: &Options,
+) -> FileCheck {
+    FileCheck {
+        findings: [file_finding(rule, shown, error)]
             .into_iter()
             .filter(|f| options.selection.allows(f.code))
             .collect(),
         outcome,
         suppressed: 0,
-    };
-    let script = match read_script(path, options.max_size) {
-        Ok(script) => script,
-        Err(ReadOutcome::Skipped(reason)) => {
-            return single(&rules::SKIPPED, &reason, Outcome::Skipped);
-        }
-        Err(ReadOutcome::Failed(error)) => {
-            return single(&rules::UNREADABLE, &error, Outcome::Failed);
-        }
-    };
-    check_body(&shown, &script.body, options, cache, parser)
+    }
 }
 
 /// Check a script's bytes (after any BOM), shown as `shown`: a file's, or stdin's (`check -`).
@@ -95,26 +105,17 @@ pub fn check_body(
     parser: &mut BashParser,
 ) -> FileCheck {
     let shown = shown.to_string();
-    let single = |rule: &'static rules::Rule, error: &Error, outcome| FileCheck {
-        findings: [file_finding(rule, &shown, error)]
-            .into_iter()
-            .filter(|f| options.selection.allows(f.code))
-            .collect(),
-        outcome,
-        suppressed: 0,
-    };
-    let script = crate::fsio::read::Script::from_body(body);
-    if !prefilter::may_hold_legacy(&script.body) {
+    if !prefilter::may_hold_legacy(body) {
         return FileCheck {
             findings: Vec::new(),
             outcome: Outcome::Checked,
             suppressed: 0,
         };
     }
-    let key = cache.key(&script.body);
+    let key = cache.key(body);
     let entry = match cache.get(&key) {
         Some(found) => found,
-        None => match analyze::analyze(parser, &script.body) {
+        None => match analyze::analyze(parser, body) {
             Ok(analysis) => {
                 let entry = cache::Entry {
                     parse_error: analysis.legacy_in_parse_error,
@@ -141,7 +142,9 @@ pub fn check_body(
                 cache.put(key, entry.clone());
                 entry
             }
-            Err(error) => return single(&rules::UNREADABLE, &error, Outcome::Failed),
+            Err(error) => {
+                return whole_file(&rules::UNREADABLE, &shown, &error, Outcome::Failed, options);
+            }
         },
     };
     if let Some((line, column)) = entry.parse_error.filter(|_| entry.legacy.is_empty()) {
@@ -151,7 +154,7 @@ pub fn check_body(
                 "line {line}:{column}: a legacy statement lies where tree-sitter-bash cannot parse the script; check it by hand"
             ),
         );
-        let mut check = single(&rules::UNREADABLE, &error, Outcome::Failed);
+        let mut check = whole_file(&rules::UNREADABLE, &shown, &error, Outcome::Failed, options);
         for f in &mut check.findings {
             (f.line, f.column) = (line, column);
         }
@@ -190,8 +193,8 @@ pub fn check_body(
         }))
         .collect();
     let mut suppressed = 0;
-    if memchr::memmem::find(&script.body, b"skillmod: ignore").is_some() {
-        let suppressions = analyze::suppress::Suppressions::parse(&script.body);
+    if memchr::memmem::find(body, b"skillmod: ignore").is_some() {
+        let suppressions = analyze::suppress::Suppressions::parse(body);
         let before = findings.len();
         findings.retain(|f| !suppressions.covers(f.line, f.code));
         suppressed = before - findings.len();

@@ -69,7 +69,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
             .stdin_filename
             .clone()
             .unwrap_or_else(|| "-".to_string());
-        Some((shown, bytes))
+        Some((shown, crate::fsio::read::Script::from_body(&bytes).body))
     } else {
         None
     };

@@ -321,18 +321,27 @@ fn role_note((_, reason): (Role, Option<LibraryReason>), hosted: Option<bool>) -
     ))
 }
 
-/// A `return` outside functions. Only top-level chunks that hold the word and are not function
-/// definitions can have one; for those, a whole-file parse decides.
+/// A `return` outside functions. Only the top-level statements that hold the word can have one,
+/// so only those are parsed (a whole-file parse when the script cannot be cut into statements);
+/// every realistic skill has `return` in some helper function, so this runs on most files.
 fn returns_at_top_level(analysis: &Analysis, body: &[u8], parser: &mut BashParser) -> bool {
-    if memchr::memmem::find(body, b"return").is_none() {
+    let occurrences: Vec<usize> = analyze::scope::word_occurrences(body, b"return").collect();
+    if occurrences.is_empty() {
         return false;
     }
     if analysis.scope.is_none() {
         return flow::has_top_level_return(analysis.tree.root_node(), body);
     }
-    parser
-        .parse(body)
-        .is_ok_and(|tree| flow::has_top_level_return(tree.root_node(), body))
+    let tree = match analyze::chunks::chunk_starts(body) {
+        Some(starts) => {
+            let mut scope = analyze::scope::Scope::new(starts, body.len());
+            scope.select_offsets(occurrences);
+            let ranges = analyze::scope::tree_sitter_ranges(body, &scope.ranges());
+            parser.parse_ranges(body, &ranges)
+        }
+        None => parser.parse(body),
+    };
+    tree.is_ok_and(|tree| flow::has_top_level_return(tree.root_node(), body))
 }
 
 /// The line of a last command that always exits, decided on a whole-file tree (the functions it
