@@ -132,6 +132,32 @@ proptest! {
     }
 }
 
+/// The shell-verdict property above returns early for scripts the shell rejects or that have
+/// nothing to migrate; this shows the generator gives it plenty of cases that reach the check.
+#[test]
+fn the_shell_verdict_property_has_cases_to_judge() {
+    let mut parser = BashParser::new().expect("parser");
+    let mut judged = 0;
+    for i in 0..40 {
+        let script = generated_script(&[(i, i), (i * 7 + 3, i + 1), (0, 0)]).into_bytes();
+        let rewritten = rewrites(&mut parser, &script);
+        if !rewritten.is_empty() && shell_accepts("bash", &script) {
+            judged += 1;
+            for (mode, bytes) in rewritten {
+                assert!(
+                    shell_accepts("bash", &bytes),
+                    "{mode}: {}",
+                    String::from_utf8_lossy(&bytes)
+                );
+            }
+        }
+    }
+    assert!(
+        judged >= 20,
+        "only {judged} of 40 generated scripts reached the shell check"
+    );
+}
+
 /// Run `f` on a thread with the stack a worker thread gets (2 MiB).
 fn on_worker_stack(f: impl FnOnce() + Send + 'static) {
     std::thread::Builder::new()

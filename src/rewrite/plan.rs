@@ -17,9 +17,9 @@ pub enum Reason {
     LegacyComment { line: usize },
     /// The JSON block (heredoc, or run-time emitter) that replaces the legacy lines.
     JsonBlock,
-    /// Capture mode's runtime (state, functions, EXIT trap), inserted after the shebang. It is a
-    /// fixed block of complete statements at a top-level line start, checked once by tests, so
-    /// the per-file re-parse leaves it out.
+    /// Capture mode's runtime (state, functions, EXIT trap): one line of complete statements put
+    /// in front of the script's second line, a top-level statement start. It is fixed text,
+    /// checked once by tests, so the per-file re-parse leaves it out.
     Runtime,
     /// A `trap … EXIT` renamed to the runtime's chaining `__skm_trap`.
     ChainTrap { line: usize },
