@@ -3,6 +3,7 @@
 //! whole-file), and planning a migration.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use skillmod::analyze::Vocabulary;
 use skillmod::analyze::{self, BashParser, chunks, prefilter};
 use skillmod::rewrite::{self, Template, values};
 
@@ -13,10 +14,10 @@ fn analyzer(c: &mut Criterion) {
     let mut group = c.benchmark_group("analyzer");
     group.throughput(Throughput::Bytes(TYPICAL.len() as u64));
     group.bench_function("prefilter_typical", |b| {
-        b.iter(|| prefilter::may_hold_legacy(std::hint::black_box(TYPICAL)))
+        b.iter(|| prefilter::may_hold_legacy(std::hint::black_box(TYPICAL), Vocabulary::Exact))
     });
     group.bench_function("prefilter_plain", |b| {
-        b.iter(|| prefilter::may_hold_legacy(std::hint::black_box(PLAIN)))
+        b.iter(|| prefilter::may_hold_legacy(std::hint::black_box(PLAIN), Vocabulary::Exact))
     });
     let mut parser = BashParser::new().expect("parser");
     group.bench_function("parse_only_typical", |b| {
@@ -31,19 +32,29 @@ fn analyzer(c: &mut Criterion) {
     });
     group.bench_function("analyze_whole_typical", |b| {
         b.iter(|| {
-            analyze::analyze_whole(&mut parser, std::hint::black_box(TYPICAL))
-                .map(|a| a.legacy.len())
+            analyze::analyze_whole(
+                &mut parser,
+                std::hint::black_box(TYPICAL),
+                Vocabulary::Exact,
+            )
+            .map(|a| a.legacy.len())
         })
     });
     group.bench_function("analyze_typical", |b| {
         b.iter(|| {
-            analyze::analyze(&mut parser, std::hint::black_box(TYPICAL)).map(|a| a.legacy.len())
+            analyze::analyze(
+                &mut parser,
+                std::hint::black_box(TYPICAL),
+                Vocabulary::Exact,
+            )
+            .map(|a| a.legacy.len())
         })
     });
     let template = Template::load("skill-output-v1").expect("built-in template");
     group.bench_function("plan_and_apply_typical", |b| {
         b.iter(|| {
-            let analysis = analyze::analyze(&mut parser, TYPICAL).expect("analysis");
+            let analysis =
+                analyze::analyze(&mut parser, TYPICAL, Vocabulary::Exact).expect("analysis");
             let context = values::static_values(&analysis.legacy, 0.85, "bench");
             let plan = rewrite::plan_comment_mode(&analysis, TYPICAL, &template, &context, None)
                 .expect("plan");
@@ -86,7 +97,10 @@ fn pathological(c: &mut Criterion) {
     ] {
         group.throughput(Throughput::Bytes(source.len() as u64));
         group.bench_function(format!("analyze_{name}"), |b| {
-            b.iter(|| analyze::analyze(&mut parser, source.as_bytes()).map(|a| a.legacy.len()))
+            b.iter(|| {
+                analyze::analyze(&mut parser, source.as_bytes(), Vocabulary::Exact)
+                    .map(|a| a.legacy.len())
+            })
         });
         group.bench_function(format!("parse_only_{name}"), |b| {
             b.iter(|| {

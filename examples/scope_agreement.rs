@@ -4,6 +4,7 @@
 //!
 //! Files that tree-sitter cannot parse whole are left out (the scoped analysis falls back to the
 //! whole file for them anyway when the error is in a chunk it reads).
+use skillmod::analyze::Vocabulary;
 use skillmod::analyze::{self, Analysis, BashParser};
 
 fn facts(a: &Analysis) -> String {
@@ -35,14 +36,15 @@ fn main() {
             continue;
         };
         files += 1;
-        let Ok(whole) = analyze::analyze_whole(&mut parser, &source) else {
+        let Ok(whole) = analyze::analyze_whole(&mut parser, &source, Vocabulary::Exact) else {
             continue;
         };
         if whole.parse_errors > 0 {
             broken += 1;
             continue;
         }
-        let Ok(Some(part)) = analyze::analyze_scoped(&mut parser, &source) else {
+        let Ok(Some(part)) = analyze::analyze_scoped(&mut parser, &source, Vocabulary::Exact)
+        else {
             continue;
         };
         scoped += 1;

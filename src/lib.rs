@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod check;
 pub mod cli;
+pub mod config;
 pub mod contract;
 pub mod error;
 pub mod fsio;

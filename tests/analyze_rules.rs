@@ -1,10 +1,12 @@
 //! The legacy-statement rules, through the library: what counts, what is data, what values carry.
 
+use skillmod::analyze::Vocabulary;
 use skillmod::analyze::{self, BashParser, LegacyKind, LegacyValue};
 
 fn legacy(source: &str) -> Vec<(LegacyKind, usize, Option<LegacyValue>)> {
     let mut parser = BashParser::new().expect("parser");
-    let analysis = analyze::analyze(&mut parser, source.as_bytes()).expect("analysis");
+    let analysis =
+        analyze::analyze(&mut parser, source.as_bytes(), Vocabulary::Exact).expect("analysis");
     analysis
         .legacy
         .into_iter()
@@ -110,13 +112,13 @@ fn json_block_marks_a_script_migrated_but_a_config_heredoc_does_not() {
     let mut parser = BashParser::new().expect("parser");
     let config = "cat > cfg.json <<'EOF_JSON'\n{}\nEOF_JSON\necho SUCCESS\n";
     assert!(
-        !analyze::analyze(&mut parser, config.as_bytes())
+        !analyze::analyze(&mut parser, config.as_bytes(), Vocabulary::Exact)
             .expect("a")
             .already_migrated
     );
     let stdout_block = "cat << 'EOF_JSON'\n{}\nEOF_JSON\n";
     assert!(
-        analyze::analyze(&mut parser, stdout_block.as_bytes())
+        analyze::analyze(&mut parser, stdout_block.as_bytes(), Vocabulary::Exact)
             .expect("a")
             .already_migrated
     );
@@ -127,14 +129,14 @@ fn final_exit_is_only_a_last_top_level_exit() {
     let mut parser = BashParser::new().expect("parser");
     let early = "if x; then exit 1; fi\necho SUCCESS\n";
     assert_eq!(
-        analyze::analyze(&mut parser, early.as_bytes())
+        analyze::analyze(&mut parser, early.as_bytes(), Vocabulary::Exact)
             .expect("a")
             .final_exit,
         None
     );
     let last = "echo SUCCESS\nexit \"$rc\"\n# trailing comment\n";
     assert_eq!(
-        analyze::analyze(&mut parser, last.as_bytes())
+        analyze::analyze(&mut parser, last.as_bytes(), Vocabulary::Exact)
             .expect("a")
             .final_exit,
         Some(13)
@@ -152,7 +154,8 @@ fn shebang_selects_the_dialect() {
 
 fn stdout_write_lines(source: &str) -> Vec<usize> {
     let mut parser = BashParser::new().expect("parser");
-    let analysis = analyze::analyze(&mut parser, source.as_bytes()).expect("analysis");
+    let analysis =
+        analyze::analyze(&mut parser, source.as_bytes(), Vocabulary::Exact).expect("analysis");
     analysis.stdout_writes.iter().map(|w| w.line).collect()
 }
 

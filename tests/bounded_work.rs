@@ -2,6 +2,7 @@
 //! included ranges) rather than timing: long call chains, many heredocs on a line, and many
 //! selected chunks once took cubic or quadratic time.
 
+use skillmod::analyze::Vocabulary;
 use skillmod::analyze::{self, BashParser};
 
 fn chain(n: usize) -> String {
@@ -65,7 +66,8 @@ fn work_per_node_stays_bounded_as_scripts_grow() {
         let mut per_node = Vec::new();
         for size in [100, 200, 400, 800] {
             let source = make(size);
-            let analysis = analyze::analyze(&mut parser, source.as_bytes()).expect("analysis");
+            let analysis = analyze::analyze(&mut parser, source.as_bytes(), Vocabulary::Exact)
+                .expect("analysis");
             let nodes = node_count(&mut parser, &source);
             assert!(
                 analysis.work.parses <= 5,
@@ -94,7 +96,8 @@ fn work_per_node_stays_bounded_as_scripts_grow() {
 fn a_long_call_chain_still_finds_what_reaches_stdout() {
     let mut parser = BashParser::new().expect("parser");
     let source = chain(800);
-    let analysis = analyze::analyze(&mut parser, source.as_bytes()).expect("analysis");
+    let analysis =
+        analyze::analyze(&mut parser, source.as_bytes(), Vocabulary::Exact).expect("analysis");
     let kinds: Vec<String> = analysis
         .legacy
         .iter()

@@ -12,6 +12,7 @@ use std::process::{Command, Stdio};
 
 use common::*;
 use proptest::prelude::*;
+use skillmod::analyze::Vocabulary;
 use skillmod::analyze::{self, BashParser, chunks};
 use skillmod::rewrite::capture::{self, Role};
 use skillmod::rewrite::{self, Template, values};
@@ -49,7 +50,7 @@ fn shell_accepts(shell: &str, script: &[u8]) -> bool {
 
 /// Migrate in both modes in memory: the rewrites that planning and the re-parse let through.
 fn rewrites(parser: &mut BashParser, source: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
-    let Ok(analysis) = analyze::analyze(parser, source) else {
+    let Ok(analysis) = analyze::analyze(parser, source, Vocabulary::Exact) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -104,7 +105,7 @@ proptest! {
         let script = mutate(script, &edits);
         let mut parser = BashParser::new().expect("parser");
         let _ = chunks::chunk_starts(&script);
-        if let Ok(analysis) = analyze::analyze(&mut parser, &script) {
+        if let Ok(analysis) = analyze::analyze(&mut parser, &script, Vocabulary::Exact) {
             prop_assert!(analysis.work.parses <= 5, "{} parses", analysis.work.parses);
         }
         let shell = if posix { "dash" } else { "bash" };
@@ -201,7 +202,8 @@ fn deep_nesting_and_long_lines_do_not_overflow_the_stack() {
         on_worker_stack(move || {
             let mut parser = BashParser::new().expect("parser");
             let _ = chunks::chunk_starts(script.as_bytes());
-            let analysis = analyze::analyze(&mut parser, script.as_bytes()).expect("analysis");
+            let analysis = analyze::analyze(&mut parser, script.as_bytes(), Vocabulary::Exact)
+                .expect("analysis");
             let _ = analyze::flow::last_command_always_exits(
                 parser.parse(script.as_bytes()).expect("parse").root_node(),
                 script.as_bytes(),

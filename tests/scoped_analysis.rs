@@ -7,6 +7,7 @@ mod common;
 
 use common::{PIECES, fixture_scripts, generated_script};
 use proptest::prelude::*;
+use skillmod::analyze::Vocabulary;
 use skillmod::analyze::{self, Analysis, BashParser, parser::error_count};
 
 /// What the analysis reports, in comparable form.
@@ -24,27 +25,31 @@ fn facts(a: &Analysis) -> String {
     )
 }
 
-/// Scoped and whole analyses of `source` agree; returns the share of bytes the scoped parse
-/// read (None when it fell back to the whole file).
+/// Scoped and whole analyses of `source` agree, with each vocabulary; returns the share of bytes
+/// the scoped parse read with the default one (None when it fell back to the whole file).
 fn agree(parser: &mut BashParser, source: &[u8]) -> Option<f64> {
-    let whole = analyze::analyze_whole(parser, source).expect("whole");
-    if whole.parse_errors > 0 {
-        return None;
+    let mut share = None;
+    for vocabulary in [Vocabulary::Original, Vocabulary::Exact] {
+        let whole = analyze::analyze_whole(parser, source, vocabulary).expect("whole");
+        if whole.parse_errors > 0 {
+            return None;
+        }
+        let scoped = analyze::analyze_scoped(parser, source, vocabulary).expect("scoped")?;
+        assert_eq!(error_count(&scoped.tree), 0);
+        assert_eq!(
+            facts(&scoped),
+            facts(&whole),
+            "scoped and whole analyses ({vocabulary:?}) differ for:\n{}",
+            String::from_utf8_lossy(source)
+        );
+        let ranges = scoped
+            .scope
+            .as_ref()
+            .expect("scoped analysis has its ranges");
+        let read: usize = ranges.iter().map(|r| r.len()).sum();
+        share = Some(read as f64 / source.len().max(1) as f64);
     }
-    let scoped = analyze::analyze_scoped(parser, source).expect("scoped")?;
-    assert_eq!(error_count(&scoped.tree), 0);
-    assert_eq!(
-        facts(&scoped),
-        facts(&whole),
-        "scoped and whole analyses differ for:\n{}",
-        String::from_utf8_lossy(source)
-    );
-    let ranges = scoped
-        .scope
-        .as_ref()
-        .expect("scoped analysis has its ranges");
-    let read: usize = ranges.iter().map(|r| r.len()).sum();
-    Some(read as f64 / source.len().max(1) as f64)
+    share
 }
 
 #[test]
@@ -76,7 +81,7 @@ fn a_call_site_in_another_chunk_still_decides_the_context() {
     let source = b"report() {\n  echo \"SUCCESS\"\n  echo hi\n}\nls\nx=$(report)\nfor i in 1; do\n  y=$(report) | cat\ndone\necho \"Created: a\"\n";
     let mut parser = BashParser::new().expect("parser");
     assert!(agree(&mut parser, source).is_some());
-    let scoped = analyze::analyze_scoped(&mut parser, source)
+    let scoped = analyze::analyze_scoped(&mut parser, source, Vocabulary::Exact)
         .expect("scoped")
         .expect("chunked");
     assert_eq!(
@@ -101,12 +106,12 @@ fn a_parse_error_in_a_parsed_chunk_falls_back_to_the_whole_file() {
     let source = b"echo \"SUCCESS\" )\nls\n";
     let mut parser = BashParser::new().expect("parser");
     assert!(
-        analyze::analyze_scoped(&mut parser, source)
+        analyze::analyze_scoped(&mut parser, source, Vocabulary::Exact)
             .expect("scoped")
             .is_none()
     );
     assert!(
-        analyze::analyze(&mut parser, source)
+        analyze::analyze(&mut parser, source, Vocabulary::Exact)
             .expect("analysis")
             .parse_errors
             > 0

@@ -99,7 +99,8 @@ pub(super) fn occurrences<'n>(
 }
 
 impl<'s, 't> Survey<'s, 't> {
-    /// Walk the tree; `marker` is the comment prefix that marks a migrated script. The walk only
+    /// Walk the tree; `marker` is the comment prefix that marks a migrated script;
+    /// `more_offsets` are further places of interest (the legacy markers). The walk only
     /// goes down into nodes that hold an offset where something of interest can start (an
     /// `echo`, a legacy marker, the JSON block, a function definition). Whether a function's
     /// output is captured matters only for functions that hold an `echo`, `printf` or `cat`
@@ -111,6 +112,7 @@ impl<'s, 't> Survey<'s, 't> {
         source: &'s [u8],
         marker: &'s [u8],
         interesting: &[&[u8]],
+        more_offsets: &[usize],
     ) -> Survey<'s, 't> {
         let mut offsets = occurrences(
             source,
@@ -119,6 +121,9 @@ impl<'s, 't> Survey<'s, 't> {
                 .copied()
                 .chain([b"()".as_slice(), b"function"]),
         );
+        offsets.extend(more_offsets);
+        offsets.sort_unstable();
+        offsets.dedup();
         let mut survey = Walk::run(tree, source, marker, &offsets);
         let writers: Vec<Option<usize>> = survey
             .echoes

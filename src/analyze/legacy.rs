@@ -2,8 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::words::Printed;
-
 /// The kind of legacy output line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
@@ -63,31 +61,4 @@ impl LegacyKind {
 pub enum LegacyValue {
     Literal(String),
     RunTime(String),
-}
-
-/// Classify printed text; `None` when it is not a legacy line.
-pub fn classify(printed: &Printed) -> Option<(LegacyKind, Option<LegacyValue>)> {
-    if let Some(text) = printed.as_literal() {
-        for kind in [LegacyKind::Success, LegacyKind::Complete] {
-            if text == kind.marker() {
-                return Some((kind, None));
-            }
-        }
-    }
-    let prefix = printed.literal_prefix();
-    for kind in [
-        LegacyKind::Confidence,
-        LegacyKind::Created,
-        LegacyKind::Modified,
-    ] {
-        if prefix.starts_with(kind.marker()) {
-            let rest = printed.after_prefix(kind.marker().len());
-            let value = match rest.as_literal() {
-                Some(text) => LegacyValue::Literal(text.trim().to_string()),
-                None => LegacyValue::RunTime(rest.render().trim().to_string()),
-            };
-            return Some((kind, Some(value)));
-        }
-    }
-    None
 }

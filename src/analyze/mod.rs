@@ -10,6 +10,7 @@ pub mod prefilter;
 pub mod scope;
 pub mod shell;
 pub mod suppress;
+pub mod vocabulary;
 pub mod words;
 
 use serde::Serialize;
@@ -18,6 +19,7 @@ use tree_sitter::{Node, Tree};
 pub use legacy::{LegacyKind, LegacyValue};
 pub use parser::BashParser;
 pub use shell::Dialect;
+pub use vocabulary::Vocabulary;
 
 use context::{Survey, command_name_bytes};
 use parser::node_text;
@@ -124,12 +126,16 @@ pub struct ExitTrap {
 
 /// Analyze one script's bytes (without a BOM): only the chunks of top-level statements that can
 /// matter are parsed (see `analyze_scoped`), the whole file when that is not possible.
-pub fn analyze(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<Analysis> {
+pub fn analyze(
+    parser: &mut BashParser,
+    source: &[u8],
+    vocabulary: Vocabulary,
+) -> crate::error::Result<Analysis> {
     let mut spent = Work::default();
-    match analyze_scoped_counting(parser, source, &mut spent)? {
+    match analyze_scoped_counting(parser, source, vocabulary, &mut spent)? {
         Some(analysis) => Ok(analysis),
         None => {
-            let mut analysis = analyze_whole(parser, source)?;
+            let mut analysis = analyze_whole(parser, source, vocabulary)?;
             analysis.work.parses += spent.parses;
             analysis.work.nodes += spent.nodes;
             Ok(analysis)
@@ -138,9 +144,13 @@ pub fn analyze(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<A
 }
 
 /// Analyze with a parse of the whole file.
-pub fn analyze_whole(parser: &mut BashParser, source: &[u8]) -> crate::error::Result<Analysis> {
+pub fn analyze_whole(
+    parser: &mut BashParser,
+    source: &[u8],
+    vocabulary: Vocabulary,
+) -> crate::error::Result<Analysis> {
     let tree = parser.parse(source)?;
-    let (mut analysis, _) = examine(tree, source, None);
+    let (mut analysis, _) = examine(tree, source, None, vocabulary);
     analysis.work.parses += 1;
     Ok(analysis)
 }
@@ -153,14 +163,16 @@ pub fn analyze_whole(parser: &mut BashParser, source: &[u8]) -> crate::error::Re
 pub fn analyze_scoped(
     parser: &mut BashParser,
     source: &[u8],
+    vocabulary: Vocabulary,
 ) -> crate::error::Result<Option<Analysis>> {
-    analyze_scoped_counting(parser, source, &mut Work::default())
+    analyze_scoped_counting(parser, source, vocabulary, &mut Work::default())
 }
 
 /// `analyze_scoped`, adding the work of rounds that end in a fallback to `spent`.
 fn analyze_scoped_counting(
     parser: &mut BashParser,
     source: &[u8],
+    vocabulary: Vocabulary,
     spent: &mut Work,
 ) -> crate::error::Result<Option<Analysis>> {
     let Some(starts) = chunks::chunk_starts(source) else {
@@ -168,6 +180,7 @@ fn analyze_scoped_counting(
     };
     let mut scope = Scope::new(starts, source.len());
     scope.select_offsets(context::occurrences(source, needles().into_iter()));
+    scope.select_offsets(vocabulary.marker_offsets(source));
     scope.select_last();
     // Each round adds the call sites of newly wanted functions. Long call chains would take one
     // round (and one parse) per link; past a few rounds one whole-file parse is cheaper.
@@ -178,7 +191,7 @@ fn analyze_scoped_counting(
         if tree.root_node().has_error() {
             return Ok(None);
         }
-        let (mut analysis, wanted) = examine(tree, source, Some(ranges));
+        let (mut analysis, wanted) = examine(tree, source, Some(ranges), vocabulary);
         spent.nodes += analysis.work.nodes;
         analysis.work = *spent;
         let calls: Vec<usize> = wanted
@@ -195,13 +208,9 @@ fn analyze_scoped_counting(
 /// Rounds of the scoped analysis before it gives way to a whole-file parse.
 const MAX_SCOPE_ROUNDS: usize = 4;
 
-/// Text where something the analysis looks at can start.
+/// Text where something the analysis looks at can start (the vocabulary's markers come on top).
 fn needles() -> Vec<&'static [u8]> {
-    let mut needles: Vec<&[u8]> = LegacyKind::ALL
-        .iter()
-        .map(|k| k.marker().as_bytes())
-        .collect();
-    needles.extend([
+    vec![
         b"echo".as_slice(),
         b"printf",
         b"cat",
@@ -209,8 +218,7 @@ fn needles() -> Vec<&'static [u8]> {
         BLOCK_DELIMITER.as_bytes(),
         BLOCK_MARKER.as_bytes(),
         RUNTIME_MARKER.as_bytes(),
-    ]);
-    needles
+    ]
 }
 
 /// Everything the analysis reads off a tree, and the names of the functions whose call sites
@@ -219,9 +227,11 @@ fn examine(
     tree: Tree,
     source: &[u8],
     scope: Option<Vec<Range<usize>>>,
+    vocabulary: Vocabulary,
 ) -> (Analysis, Vec<Vec<u8>>) {
     let (legacy, already_migrated, stdout_writes, exit_traps, wanted, visited, hidden) = {
-        let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), &needles());
+        let markers = vocabulary.marker_offsets(source);
+        let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), &needles(), &markers);
         let runtime = runtime_range(source);
         if let Some(range) = &runtime {
             for sites in [
@@ -237,14 +247,14 @@ fn examine(
             .echoes
             .iter()
             .filter(|site| survey.reach(site) == Err(context::NotStdout::ParseError))
-            .filter_map(|site| legacy_statement(site.node, source))
+            .filter_map(|site| legacy_statement(site.node, source, vocabulary))
             .map(|s| (s.line, s.column))
             .min();
         let mut legacy: Vec<LegacyStatement> = survey
             .echoes
             .iter()
             .filter(|site| survey.reach(site).is_ok())
-            .filter_map(|site| legacy_statement(site.node, source))
+            .filter_map(|site| legacy_statement(site.node, source, vocabulary))
             .collect();
         legacy.sort_by_key(|s| s.start);
         let has_block = survey.marker_comment
@@ -309,10 +319,14 @@ fn examine(
 }
 
 /// A legacy statement when the echo prints a legacy line.
-fn legacy_statement(command: Node<'_>, source: &[u8]) -> Option<LegacyStatement> {
+fn legacy_statement(
+    command: Node<'_>,
+    source: &[u8],
+    vocabulary: Vocabulary,
+) -> Option<LegacyStatement> {
     let bytes = parser::node_bytes(command, source);
     let printed = words::echo_output(command, source);
-    let (kind, value) = legacy::classify(&printed)?;
+    let (kind, value) = vocabulary.classify(&printed)?;
     let position = command.start_position();
     // `echo 2>/dev/null SUCCESS`: the statement runs to the end of the words bash echoes.
     let end = words::swallowed_arguments(command)

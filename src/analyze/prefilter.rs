@@ -1,36 +1,31 @@
 //! A conservative byte-level test run before parsing: can this file hold a live legacy statement?
 //! It only answers "no" when every marker (SUCCESS, Confidence:, …) sits in a heredoc body or on a
 //! line with no `echo` that does not continue a previous line. Whenever it is unsure, it says "yes"
-//! and the parser decides. One blind spot, accepted for speed: a marker split across quotes
-//! (`echo "SUC"'CESS'`) is not seen here; the analyzer itself does see it.
+//! and the parser decides. A marker split across quotes (`echo "SUC"'CESS'`) is looked for with
+//! the quotes and backslashes taken out, only when the plain search finds nothing.
 
 use std::sync::OnceLock;
 
 use memchr::memmem::Finder;
 
-use super::LegacyKind;
+use super::Vocabulary;
 
-/// Searchers for the markers and `echo`, built once.
-fn finders() -> &'static (Vec<Finder<'static>>, Finder<'static>) {
-    static FINDERS: OnceLock<(Vec<Finder<'static>>, Finder<'static>)> = OnceLock::new();
-    FINDERS.get_or_init(|| {
-        let markers = LegacyKind::ALL
-            .iter()
-            .map(|k| Finder::new(k.marker().as_bytes()))
-            .collect();
-        (markers, Finder::new(b"echo"))
-    })
+/// The searcher for `echo`, built once.
+fn echo_finder() -> &'static Finder<'static> {
+    static FINDER: OnceLock<Finder<'static>> = OnceLock::new();
+    FINDER.get_or_init(|| Finder::new(b"echo"))
 }
 
 /// False only when no legacy statement can be in `source`, so the parse can be skipped. Markers
 /// and `<<` are found in the whole file first; only the lines holding one get a closer look.
-pub fn may_hold_legacy(source: &[u8]) -> bool {
-    let (markers, echo) = finders();
-    let mut hits: Vec<usize> = markers.iter().flat_map(|m| m.find_iter(source)).collect();
-    if hits.is_empty() {
+pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
+    let echo = echo_finder();
+    let hits = vocabulary.marker_offsets(source);
+    // Without a plain marker, a marker can still be split across quotes on some line.
+    let split = hits.is_empty() && !vocabulary.marker_offsets(&dequoted(source)).is_empty();
+    if hits.is_empty() && !split {
         return false;
     }
-    hits.sort_unstable();
     let operators: Vec<usize> = memchr::memmem::find_iter(source, b"<<").collect();
     let (mut hit, mut operator) = (0, 0);
     let mut previous_continues = false;
@@ -44,7 +39,8 @@ pub fn may_hold_legacy(source: &[u8]) -> bool {
         while operators.get(operator).is_some_and(|&o| o < start) {
             operator += 1;
         }
-        let has_marker = hits.get(hit).is_some_and(|&h| h < end);
+        let has_marker = hits.get(hit).is_some_and(|&h| h < end)
+            || (split && !vocabulary.marker_offsets(&dequoted(line)).is_empty());
         if has_marker && (previous_continues || echo.find(line).is_some()) {
             return true;
         }
@@ -59,6 +55,15 @@ pub fn may_hold_legacy(source: &[u8]) -> bool {
         }
     }
     false
+}
+
+/// The bytes without quotes and backslashes: `"SUC"'CESS'` reads `SUCCESS`.
+fn dequoted(bytes: &[u8]) -> Vec<u8> {
+    bytes
+        .iter()
+        .copied()
+        .filter(|b| !matches!(b, b'"' | b'\'' | b'\\'))
+        .collect()
 }
 
 struct Heredoc {
@@ -172,43 +177,83 @@ fn parse_delimiter(rest: &[u8]) -> Option<(Heredoc, usize)> {
 #[cfg(test)]
 mod tests {
     use super::may_hold_legacy;
+    use crate::analyze::Vocabulary;
 
     #[test]
     fn files_without_markers_need_no_parse() {
-        assert!(!may_hold_legacy(b"#!/bin/bash\necho hello\n"));
+        assert!(!may_hold_legacy(
+            b"#!/bin/bash\necho hello\n",
+            Vocabulary::Exact
+        ));
     }
 
     #[test]
     fn markers_inside_a_heredoc_need_no_parse() {
         let src = b"cat <<'EOF'\necho \"SUCCESS\"\nConfidence: 0.1\nEOF\necho done\n";
-        assert!(!may_hold_legacy(src));
+        assert!(!may_hold_legacy(src, Vocabulary::Exact));
         let tabs = b"cat <<-EOF\n\techo SUCCESS\n\tEOF\n";
-        assert!(!may_hold_legacy(tabs));
+        assert!(!may_hold_legacy(tabs, Vocabulary::Exact));
     }
 
     #[test]
     fn markers_on_echo_lines_need_a_parse() {
-        assert!(may_hold_legacy(b"echo \"SUCCESS\"\n"));
+        assert!(may_hold_legacy(b"echo \"SUCCESS\"\n", Vocabulary::Exact));
         assert!(may_hold_legacy(
-            b"cat <<EOF\nx\nEOF\necho \"Created: $f\"\n"
+            b"cat <<EOF\nx\nEOF\necho \"Created: $f\"\n",
+            Vocabulary::Exact
         ));
     }
 
     #[test]
     fn a_continued_line_needs_a_parse() {
-        assert!(may_hold_legacy(b"echo \\\n  \"SUCCESS\"\n"));
+        assert!(may_hold_legacy(
+            b"echo \\\n  \"SUCCESS\"\n",
+            Vocabulary::Exact
+        ));
     }
 
     #[test]
     fn an_unclosed_or_fake_heredoc_is_not_trusted() {
-        assert!(may_hold_legacy(b"x=$((1<<EOF))\necho SUCCESS\n"));
-        assert!(may_hold_legacy(b"# cat <<EOF\necho SUCCESS\nEOF\n"));
-        assert!(may_hold_legacy(b"s='<<EOF'\necho SUCCESS\nEOF\n"));
-        assert!(may_hold_legacy(b"cat <<EOF\necho SUCCESS\n"));
+        assert!(may_hold_legacy(
+            b"x=$((1<<EOF))\necho SUCCESS\n",
+            Vocabulary::Exact
+        ));
+        assert!(may_hold_legacy(
+            b"# cat <<EOF\necho SUCCESS\nEOF\n",
+            Vocabulary::Exact
+        ));
+        assert!(may_hold_legacy(
+            b"s='<<EOF'\necho SUCCESS\nEOF\n",
+            Vocabulary::Exact
+        ));
+        assert!(may_hold_legacy(
+            b"cat <<EOF\necho SUCCESS\n",
+            Vocabulary::Exact
+        ));
     }
 
     #[test]
     fn a_marker_on_a_line_without_echo_needs_no_parse() {
-        assert!(!may_hold_legacy(b"grep -q SUCCESS log\n"));
+        assert!(!may_hold_legacy(
+            b"grep -q SUCCESS log\n",
+            Vocabulary::Exact
+        ));
+    }
+
+    #[test]
+    fn a_marker_split_across_quotes_needs_a_parse() {
+        assert!(may_hold_legacy(b"echo \"SUC\"'CESS'\n", Vocabulary::Exact));
+        assert!(may_hold_legacy(b"echo Created\\: x\n", Vocabulary::Exact));
+        assert!(!may_hold_legacy(
+            b"cat <<'X'\necho \"SUC\"'CESS'\nX\n",
+            Vocabulary::Exact
+        ));
+    }
+
+    #[test]
+    fn the_original_vocabulary_sees_markers_in_any_case() {
+        let src = b"echo \"\xe2\x9c\x85 created: out.md\"\n";
+        assert!(!may_hold_legacy(src, Vocabulary::Exact));
+        assert!(may_hold_legacy(src, Vocabulary::Original));
     }
 }

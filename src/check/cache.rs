@@ -175,8 +175,13 @@ impl Cache {
     }
 
     /// The key of some content: BLAKE3 keyed with this cache's salt.
-    pub fn key(&self, content: &[u8]) -> Key {
-        Key(*blake3::keyed_hash(&self.salt, content).as_bytes())
+    /// The key of a script's content checked with `vocabulary` (which changes the answer).
+    pub fn key(&self, content: &[u8], vocabulary: crate::analyze::Vocabulary) -> Key {
+        let mut hasher = blake3::Hasher::new_keyed(&self.salt);
+        hasher.update(vocabulary.as_str().as_bytes());
+        hasher.update(&[0]);
+        hasher.update(content);
+        Key(*hasher.finalize().as_bytes())
     }
 
     pub fn get(&self, key: &Key) -> Option<Entry> {

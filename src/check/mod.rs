@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::analyze::{self, BashParser, prefilter};
+use crate::analyze::{self, BashParser, Vocabulary, prefilter};
 use crate::error::Error;
 use crate::fsio::read::{ReadOutcome, read_script};
 use cache::Cache;
@@ -41,6 +41,8 @@ pub struct Options {
     pub selection: Selection,
     /// Report `# skillmod: ignore` comments that suppress nothing (SKM005).
     pub report_unused_suppressions: bool,
+    /// Which printed lines are legacy lines.
+    pub vocabulary: Vocabulary,
 }
 
 fn file_finding(rule: &'static rules::Rule, path: &str, error: &Error) -> Finding {
@@ -105,17 +107,17 @@ pub fn check_body(
     parser: &mut BashParser,
 ) -> FileCheck {
     let shown = shown.to_string();
-    if !prefilter::may_hold_legacy(body) {
+    if !prefilter::may_hold_legacy(body, options.vocabulary) {
         return FileCheck {
             findings: Vec::new(),
             outcome: Outcome::Checked,
             suppressed: 0,
         };
     }
-    let key = cache.key(body);
+    let key = cache.key(body, options.vocabulary);
     let entry = match cache.get(&key) {
         Some(found) => found,
-        None => match analyze::analyze(parser, body) {
+        None => match analyze::analyze(parser, body, options.vocabulary) {
             Ok(analysis) => {
                 let entry = cache::Entry {
                     parse_error: analysis.legacy_in_parse_error,
@@ -160,7 +162,15 @@ pub fn check_body(
         }
         return check;
     }
-    let fix = format!("skillmod migrate {}", crate::report::quote_path(&shown));
+    // The vocabulary that found the lines must be the one that migrates them.
+    let vocabulary = match options.vocabulary {
+        Vocabulary::Exact => "",
+        Vocabulary::Original => "--vocabulary original ",
+    };
+    let fix = format!(
+        "skillmod migrate {vocabulary}{}",
+        crate::report::quote_path(&shown)
+    );
     let mut findings: Vec<Finding> = entry
         .legacy
         .into_iter()

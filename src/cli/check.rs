@@ -14,12 +14,14 @@ use crate::report::{check_text, github};
 
 pub fn run(args: &CheckArgs) -> Result<i32> {
     args.common.init_threads()?;
+    let config = args.common.config()?;
+    let settings = &config.settings;
     // `check -`: one script from stdin (editors pass the buffer and --stdin-filename).
     let from_stdin = args.paths.paths.len() == 1 && args.paths.paths[0].as_os_str() == "-";
     let files = if from_stdin {
         vec![std::path::PathBuf::from("-")]
     } else {
-        args.paths.files("check")?
+        args.paths.files("check", &config)?
     };
     let base = working_dir()?;
     let cache = if args.no_cache {
@@ -31,9 +33,14 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         }
         cache
     };
+    // A flag replaces the settings file's list, as ruff's --select does.
+    let from_flag_or_file = |flag: &Vec<String>, file: &Option<Vec<String>>| match file {
+        Some(list) if flag.is_empty() => list.clone(),
+        _ => flag.clone(),
+    };
     let selection = Selection {
-        select: args.select.clone(),
-        ignore: args.ignore.clone(),
+        select: from_flag_or_file(&args.select, &settings.select),
+        ignore: from_flag_or_file(&args.ignore, &settings.ignore),
     };
     selection.validate()?;
     let root = project_root(&base);
@@ -49,6 +56,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         base,
         selection,
         report_unused_suppressions: args.report_unused_suppressions,
+        vocabulary: args.vocabulary.or(settings.vocabulary).unwrap_or_default(),
     };
     let color = args.common.color.choice();
     let mut stdout = anstream::AutoStream::new(std::io::stdout().lock(), color);

@@ -18,6 +18,9 @@ use crate::report::{diff, migrate_text};
 use crate::rewrite::{Template, capture};
 use crate::vcs::{self, Repo};
 
+/// Confidence reported when neither a `Confidence:` line, the flag nor the settings give one.
+const DEFAULT_CONFIDENCE: f64 = 0.85;
+
 /// Whether output to stdout gets color, as `--color`, NO_COLOR and the terminal decide.
 fn color_enabled(choice: anstream::ColorChoice) -> bool {
     let stream = anstream::AutoStream::new(std::io::stdout(), choice);
@@ -27,14 +30,23 @@ fn color_enabled(choice: anstream::ColorChoice) -> bool {
 pub fn run(args: &MigrateArgs) -> Result<i32> {
     let started = Instant::now();
     args.common.init_threads()?;
-    if !(0.0..=1.0).contains(&args.default_confidence) {
+    let config = args.common.config()?;
+    let settings = &config.settings;
+    let default_confidence = args
+        .default_confidence
+        .or(settings.default_confidence)
+        .unwrap_or(DEFAULT_CONFIDENCE);
+    if !(0.0..=1.0).contains(&default_confidence) {
         return Err(Error::new(
             "INVALID_ARGUMENT",
             "--default-confidence must be between 0 and 1",
         ));
     }
-    let template = Template::load(&args.template)?;
-    let files = args.paths.files("migrate")?;
+    let mode = args.mode.or(settings.mode).unwrap_or_default();
+    let vocabulary = args.vocabulary.or(settings.vocabulary).unwrap_or_default();
+    let (spec, path) = config.template(args.template.as_deref());
+    let template = Template::load_at(&spec, path.as_deref())?;
+    let files = args.paths.files("migrate", &config)?;
     let base = working_dir()?;
     let repos = repositories(&files, &base);
     if args.commit && repos.is_empty() {
@@ -70,10 +82,10 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         folders.dedup();
         crate::fsio::atomic::remove_stale_temps(folders)
     };
-    let (runtime, sourcing) = match args.mode {
+    let (runtime, sourcing) = match mode {
         migrate::Mode::Capture => (
             Some(capture::render_runtime(&template)?),
-            Sourcing::scan(&files, args.max_size),
+            Sourcing::scan(&files, args.max_size, vocabulary),
         ),
         migrate::Mode::Comment => (None, Sourcing::default()),
     };
@@ -81,10 +93,11 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         dry_run: args.dry_run,
         force: args.force,
         backup: !args.no_backup,
-        default_confidence: args.default_confidence,
+        default_confidence,
         max_size: args.max_size,
         template,
-        mode: args.mode,
+        mode,
+        vocabulary,
         stdout_to_stderr: args.stdout_to_stderr,
         base: base.clone(),
         dirty: if args.allow_dirty {

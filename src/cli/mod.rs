@@ -12,6 +12,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::fsio::discover::Selection;
 use crate::report::Color;
@@ -58,9 +59,14 @@ pub struct PathArgs {
     /// One script, whatever its name (repeatable).
     #[arg(long = "skill-path", value_name = "FILE")]
     pub skill_paths: Vec<PathBuf>,
-    /// Also take files whose name matches GLOB when searching folders, e.g. '*.sh' (repeatable).
+    /// Also take files whose name matches GLOB when searching folders, e.g. '*.sh' (repeatable;
+    /// replaces the settings file's `include`).
     #[arg(long, value_name = "GLOB")]
     pub include: Vec<String>,
+    /// Leave out paths matching GLOB, gitignore syntax relative to the working folder, e.g.
+    /// 'vendor/' (repeatable; replaces the settings file's `exclude`).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
     /// Do not apply .gitignore/.ignore rules (they also filter files named explicitly).
     #[arg(long)]
     pub no_ignore: bool,
@@ -73,11 +79,24 @@ pub struct PathArgs {
 }
 
 impl PathArgs {
-    pub fn selection(&self) -> Result<Selection> {
+    /// What to look at: these flags, with the settings file's include/exclude where no flag
+    /// gives them.
+    pub fn selection(&self, config: &Config) -> Result<Selection> {
+        let settings = &config.settings;
+        let include = match (&settings.include, self.include.is_empty()) {
+            (Some(globs), true) => globs.clone(),
+            _ => self.include.clone(),
+        };
+        let exclude = match (&settings.exclude, config.dir(), self.exclude.is_empty()) {
+            (Some(globs), Some(dir), true) => Some((dir.to_path_buf(), globs.clone())),
+            (_, _, false) => Some((working_dir()?, self.exclude.clone())),
+            _ => None,
+        };
         let mut selection = Selection {
             dirs: self.skill_dirs.clone(),
             files: self.skill_paths.clone(),
-            include: self.include.clone(),
+            include,
+            exclude,
             no_ignore: self.no_ignore,
         };
         selection.add_positional(&self.paths)?;
@@ -114,7 +133,7 @@ impl PathArgs {
 
     /// The files to work on: discovered, then narrowed by `--changed-since` / `--staged`. With
     /// either of those and no paths, the whole work tree is searched.
-    pub fn files(&self, what: &str) -> Result<Vec<PathBuf>> {
+    pub fn files(&self, what: &str, config: &Config) -> Result<Vec<PathBuf>> {
         let by_history = self.changed_since.is_some() || self.staged;
         let repo = if by_history {
             Some(crate::vcs::Repo::discover(&working_dir()?).ok_or_else(|| {
@@ -126,7 +145,7 @@ impl PathArgs {
         } else {
             None
         };
-        let mut selection = self.selection()?;
+        let mut selection = self.selection(config)?;
         if self.is_empty() {
             match &repo {
                 Some(repo) => selection.dirs.push(repo.root.clone()),
@@ -176,19 +195,22 @@ pub struct MigrateArgs {
     /// Do not save originals under .skillmod/backups.
     #[arg(long)]
     pub no_backup: bool,
-    /// Confidence reported when no literal `Confidence:` line gives one (0..1).
-    #[arg(long, default_value_t = 0.85, value_name = "X")]
-    pub default_confidence: f64,
-    /// JSON block template: a built-in name or a path to a .j2 file.
-    #[arg(long, default_value = "skill-output-v1", value_name = "NAME|PATH")]
-    pub template: String,
+    /// Confidence reported when no literal `Confidence:` line gives one (0..1) [default: 0.85].
+    #[arg(long, value_name = "X")]
+    pub default_confidence: Option<f64>,
+    /// JSON block template: a built-in name or a path to a .j2 file [default: skill-output-v1].
+    #[arg(long, value_name = "NAME|PATH")]
+    pub template: Option<String>,
     /// Skip files larger than this many bytes.
     #[arg(long, default_value_t = crate::fsio::read::DEFAULT_MAX_SIZE, value_name = "BYTES")]
     pub max_size: u64,
     /// How to rewrite: `capture` records values at run time and prints the JSON on every exit
-    /// path; `comment` disables the lines and appends a static block.
-    #[arg(long, value_enum, default_value_t)]
-    pub mode: crate::migrate::Mode,
+    /// path; `comment` disables the lines and appends a static block [default: capture].
+    #[arg(long, value_enum)]
+    pub mode: Option<crate::migrate::Mode>,
+    /// Which printed lines are legacy lines [default: exact].
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub vocabulary: Option<crate::analyze::Vocabulary>,
     /// Redirect other statements that write to stdout (echo, printf, cat) to stderr.
     #[arg(long)]
     pub stdout_to_stderr: bool,
@@ -234,6 +256,9 @@ pub struct CheckArgs {
     /// Neither read nor write the result cache in .skillmod/cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Which printed lines are legacy lines [default: exact].
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub vocabulary: Option<crate::analyze::Vocabulary>,
     /// Report only these rules (codes or code prefixes, comma-separated: SKM001,SKM002).
     #[arg(long, value_delimiter = ',', value_name = "CODES")]
     pub select: Vec<String>,
@@ -363,9 +388,21 @@ pub struct Common {
     /// Worker threads (default: all cores).
     #[arg(short, long, global = true, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Read settings from this file instead of the nearest skillmod.toml or .skillmod.toml.
+    #[arg(long, global = true, value_name = "PATH", conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+    /// Ignore every settings file.
+    #[arg(long, global = true)]
+    pub isolated: bool,
 }
 
 impl Common {
+    /// The settings in force: `--config`, none with `--isolated`, else the nearest file found
+    /// walking up from the working folder.
+    pub fn config(&self) -> Result<Config> {
+        Config::load(self.config.as_deref(), self.isolated, &working_dir()?)
+    }
+
     /// Size the worker pool (`--jobs`).
     pub fn init_threads(&self) -> Result<()> {
         if let Some(jobs) = self.jobs {

@@ -5,8 +5,11 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::STATE_DIR;
 use crate::error::{Error, Result};
@@ -23,6 +26,8 @@ pub struct Selection {
     pub files: Vec<PathBuf>,
     /// Extra file-name globs for folder walks, e.g. `*.sh`.
     pub include: Vec<String>,
+    /// Paths left out (gitignore syntax), relative to the folder given with them.
+    pub exclude: Option<(PathBuf, Vec<String>)>,
     /// Take every file: no .gitignore/.ignore rules, for walks and explicit files alike.
     pub no_ignore: bool,
 }
@@ -54,6 +59,10 @@ impl Selection {
 /// (the caller reports them as skipped); folders are walked in parallel.
 pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
     let names = name_matcher(&selection.include)?;
+    let exclude = match &selection.exclude {
+        Some((root, globs)) if !globs.is_empty() => Some(Arc::new(Exclude::new(root, globs)?)),
+        _ => None,
+    };
     let mut found = Vec::new();
     let mut ignored = IgnoreCache::default();
     for file in &selection.files {
@@ -62,6 +71,9 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
                 "PATH_NOT_FOUND",
                 format!("{} does not exist; pass an existing file", file.display()),
             ));
+        }
+        if exclude.as_ref().is_some_and(|e| e.covers(file, false)) {
+            continue;
         }
         // Explicit names still obey the ignore rules (pre-commit passes files one by one).
         if selection.no_ignore || !ignored.is_ignored(file) {
@@ -75,7 +87,10 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
                 format!("{} is not a folder; pass an existing folder", dir.display()),
             ));
         }
-        found.extend(walk(dir, &names, selection.no_ignore)?);
+        if exclude.as_ref().is_some_and(|e| e.covers(dir, true)) {
+            continue;
+        }
+        found.extend(walk(dir, &names, selection.no_ignore, exclude.clone())?);
     }
     found.sort();
     found.dedup();
@@ -98,6 +113,52 @@ fn name_matcher(include: &[String]) -> Result<GlobSet> {
         .map_err(|e| Error::new("INVALID_GLOB", format!("cannot build --include globs: {e}")))
 }
 
+/// `--exclude` / settings `exclude` globs: gitignore lines relative to one folder.
+struct Exclude {
+    matcher: Gitignore,
+}
+
+impl Exclude {
+    fn new(root: &Path, globs: &[String]) -> Result<Exclude> {
+        let mut builder = GitignoreBuilder::new(canonical(root));
+        for glob in globs {
+            builder.add_line(None, glob).map_err(|e| {
+                Error::new(
+                    "INVALID_GLOB",
+                    format!("exclude '{glob}' is not a valid glob: {e}"),
+                )
+            })?;
+        }
+        let matcher = builder
+            .build()
+            .map_err(|e| Error::new("INVALID_GLOB", format!("cannot build exclude globs: {e}")))?;
+        Ok(Exclude { matcher })
+    }
+
+    /// Whether an absolute path is excluded by its own name alone.
+    fn matches(&self, path: &Path, is_dir: bool) -> bool {
+        path.starts_with(self.matcher.path()) && self.matcher.matched(path, is_dir).is_ignore()
+    }
+
+    /// Whether `path` (as given) or a folder above it is excluded.
+    fn covers(&self, path: &Path, is_dir: bool) -> bool {
+        let path = canonical(path);
+        path.starts_with(self.matcher.path())
+            && self
+                .matcher
+                .matched_path_or_any_parents(&path, is_dir)
+                .is_ignore()
+    }
+}
+
+/// The path with symlinks and `..` resolved, so it compares with the exclude folder; as given
+/// (made absolute) when it cannot be resolved.
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize()
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// The path an `ignore` walk error is about, if it names one.
 fn error_path(error: &ignore::Error) -> Option<PathBuf> {
     match error {
@@ -111,19 +172,26 @@ fn error_path(error: &ignore::Error) -> Option<PathBuf> {
 }
 
 /// A walker with skillmod's rules: hidden folders included (skills live in `.claude/`), ignore
-/// files honored unless `no_ignore`, symlinks not followed, `.git` and `.skillmod` never entered.
-fn walker(dir: &Path, no_ignore: bool) -> WalkBuilder {
+/// files honored unless `no_ignore`, symlinks not followed, `.git` and `.skillmod` never entered,
+/// excluded paths pruned.
+fn walker(dir: &Path, no_ignore: bool, exclude: Option<Arc<Exclude>>) -> WalkBuilder {
     let mut builder = WalkBuilder::new(dir);
+    let (given, absolute) = (dir.to_path_buf(), canonical(dir));
     builder
         .standard_filters(!no_ignore)
         .hidden(false)
         .require_git(false)
         .follow_links(false)
-        .filter_entry(|entry| {
+        .filter_entry(move |entry| {
             let name = entry.file_name();
-            !(entry.depth() > 0
-                && entry.file_type().is_some_and(|t| t.is_dir())
-                && (name == ".git" || name == STATE_DIR))
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if entry.depth() > 0 && is_dir && (name == ".git" || name == STATE_DIR) {
+                return false;
+            }
+            exclude.as_ref().is_none_or(|exclude| {
+                let relative = entry.path().strip_prefix(&given).unwrap_or(entry.path());
+                !exclude.matches(&absolute.join(relative), is_dir)
+            })
         });
     builder
 }
@@ -160,7 +228,7 @@ impl IgnoreCache {
 }
 
 fn list_kept(dir: &Path) -> HashSet<OsString> {
-    walker(dir, false)
+    walker(dir, false, None)
         .max_depth(Some(1))
         .build()
         .flatten()
@@ -169,9 +237,14 @@ fn list_kept(dir: &Path) -> HashSet<OsString> {
         .collect()
 }
 
-fn walk(dir: &Path, names: &GlobSet, no_ignore: bool) -> Result<Vec<PathBuf>> {
+fn walk(
+    dir: &Path,
+    names: &GlobSet,
+    no_ignore: bool,
+    exclude: Option<Arc<Exclude>>,
+) -> Result<Vec<PathBuf>> {
     let (tx, rx) = std::sync::mpsc::channel();
-    walker(dir, no_ignore).build_parallel().run(|| {
+    walker(dir, no_ignore, exclude).build_parallel().run(|| {
         let tx = tx.clone();
         let names = names.clone();
         Box::new(move |entry| {

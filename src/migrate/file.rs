@@ -6,7 +6,8 @@ use std::path::Path;
 use super::{Change, ErrorEntry, FileReport, Mode, Options, Status};
 use crate::analyze::shell::Judge;
 use crate::analyze::{
-    self, Analysis, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, RUNTIME_MARKER, flow, prefilter,
+    self, Analysis, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, RUNTIME_MARKER, Vocabulary, flow,
+    prefilter,
 };
 use crate::check::rules;
 use crate::error::Error;
@@ -42,11 +43,11 @@ pub fn process_file(
         Mode::Capture => options.sourcing.hosts_library(path),
         Mode::Comment => None,
     };
-    if !options.force && hosted.is_none() && !might_need_parse(&script.body) {
+    if !options.force && hosted.is_none() && !might_need_parse(&script.body, options.vocabulary) {
         report.status = Status::NoLegacy;
         return (report, None);
     }
-    let mut analysis = match analyze::analyze(parser, &script.body) {
+    let mut analysis = match analyze::analyze(parser, &script.body, options.vocabulary) {
         Ok(a) => a,
         Err(e) => return fail(report, e),
     };
@@ -365,8 +366,8 @@ fn last_command_always_exits(
 }
 
 /// False when the file can hold neither a legacy statement nor the JSON block.
-fn might_need_parse(body: &[u8]) -> bool {
-    prefilter::may_hold_legacy(body)
+fn might_need_parse(body: &[u8], vocabulary: Vocabulary) -> bool {
+    prefilter::may_hold_legacy(body, vocabulary)
         || [BLOCK_MARKER, BLOCK_DELIMITER, RUNTIME_MARKER]
             .iter()
             .any(|m| memchr::memmem::find(body, m.as_bytes()).is_some())

@@ -71,7 +71,8 @@ pub struct Change {
 }
 
 /// How legacy statements are rewritten.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Replace each with `:` and append a static JSON block built from literal values.
     Comment,
@@ -90,6 +91,8 @@ pub struct Options {
     pub max_size: u64,
     pub template: Template,
     pub mode: Mode,
+    /// Which printed lines are legacy lines.
+    pub vocabulary: crate::analyze::Vocabulary,
     /// Send other stdout writes (echo, printf, cat) to stderr.
     pub stdout_to_stderr: bool,
     /// Folder that paths in reports are relative to.

@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::analyze::{LegacyKind, prefilter};
+use crate::analyze::{Vocabulary, prefilter};
 
 /// What the pre-pass found among the selected files (canonical paths).
 #[derive(Debug, Default, Clone)]
@@ -22,7 +22,7 @@ pub struct Sourcing {
 impl Sourcing {
     /// Read every selected file once (up to `max_size` bytes) and link sourcing scripts to the
     /// selected files they source.
-    pub fn scan(files: &[PathBuf], max_size: u64) -> Sourcing {
+    pub fn scan(files: &[PathBuf], max_size: u64, vocabulary: Vocabulary) -> Sourcing {
         let canonical: HashSet<PathBuf> =
             files.iter().filter_map(|f| f.canonicalize().ok()).collect();
         let mut sourcing = Sourcing::default();
@@ -39,9 +39,9 @@ impl Sourcing {
                 if library == *path || !canonical.contains(&library) {
                     continue;
                 }
-                let legacy = *legacy_of
-                    .entry(library.clone())
-                    .or_insert_with(|| read_small(&library, max_size).and_then(|b| legacy_in(&b)));
+                let legacy = *legacy_of.entry(library.clone()).or_insert_with(|| {
+                    read_small(&library, max_size).and_then(|b| legacy_in(&b, vocabulary))
+                });
                 sourcing.libraries.insert(library);
                 if let Some(success) = legacy {
                     let entry = sourcing.hosts.entry(path.clone()).or_default();
@@ -80,12 +80,8 @@ fn read_small(path: &Path, max_size: u64) -> Option<Vec<u8>> {
 }
 
 /// None when the file cannot hold a legacy line; else whether it may hold a success marker.
-fn legacy_in(bytes: &[u8]) -> Option<bool> {
-    prefilter::may_hold_legacy(bytes).then(|| {
-        [LegacyKind::Success, LegacyKind::Complete]
-            .iter()
-            .any(|k| memchr::memmem::find(bytes, k.marker().as_bytes()).is_some())
-    })
+fn legacy_in(bytes: &[u8], vocabulary: Vocabulary) -> Option<bool> {
+    prefilter::may_hold_legacy(bytes, vocabulary).then(|| vocabulary.mentions_success(bytes))
 }
 
 /// The paths named by `source`/`.` commands that start a statement (after blanks, or after

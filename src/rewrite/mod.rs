@@ -293,19 +293,20 @@ pub fn apply_checked(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze;
+    use crate::analyze::{self, Vocabulary};
 
     #[test]
     fn rewrite_that_breaks_the_syntax_is_refused() {
         let source = b"ls\nif true; then\n  echo SUCCESS\nfi\necho done\n";
         let mut parser = BashParser::new().expect("parser");
-        let scoped = analyze::analyze(&mut parser, source).expect("analysis");
+        let scoped = analyze::analyze(&mut parser, source, Vocabulary::Exact).expect("analysis");
         let parsed: Option<Vec<(usize, usize)>> = scoped
             .scope
             .as_ref()
             .map(|ranges| ranges.iter().map(|r| (r.start, r.end)).collect());
         assert_eq!(parsed, Some(vec![(3, source.len())]), "`ls` is left out");
-        let whole = analyze::analyze_whole(&mut parser, source).expect("analysis");
+        let whole =
+            analyze::analyze_whole(&mut parser, source, Vocabulary::Exact).expect("analysis");
         let mut plan = Plan::default();
         let fi = source.windows(2).position(|w| w == b"fi").expect("fi");
         plan.push(fi, fi + 2, "", Reason::JsonBlock);
@@ -319,7 +320,7 @@ mod tests {
     fn valid_rewrite_passes_the_incremental_check() {
         let source = b"if true; then\n  echo SUCCESS\nfi\n";
         let mut parser = BashParser::new().expect("parser");
-        let analysis = analyze::analyze(&mut parser, source).expect("analysis");
+        let analysis = analyze::analyze(&mut parser, source, Vocabulary::Exact).expect("analysis");
         let context = values::static_values(&analysis.legacy, 0.85, "t");
         let template = Template::load("skill-output-v1").expect("built-in template");
         let plan = plan_comment_mode(&analysis, source, &template, &context, None).expect("plan");

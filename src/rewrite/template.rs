@@ -38,6 +38,9 @@ pub const BUILTINS: &[Builtin] = &[
 
 /// A template may print this token where the run's time belongs; the block replaces it with
 /// `date -u` output when the script runs (the only thing the shell computes in the block).
+/// The template used when none is named.
+pub const DEFAULT: &str = "skill-output-v1";
+
 pub const NOW_TOKEN: &str = "@@SKILLMOD_NOW@@";
 
 /// A loaded template, compiled once and ready to render.
@@ -50,10 +53,16 @@ pub struct Template {
 impl Template {
     /// A built-in name, or a path to a template file.
     pub fn load(spec: &str) -> Result<Template> {
+        Template::load_at(spec, None)
+    }
+
+    /// Load `spec`, a built-in name or a file; a file is read at `path` when given (a settings
+    /// file's template, resolved against its folder) while the name stays `spec`.
+    pub fn load_at(spec: &str, path: Option<&Path>) -> Result<Template> {
         if let Some(builtin) = BUILTINS.iter().find(|b| b.name == spec) {
             return Template::compile(builtin.name.to_string(), builtin.source.to_string());
         }
-        let path = Path::new(spec);
+        let path = path.unwrap_or(Path::new(spec));
         if !path.exists() {
             let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
             return Err(Error::new(

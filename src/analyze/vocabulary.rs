@@ -1,0 +1,270 @@
+//! Which printed lines count as legacy result lines. `exact` (the default) takes the markers as
+//! skillmod always has: `SUCCESS`/`COMPLETE` as the whole line, `Confidence:`/`Created:`/
+//! `Modified:` starting it. `original` reads what the original TypeScript parser read: any letter
+//! case, decorations before the marker (emoji, `✓`, `[OK]`, spaces), `COMPLETED`, `Updated:` (a
+//! modified file) and `Generated:` (a created one). The colon stays required: the original's
+//! optional colon turned "Modified 3 files" into a deliverable named "3".
+
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+use serde::{Deserialize, Serialize};
+
+use super::legacy::{LegacyKind, LegacyValue};
+use super::words::Printed;
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Vocabulary {
+    /// The exact markers: `SUCCESS`, `COMPLETE`, `Confidence:`, `Created:`, `Modified:`.
+    #[default]
+    Exact,
+    /// What the original parser read: any case, decorations (✅, ✓, [OK]) before the marker,
+    /// `COMPLETED`, `Updated:` and `Generated:`.
+    Original,
+}
+
+/// Markers that start a line carrying a value, and the kind each gives.
+const VALUE_MARKERS_EXACT: [(&str, LegacyKind); 3] = [
+    ("Confidence:", LegacyKind::Confidence),
+    ("Created:", LegacyKind::Created),
+    ("Modified:", LegacyKind::Modified),
+];
+
+const VALUE_MARKERS_ORIGINAL: [(&str, LegacyKind); 5] = [
+    ("confidence:", LegacyKind::Confidence),
+    ("created:", LegacyKind::Created),
+    ("modified:", LegacyKind::Modified),
+    ("updated:", LegacyKind::Modified),
+    ("generated:", LegacyKind::Created),
+];
+
+/// Whole-line markers of the original vocabulary (compared ignoring case).
+const LINE_MARKERS_ORIGINAL: [(&str, LegacyKind); 3] = [
+    ("success", LegacyKind::Success),
+    ("complete", LegacyKind::Complete),
+    ("completed", LegacyKind::Complete),
+];
+
+impl Vocabulary {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Vocabulary::Exact => "exact",
+            Vocabulary::Original => "original",
+        }
+    }
+
+    /// One searcher for every marker text of this vocabulary (ignoring ASCII case for
+    /// `original`), built once.
+    fn searcher(self) -> &'static AhoCorasick {
+        static EXACT: OnceLock<AhoCorasick> = OnceLock::new();
+        static ORIGINAL: OnceLock<AhoCorasick> = OnceLock::new();
+        let (cell, patterns, ignore_case): (_, Vec<&str>, _) = match self {
+            Vocabulary::Exact => (
+                &EXACT,
+                LegacyKind::ALL.iter().map(|k| k.marker()).collect(),
+                false,
+            ),
+            Vocabulary::Original => (
+                &ORIGINAL,
+                VALUE_MARKERS_ORIGINAL
+                    .iter()
+                    .map(|(m, _)| *m)
+                    .chain(["success", "complete"])
+                    .collect(),
+                true,
+            ),
+        };
+        cell.get_or_init(|| {
+            AhoCorasick::builder()
+                .ascii_case_insensitive(ignore_case)
+                .build(patterns)
+                .unwrap_or_else(|_| unreachable!("fixed marker patterns always build"))
+        })
+    }
+
+    /// Start offsets of every marker in `source` (overlaps included), sorted.
+    pub fn marker_offsets(self, source: &[u8]) -> Vec<usize> {
+        let mut hits: Vec<usize> = self
+            .searcher()
+            .find_overlapping_iter(source)
+            .map(|m| m.start())
+            .collect();
+        hits.sort_unstable();
+        hits.dedup();
+        hits
+    }
+
+    /// Whether `source` holds a marker of a success line (SUCCESS, COMPLETE) anywhere.
+    pub fn mentions_success(self, source: &[u8]) -> bool {
+        match self {
+            Vocabulary::Exact => [LegacyKind::Success, LegacyKind::Complete]
+                .iter()
+                .any(|k| memchr::memmem::find(source, k.marker().as_bytes()).is_some()),
+            Vocabulary::Original => self
+                .searcher()
+                .find_overlapping_iter(source)
+                .any(|m| m.pattern().as_usize() >= VALUE_MARKERS_ORIGINAL.len()),
+        }
+    }
+
+    /// Classify printed text; `None` when it is not a legacy line of this vocabulary.
+    pub fn classify(self, printed: &Printed) -> Option<(LegacyKind, Option<LegacyValue>)> {
+        let prefix = printed.literal_prefix();
+        let (skip, line_markers, value_markers, ignore_case): (usize, &[_], &[_], bool) = match self
+        {
+            Vocabulary::Exact => (
+                0,
+                &[
+                    ("SUCCESS", LegacyKind::Success),
+                    ("COMPLETE", LegacyKind::Complete),
+                ],
+                &VALUE_MARKERS_EXACT,
+                false,
+            ),
+            Vocabulary::Original => (
+                decoration_len(prefix),
+                &LINE_MARKERS_ORIGINAL,
+                &VALUE_MARKERS_ORIGINAL,
+                true,
+            ),
+        };
+        let same = |a: &str, b: &str| {
+            if ignore_case {
+                a.eq_ignore_ascii_case(b)
+            } else {
+                a == b
+            }
+        };
+        if let Some(text) = printed.as_literal() {
+            let rest = &text[skip..];
+            let rest = if ignore_case {
+                rest.trim_end_matches(|c: char| !c.is_alphanumeric())
+            } else {
+                rest
+            };
+            if let Some((_, kind)) = line_markers.iter().find(|(m, _)| same(m, rest)) {
+                return Some((*kind, None));
+            }
+        }
+        let rest = &prefix[skip..];
+        for (marker, kind) in value_markers {
+            if rest
+                .get(..marker.len())
+                .is_some_and(|head| same(head, marker))
+            {
+                let value = printed.after_prefix(skip + marker.len());
+                let value = match value.as_literal() {
+                    Some(text) => LegacyValue::Literal(text.trim().to_string()),
+                    None => LegacyValue::RunTime(value.render().trim().to_string()),
+                };
+                return Some((*kind, Some(value)));
+            }
+        }
+        None
+    }
+}
+
+/// Bytes of decoration before a marker: blanks, symbols and emoji (anything but letters, digits
+/// and `:`, so the first colon of a line is its marker's), and short bracketed tags like `[OK]`.
+fn decoration_len(text: &str) -> usize {
+    let mut at = 0;
+    while let Some(c) = text[at..].chars().next() {
+        if c == '[' {
+            let tag = text[at + 1..]
+                .char_indices()
+                .take(12)
+                .find(|(_, c)| *c == ']')
+                .map(|(i, _)| i);
+            match tag {
+                Some(close) if text[at + 1..at + 1 + close].chars().all(tag_char) => {
+                    at += close + 2;
+                    continue;
+                }
+                _ => return at,
+            }
+        }
+        if c.is_alphanumeric() || c == ':' {
+            return at;
+        }
+        at += c.len_utf8();
+    }
+    at
+}
+
+fn tag_char(c: char) -> bool {
+    c.is_alphanumeric() || c == ' ' || !c.is_ascii()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::words::Segment;
+
+    fn literal(text: &str) -> Printed {
+        Printed {
+            segments: vec![Segment::Literal(text.to_string())],
+        }
+    }
+
+    fn kind(vocabulary: Vocabulary, text: &str) -> Option<LegacyKind> {
+        vocabulary.classify(&literal(text)).map(|(k, _)| k)
+    }
+
+    #[test]
+    fn exact_takes_only_the_markers_as_written() {
+        assert_eq!(
+            kind(Vocabulary::Exact, "SUCCESS"),
+            Some(LegacyKind::Success)
+        );
+        assert_eq!(kind(Vocabulary::Exact, "Success"), None);
+        assert_eq!(kind(Vocabulary::Exact, "✅ Created: a"), None);
+        assert_eq!(
+            kind(Vocabulary::Exact, "Created: a"),
+            Some(LegacyKind::Created)
+        );
+    }
+
+    #[test]
+    fn original_reads_decorations_case_and_more_markers() {
+        let v = Vocabulary::Original;
+        assert_eq!(kind(v, "✅ SUCCESS"), Some(LegacyKind::Success));
+        assert_eq!(kind(v, "[OK] Success!"), Some(LegacyKind::Success));
+        assert_eq!(kind(v, "  completed."), Some(LegacyKind::Complete));
+        assert_eq!(kind(v, "✓ created: a.txt"), Some(LegacyKind::Created));
+        assert_eq!(kind(v, "Updated: b.txt"), Some(LegacyKind::Modified));
+        assert_eq!(kind(v, "🎉 Generated: c.md"), Some(LegacyKind::Created));
+        assert_eq!(kind(v, "- CONFIDENCE: 0.9"), Some(LegacyKind::Confidence));
+    }
+
+    #[test]
+    fn original_still_needs_the_marker_and_its_colon() {
+        let v = Vocabulary::Original;
+        assert_eq!(kind(v, "Modified 3 files"), None);
+        assert_eq!(kind(v, "Success rate: 3"), None);
+        assert_eq!(kind(v, "Files created: 3"), None);
+        assert_eq!(kind(v, "✅"), None);
+        assert_eq!(kind(v, "[not a tag at all] SUCCESS"), None);
+    }
+
+    #[test]
+    fn the_value_follows_the_decoration_and_marker() {
+        let (_, value) = Vocabulary::Original
+            .classify(&literal("✅ Created: out/report.md"))
+            .expect("legacy line");
+        assert_eq!(value, Some(LegacyValue::Literal("out/report.md".into())));
+    }
+
+    #[test]
+    fn marker_offsets_ignore_case_only_in_original() {
+        assert!(Vocabulary::Exact.marker_offsets(b"echo success").is_empty());
+        assert_eq!(
+            Vocabulary::Original.marker_offsets(b"echo success"),
+            vec![5]
+        );
+        assert!(Vocabulary::Original.mentions_success(b"x COMPLETED"));
+        assert!(!Vocabulary::Original.mentions_success(b"echo Updated: x"));
+    }
+}
