@@ -165,7 +165,11 @@ fn isolated_and_config_choose_which_settings_count() {
         "no include, no exclude, exact vocabulary"
     );
 
-    std::fs::write(tmp.path().join("other.toml"), "ignore = ['SKM001']\nvocabulary = 'original'\n").expect("write");
+    std::fs::write(
+        tmp.path().join("other.toml"),
+        "ignore = ['SKM001']\nvocabulary = 'original'\n",
+    )
+    .expect("write");
     let (_, doc) = check_json(
         tmp.path(),
         &["--config", "other.toml", "--include", "*.sh", "."],

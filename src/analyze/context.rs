@@ -69,7 +69,12 @@ struct Walk<'s, 't, 'o> {
 /// Offsets where any of `names` stands as a whole word, found in one scan of the source.
 fn word_occurrences_of_all(source: &[u8], names: &[&[u8]]) -> Vec<usize> {
     let names: Vec<&[u8]> = names.iter().copied().filter(|n| !n.is_empty()).collect();
-    let Ok(automaton) = aho_corasick::AhoCorasick::new(&names) else {
+    // Built per file: the NFA builds in time linear in the names, where a DFA's construction
+    // cost more than the search itself.
+    let Ok(automaton) = aho_corasick::AhoCorasick::builder()
+        .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
+        .build(&names)
+    else {
         return Vec::new();
     };
     let is_name_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
