@@ -187,7 +187,8 @@ pub fn analyze_whole(
     vocabulary: Vocabulary,
 ) -> crate::error::Result<Analysis> {
     let tree = parser.parse(source)?;
-    let (mut analysis, _) = examine(tree, source, None, vocabulary);
+    let markers = vocabulary.marker_offsets(source);
+    let (mut analysis, _) = examine(tree, source, None, vocabulary, &markers);
     analysis.work.parses += 1;
     Ok(analysis)
 }
@@ -227,7 +228,9 @@ fn analyze_scoped_counting(
 ) -> crate::error::Result<Option<Analysis>> {
     let mut scope = Scope::new(starts.to_vec(), source.len());
     scope.select_offsets(context::occurrences(source, needles().into_iter()));
-    scope.select_offsets(vocabulary.marker_offsets(source));
+    // The markers are found once; every round's survey reuses them.
+    let markers = vocabulary.marker_offsets(source);
+    scope.select_offsets(markers.clone());
     scope.select_last();
     // Each round adds the call sites of newly wanted functions. Long call chains would take one
     // round (and one parse) per link; past a few rounds one whole-file parse is cheaper.
@@ -244,7 +247,7 @@ fn analyze_scoped_counting(
         if tree.root_node().has_error() {
             return Ok(None);
         }
-        let (mut analysis, wanted) = examine(tree, source, Some(ranges), vocabulary);
+        let (mut analysis, wanted) = examine(tree, source, Some(ranges), vocabulary, &markers);
         spent.nodes += analysis.work.nodes;
         analysis.work = *spent;
         let calls: Vec<usize> = wanted
@@ -287,10 +290,10 @@ fn examine(
     source: &[u8],
     scope: Option<Vec<Range<usize>>>,
     vocabulary: Vocabulary,
+    markers: &[usize],
 ) -> (Analysis, Vec<Vec<u8>>) {
     let (legacy, already_migrated, stdout_writes, exit_traps, wanted, visited, hidden) = {
-        let markers = vocabulary.marker_offsets(source);
-        let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), &needles(), &markers);
+        let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), &needles(), markers);
         let runtime = runtime_range(source);
         if let Some(range) = &runtime {
             for sites in [

@@ -26,13 +26,8 @@ pub enum Vocabulary {
     Original,
 }
 
-/// Markers that start a line carrying a value, and the kind each gives.
-const VALUE_MARKERS_EXACT: [(&str, LegacyKind); 3] = [
-    ("Confidence:", LegacyKind::Confidence),
-    ("Created:", LegacyKind::Created),
-    ("Modified:", LegacyKind::Modified),
-];
-
+/// Markers that start a line carrying a value in the original vocabulary (compared ignoring
+/// case), and the kind each gives; the exact vocabulary's are `LegacyKind::marker`.
 const VALUE_MARKERS_ORIGINAL: [(&str, LegacyKind); 5] = [
     ("confidence:", LegacyKind::Confidence),
     ("created:", LegacyKind::Created),
@@ -113,17 +108,16 @@ impl Vocabulary {
     /// Classify printed text; `None` when it is not a legacy line of this vocabulary.
     pub fn classify(self, printed: &Printed) -> Option<(LegacyKind, Option<LegacyValue>)> {
         let prefix = printed.literal_prefix();
+        let exact_lines = [LegacyKind::Success, LegacyKind::Complete].map(|k| (k.marker(), k));
+        let exact_values = [
+            LegacyKind::Confidence,
+            LegacyKind::Created,
+            LegacyKind::Modified,
+        ]
+        .map(|k| (k.marker(), k));
         let (skip, line_markers, value_markers, ignore_case): (usize, &[_], &[_], bool) = match self
         {
-            Vocabulary::Exact => (
-                0,
-                &[
-                    ("SUCCESS", LegacyKind::Success),
-                    ("COMPLETE", LegacyKind::Complete),
-                ],
-                &VALUE_MARKERS_EXACT,
-                false,
-            ),
+            Vocabulary::Exact => (0, &exact_lines, &exact_values, false),
             Vocabulary::Original => (
                 decoration_len(prefix),
                 &LINE_MARKERS_ORIGINAL,
