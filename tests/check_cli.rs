@@ -190,7 +190,7 @@ fn cache_gives_the_same_answer_and_follows_content() {
     let script = write_script(tmp.path(), "a/execute.sh", LEGACY);
     let first = run(skillmod(tmp.path()).args(["check", "--format", "json", "a"]));
     assert!(
-        tmp.path().join(".skillmod/cache/check.json").is_file(),
+        tmp.path().join(".skillmod/cache/check.bin").is_file(),
         "no cache written"
     );
     let second = run(skillmod(tmp.path()).args(["check", "--format", "json", "a"]));
@@ -205,6 +205,38 @@ fn cache_gives_the_same_answer_and_follows_content() {
     assert_eq!(
         doc["summary"]["findings"], 2,
         "stale cache entry used: {doc}"
+    );
+}
+
+#[test]
+fn settled_files_are_answered_from_the_cache_and_edits_are_seen() {
+    // Files older than the cache's settling window are found by path and stat without being read;
+    // the answer must be the one a fresh run gives, suppressions included.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(tmp.path(), "a/execute.sh", LEGACY);
+    write_script(
+        tmp.path(),
+        "b/execute.sh",
+        b"#!/bin/bash\necho \"Created: out.txt\"\necho \"SUCCESS\" # skillmod: ignore\n",
+    );
+    write_script(tmp.path(), "c/execute.sh", b"#!/bin/sh\necho hello\n");
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let check = || run(skillmod(tmp.path()).args(["check", "--format", "json", "."]));
+    let fresh = run(skillmod(tmp.path()).args(["check", "--no-cache", "--format", "json", "."]));
+    let first = check();
+    let cache = read_cache(&tmp.path().join(".skillmod/cache/check.bin"));
+    assert_eq!(cache.places.len(), 3, "every settled file gets a place key");
+    let second = check();
+    assert_eq!(first.stdout, fresh.stdout);
+    assert_eq!(second.stdout, fresh.stdout);
+    let doc: Value = serde_json::from_slice(&second.stdout).expect("json");
+    assert_eq!(doc["summary"]["findings"], 2, "{doc}");
+    assert_eq!(doc["summary"]["suppressed"], 1, "{doc}");
+    std::fs::write(&script, b"#!/bin/bash\nmake\n  echo \"COMPLETE\"\n").expect("edit");
+    let third: Value = serde_json::from_slice(&check().stdout).expect("json");
+    assert!(
+        third.to_string().contains("echo \\\"COMPLETE\\\""),
+        "the edit was not seen: {third}"
     );
 }
 

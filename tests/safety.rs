@@ -159,23 +159,28 @@ fn a_cache_that_came_with_the_repository_cannot_make_legacy_lines_pass() {
             .args(["check", "s"]))
     };
     assert_eq!(check(root).status.code(), Some(1));
-    // Forge the cache: every entry says "nothing found", as a committed cache could.
-    let path = root.join(".skillmod/cache/check.json");
-    let mut cache: Value =
-        serde_json::from_slice(&std::fs::read(&path).expect("cache")).expect("json");
-    for entry in cache["entries"]
-        .as_object_mut()
-        .expect("entries")
-        .values_mut()
-    {
-        *entry = json!({"legacy": [], "stdout_writes": []});
+    // Forge the cache: every entry and every place says "nothing found", as a committed cache
+    // could (the layout of check.bin, postcard-encoded).
+    let path = root.join(".skillmod/cache/check.bin");
+    let mut cache = read_cache(&path);
+    assert!(!cache.entries.is_empty(), "nothing cached to forge");
+    for entry in cache.entries.values_mut() {
+        *entry = CachedEntry::default();
     }
-    std::fs::write(&path, cache.to_string()).expect("write");
+    for place in cache.places.values_mut() {
+        *place = None;
+    }
+    std::fs::write(&path, postcard::to_stdvec(&cache).expect("encode")).expect("write");
+    assert_eq!(
+        check(root).status.code(),
+        Some(0),
+        "the forged cache is not read as this layout: the forgery proves nothing"
+    );
     // A fresh clone elsewhere (another machine's salt): the forged entries never match.
     let clone = tempfile::tempdir().expect("clone");
     write_script(clone.path(), "s/execute.sh", LEGACY);
     std::fs::create_dir_all(clone.path().join(".skillmod/cache")).expect("mkdir");
-    std::fs::copy(&path, clone.path().join(".skillmod/cache/check.json")).expect("copy");
+    std::fs::copy(&path, clone.path().join(".skillmod/cache/check.bin")).expect("copy");
     let other_home = tempfile::tempdir().expect("home");
     let out = run(skillmod(clone.path())
         .env("XDG_CACHE_HOME", other_home.path())
@@ -195,7 +200,7 @@ fn cache_dir_keeps_the_cache_outside_the_repository() {
             .args(["check", "s"]));
         assert_eq!(out.status.code(), Some(1));
     }
-    assert!(cache.path().join("check.json").is_file());
+    assert!(cache.path().join("check.bin").is_file());
     assert!(cache.path().join("salt").is_file());
     assert!(!tmp.path().join(".skillmod").exists());
 }

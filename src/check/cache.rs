@@ -1,24 +1,34 @@
 //! A cache of check results keyed by a hash of the file's content (and skillmod's version), so a
-//! repeated check over an unchanged tree costs little more than reading the files. Stored as one
-//! JSON file under `.skillmod/cache/` (or `--cache-dir`); a missing or damaged cache is simply
-//! rebuilt. The key is salted with a secret kept outside the repository (the user's cache folder,
-//! or the `--cache-dir` the user chose), so a cache file that came with a clone never matches and
-//! cannot make a file with legacy lines pass.
+//! repeated check over an unchanged tree costs little more than walking it. Two layers: content keys
+//! (BLAKE3 of the bytes) hold the findings, and place keys (path, device, inode, size, mtime and
+//! ctime, as git's index and ruff's cache use) point at a content key, so a file nobody touched is not
+//! even read. A fresh checkout (CI restoring the cache) misses the place keys and still hits the
+//! content keys. Stored as one postcard file under `.skillmod/cache/` (or `--cache-dir`); a missing
+//! or damaged cache is simply rebuilt. Every key is salted with a secret kept outside the repository
+//! (the user's cache folder, or the `--cache-dir` the user chose), so a cache file that came with a
+//! clone never matches and cannot make a file with legacy lines pass.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use crate::analyze::LegacyKind;
+use crate::analyze::{LegacyKind, Vocabulary};
 use crate::fsio::STATE_DIR;
 
-/// Entries beyond this many are dropped (keeping this run's) so the file stays small.
+/// Entries beyond this many (of each layer) are dropped, keeping this run's, so the file stays small.
 const MAX_ENTRIES: usize = 200_000;
 /// Bumped when the stored shape or the analysis changes, so old caches are dropped rather than
 /// misread or trusted.
-const FORMAT: &str = "4";
+const FORMAT: &str = "5";
+/// The cache file's name in its folder.
+const FILE_NAME: &str = "check.bin";
+/// A file changed less than this long before the run started gets no place key: timestamps are
+/// coarse (a kernel tick, two seconds on FAT), so a same-size rewrite within that window could keep
+/// them (git's "racily clean" entries).
+const SETTLE: Duration = Duration::from_secs(2);
 
 /// A finding without its path (content, not location, is the key).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,42 +53,43 @@ pub struct Entry {
     pub legacy: Vec<Located>,
     pub stdout_writes: Vec<LocatedWrite>,
     /// Line and column of a legacy statement inside a parse error (reported, not passed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parse_error: Option<(usize, usize)>,
+    /// The content mentions `skillmod: ignore`, so applying the suppressions needs its bytes.
+    pub mentions_suppression: bool,
 }
 
-/// A content hash (BLAKE3), stored as hex in the file and as 32 bytes in memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A salted BLAKE3 hash: of a file's content, or of its place (path and stat).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Key([u8; 32]);
 
-impl Serialize for Key {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&hex::encode(self.0))
-    }
-}
-
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Key, D::Error> {
-        let text = std::borrow::Cow::<str>::deserialize(deserializer)?;
-        let mut bytes = [0u8; 32];
-        hex::decode_to_slice(text.as_bytes(), &mut bytes).map_err(serde::de::Error::custom)?;
-        Ok(Key(bytes))
-    }
+/// What a place key found.
+pub enum Place {
+    /// The prefilter saw no marker in the file: nothing to report.
+    Clean,
+    /// The findings of the file's content.
+    Analyzed(Entry),
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Stored {
     version: String,
     entries: HashMap<Key, Entry>,
+    /// Place key -> content key (`None`: the prefilter found no marker).
+    places: HashMap<Key, Option<Key>>,
 }
 
 /// The cache of one run: what was loaded, which entries this run hit, and what it added.
 pub struct Cache {
     path: Option<PathBuf>,
     salt: [u8; 32],
+    /// Files changed after this get no place key.
+    settled_before: SystemTime,
     old: HashMap<Key, Entry>,
+    old_places: HashMap<Key, Option<Key>>,
     hits: Mutex<Vec<Key>>,
     added: Mutex<HashMap<Key, Entry>>,
+    /// This run's places (hit or new), and whether any was new.
+    places: Mutex<(HashMap<Key, Option<Key>>, bool)>,
 }
 
 fn version() -> String {
@@ -86,7 +97,7 @@ fn version() -> String {
 }
 
 /// Where the cache lives and the secret its keys are salted with.
-struct Place {
+struct Location {
     file: PathBuf,
     salt: [u8; 32],
 }
@@ -121,12 +132,21 @@ fn user_cache_dir() -> Option<PathBuf> {
 impl Cache {
     /// A cache that never stores anything (`--no-cache`).
     pub fn disabled() -> Cache {
+        Cache::empty(None, [0; 32])
+    }
+
+    fn empty(path: Option<PathBuf>, salt: [u8; 32]) -> Cache {
         Cache {
-            path: None,
-            salt: [0; 32],
+            path,
+            salt,
+            settled_before: SystemTime::now()
+                .checked_sub(SETTLE)
+                .unwrap_or(SystemTime::UNIX_EPOCH),
             old: HashMap::new(),
+            old_places: HashMap::new(),
             hits: Mutex::new(Vec::new()),
             added: Mutex::new(HashMap::new()),
+            places: Mutex::new((HashMap::new(), false)),
         }
     }
 
@@ -135,53 +155,72 @@ impl Cache {
     /// usable salt, or an unsafe `.skillmod`, means no cache (with the reason). Anything
     /// unreadable or from another version starts empty.
     pub fn load(root: &Path, cache_dir: Option<&Path>) -> (Cache, Option<String>) {
-        let place = match cache_dir {
-            Some(dir) => salt_in(dir).map(|salt| Place {
-                file: dir.join("check.json"),
+        let location = match cache_dir {
+            Some(dir) => salt_in(dir).map(|salt| Location {
+                file: dir.join(FILE_NAME),
                 salt,
             }),
             None => match crate::fsio::backup::state_dir(root) {
                 Ok(state) => user_cache_dir()
                     .and_then(|dir| salt_in(&dir))
-                    .map(|salt| Place {
-                        file: state.join("cache").join("check.json"),
+                    .map(|salt| Location {
+                        file: state.join("cache").join(FILE_NAME),
                         salt,
                     }),
                 Err(e) => return (Cache::disabled(), Some(e.message)),
             },
         };
-        let Some(place) = place else {
+        let Some(location) = location else {
             return (
                 Cache::disabled(),
                 Some("no writable cache folder for the cache's key (set --cache-dir, XDG_CACHE_HOME or HOME); checking without a cache".to_string()),
             );
         };
-        let old = std::fs::File::open(&place.file)
+        let stored = std::fs::read(&location.file)
             .ok()
-            .and_then(|file| {
-                serde_json::from_reader::<_, Stored>(std::io::BufReader::new(file)).ok()
-            })
+            .and_then(|bytes| postcard::from_bytes::<Stored>(&bytes).ok())
             .filter(|stored| stored.version == version())
-            .map(|stored| stored.entries)
             .unwrap_or_default();
-        let cache = Cache {
-            path: Some(place.file),
-            salt: place.salt,
-            old,
-            hits: Mutex::new(Vec::new()),
-            added: Mutex::new(HashMap::new()),
-        };
+        let mut cache = Cache::empty(Some(location.file), location.salt);
+        cache.old = stored.entries;
+        cache.old_places = stored.places;
         (cache, None)
     }
 
-    /// The key of some content: BLAKE3 keyed with this cache's salt.
     /// The key of a script's content checked with `vocabulary` (which changes the answer).
-    pub fn key(&self, content: &[u8], vocabulary: crate::analyze::Vocabulary) -> Key {
+    pub fn key(&self, content: &[u8], vocabulary: Vocabulary) -> Key {
         let mut hasher = blake3::Hasher::new_keyed(&self.salt);
+        hasher.update(b"content\0");
         hasher.update(vocabulary.as_str().as_bytes());
         hasher.update(&[0]);
         hasher.update(content);
         Key(*hasher.finalize().as_bytes())
+    }
+
+    /// The key of a file's place: its path and what `stat` says, or `None` when the cache is off or
+    /// the file changed too recently for its timestamps to tell a later rewrite apart.
+    pub fn place_key(
+        &self,
+        path: &Path,
+        meta: &std::fs::Metadata,
+        vocabulary: Vocabulary,
+    ) -> Option<Key> {
+        self.path.as_ref()?;
+        let stat = stat_words(meta)?;
+        let changed = meta.modified().ok()?.max(ctime(meta)?);
+        if changed >= self.settled_before {
+            return None;
+        }
+        let mut hasher = blake3::Hasher::new_keyed(&self.salt);
+        hasher.update(b"place\0");
+        hasher.update(vocabulary.as_str().as_bytes());
+        hasher.update(&[0]);
+        hasher.update(path.as_os_str().as_encoded_bytes());
+        hasher.update(&[0]);
+        for word in stat {
+            hasher.update(&word.to_le_bytes());
+        }
+        Some(Key(*hasher.finalize().as_bytes()))
     }
 
     pub fn get(&self, key: &Key) -> Option<Entry> {
@@ -189,6 +228,19 @@ impl Cache {
         let found = self.old.get(key).cloned()?;
         if let Ok(mut hits) = self.hits.lock() {
             hits.push(*key);
+        }
+        Some(found)
+    }
+
+    /// What the last runs found at a place, if its content's entry is still there.
+    pub fn get_place(&self, place: &Key) -> Option<Place> {
+        let content = *self.old_places.get(place)?;
+        let found = match content {
+            None => Place::Clean,
+            Some(key) => Place::Analyzed(self.get(&key)?),
+        };
+        if let Ok(mut places) = self.places.lock() {
+            places.0.insert(*place, content);
         }
         Some(found)
     }
@@ -202,6 +254,18 @@ impl Cache {
         }
     }
 
+    /// Remember which content (`None`: no marker) was found at a place.
+    pub fn put_place(&self, place: Key, content: Option<Key>) {
+        if self.path.is_none() {
+            return;
+        }
+        if let Ok(mut places) = self.places.lock() {
+            let known = self.old_places.get(&place) == Some(&content);
+            places.0.insert(place, content);
+            places.1 |= !known;
+        }
+    }
+
     /// Write the cache back if this run added to it: this run's entries first, then older ones
     /// up to the size limit. Failures are ignored: the cache only saves time.
     pub fn save(self) {
@@ -209,7 +273,8 @@ impl Cache {
             return;
         };
         let mut entries = self.added.into_inner().unwrap_or_default();
-        if entries.is_empty() {
+        let (mut places, new_places) = self.places.into_inner().unwrap_or_default();
+        if entries.is_empty() && !new_places {
             return;
         }
         let mut old = self.old;
@@ -218,15 +283,12 @@ impl Cache {
                 entries.insert(key, value);
             }
         }
-        for (key, value) in old {
-            if entries.len() >= MAX_ENTRIES {
-                break;
-            }
-            entries.entry(key).or_insert(value);
-        }
+        keep_older(&mut entries, old);
+        keep_older(&mut places, self.old_places);
         let stored = Stored {
             version: version(),
             entries,
+            places,
         };
         let Some(dir) = path.parent() else {
             return;
@@ -237,8 +299,155 @@ impl Cache {
         if dir.parent().and_then(|p| p.file_name()) == Some(std::ffi::OsStr::new(STATE_DIR)) {
             crate::fsio::ensure_state_ignored(dir.parent().unwrap_or(dir));
         }
-        let _ = crate::fsio::atomic::write_atomic_with(&path, 0o644, None, |out| {
-            serde_json::to_writer(out, &stored).map_err(std::io::Error::other)
-        });
+        let Ok(bytes) = postcard::to_stdvec(&stored) else {
+            return;
+        };
+        let _ = crate::fsio::atomic::write_atomic(&path, &bytes, 0o644);
+    }
+}
+
+/// Add `older` to `map` where this run has nothing, up to the size limit.
+fn keep_older<V>(map: &mut HashMap<Key, V>, older: HashMap<Key, V>) {
+    for (key, value) in older {
+        if map.len() >= MAX_ENTRIES {
+            break;
+        }
+        map.entry(key).or_insert(value);
+    }
+}
+
+/// Device, inode, size and both timestamps to the nanosecond: any write changes the ctime, which
+/// no tool can set back.
+#[cfg(unix)]
+fn stat_words(meta: &std::fs::Metadata) -> Option<[i64; 7]> {
+    use std::os::unix::fs::MetadataExt;
+    Some([
+        meta.dev() as i64,
+        meta.ino() as i64,
+        meta.size() as i64,
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+    ])
+}
+
+#[cfg(not(unix))]
+fn stat_words(_meta: &std::fs::Metadata) -> Option<[i64; 7]> {
+    None
+}
+
+#[cfg(unix)]
+fn ctime(meta: &std::fs::Metadata) -> Option<SystemTime> {
+    use std::os::unix::fs::MetadataExt;
+    let since = Duration::new(
+        u64::try_from(meta.ctime()).ok()?,
+        u32::try_from(meta.ctime_nsec()).ok()?,
+    );
+    SystemTime::UNIX_EPOCH.checked_add(since)
+}
+
+#[cfg(not(unix))]
+fn ctime(_meta: &std::fs::Metadata) -> Option<SystemTime> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry() -> Entry {
+        Entry {
+            legacy: vec![Located {
+                line: 2,
+                column: 1,
+                kind: LegacyKind::Success,
+                text: "echo SUCCESS".into(),
+            }],
+            ..Entry::default()
+        }
+    }
+
+    /// A cache whose run started an hour from now, so files written by the test count as settled.
+    fn settled_cache(dir: &Path) -> Cache {
+        let (mut cache, warning) = Cache::load(dir, Some(&dir.join("cache")));
+        assert!(warning.is_none(), "{warning:?}");
+        cache.settled_before = SystemTime::now() + Duration::from_secs(3600);
+        cache
+    }
+
+    #[test]
+    fn an_unchanged_file_is_found_by_its_place_across_runs() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let script = dir.path().join("execute.sh");
+        std::fs::write(&script, b"#!/bin/sh\necho SUCCESS\n").expect("write");
+        let meta = std::fs::symlink_metadata(&script).expect("stat");
+        let cache = settled_cache(dir.path());
+        let place = cache
+            .place_key(&script, &meta, Vocabulary::Exact)
+            .expect("a settled file has a place key");
+        let key = cache.key(b"#!/bin/sh\necho SUCCESS\n", Vocabulary::Exact);
+        cache.put(key, entry());
+        cache.put_place(place, Some(key));
+        cache.save();
+
+        let cache = settled_cache(dir.path());
+        match cache.get_place(&place) {
+            Some(Place::Analyzed(found)) => assert_eq!(found, entry()),
+            _ => panic!("the place key missed after a save"),
+        }
+        assert!(
+            cache
+                .get_place(&cache.key(b"other", Vocabulary::Exact))
+                .is_none(),
+            "an unknown place hit"
+        );
+        assert_ne!(
+            cache.place_key(&script, &meta, Vocabulary::Original),
+            Some(place),
+            "the vocabulary changes the answer, so it must change the key"
+        );
+    }
+
+    #[test]
+    fn a_grown_file_or_another_path_gets_another_place_key() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let script = dir.path().join("execute.sh");
+        std::fs::write(&script, b"echo SUCCESS\n").expect("write");
+        let cache = settled_cache(dir.path());
+        let before = std::fs::symlink_metadata(&script).expect("stat");
+        let first = cache.place_key(&script, &before, Vocabulary::Exact);
+        std::fs::write(&script, b"echo SUCCESS\necho FAILED\n").expect("write");
+        let after = std::fs::symlink_metadata(&script).expect("stat");
+        assert_ne!(first, cache.place_key(&script, &after, Vocabulary::Exact));
+        let copy = dir.path().join("copy.sh");
+        assert_ne!(first, cache.place_key(&copy, &before, Vocabulary::Exact));
+    }
+
+    #[test]
+    fn a_file_changed_just_now_gets_no_place_key() {
+        // Timestamps are coarse: a same-size rewrite in the same tick would keep them, so a file
+        // this young must be read and hashed.
+        let dir = tempfile::tempdir().expect("tmp");
+        let script = dir.path().join("execute.sh");
+        std::fs::write(&script, b"echo SUCCESS\n").expect("write");
+        let (cache, _) = Cache::load(dir.path(), Some(&dir.path().join("cache")));
+        let meta = std::fs::symlink_metadata(&script).expect("stat");
+        assert_eq!(cache.place_key(&script, &meta, Vocabulary::Exact), None);
+        assert_eq!(
+            Cache::disabled().place_key(&script, &meta, Vocabulary::Exact),
+            None
+        );
+    }
+
+    #[test]
+    fn a_damaged_cache_file_starts_empty() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let cache_dir = dir.path().join("cache");
+        std::fs::create_dir_all(&cache_dir).expect("mkdir");
+        std::fs::write(cache_dir.join(FILE_NAME), b"\x05garbage").expect("write");
+        let (cache, warning) = Cache::load(dir.path(), Some(&cache_dir));
+        assert!(warning.is_none());
+        assert!(cache.old.is_empty() && cache.old_places.is_empty());
     }
 }

@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use crate::analyze::{self, BashParser, Vocabulary, prefilter};
 use crate::error::Error;
-use crate::fsio::read::{ReadOutcome, read_script};
-use cache::Cache;
+use crate::fsio::read::{ReadOutcome, read_script_at, stat};
+use cache::{Cache, Place};
 
 pub use rules::{Finding, Selection, Severity};
 
@@ -60,7 +60,8 @@ fn file_finding(rule: &'static rules::Rule, path: &str, error: &Error) -> Findin
     }
 }
 
-/// Check one file: read, prefilter, then the cache or the analyzer.
+/// Check one file: the cache's place key (an unchanged file is not read), else read, prefilter,
+/// then the cache's content key or the analyzer.
 pub fn check_file(
     path: &Path,
     options: &Options,
@@ -68,16 +69,40 @@ pub fn check_file(
     parser: &mut BashParser,
 ) -> FileCheck {
     let shown = crate::fsio::display_path(path, &options.base);
-    let script = match read_script(path, options.max_size) {
-        Ok(script) => script,
+    let read = stat(path).and_then(|meta| {
+        let place = meta
+            .is_file()
+            .then(|| cache.place_key(path, &meta, options.vocabulary))
+            .flatten();
+        match place.as_ref().and_then(|p| cache.get_place(p)) {
+            Some(Place::Clean) => Ok(Err(clean())),
+            Some(Place::Analyzed(entry)) if !entry.mentions_suppression => {
+                Ok(Err(report(&shown, entry, None, options)))
+            }
+            _ => read_script_at(path, &meta, options.max_size).map(|script| Ok((script, place))),
+        }
+    });
+    match read {
+        Ok(Ok((script, place))) => {
+            check_body_at(&shown, &script.body, options, cache, parser, place)
+        }
+        Ok(Err(cached)) => cached,
         Err(ReadOutcome::Skipped(reason)) => {
-            return whole_file(&rules::SKIPPED, &shown, &reason, Outcome::Skipped, options);
+            whole_file(&rules::SKIPPED, &shown, &reason, Outcome::Skipped, options)
         }
         Err(ReadOutcome::Failed(error)) => {
-            return whole_file(&rules::UNREADABLE, &shown, &error, Outcome::Failed, options);
+            whole_file(&rules::UNREADABLE, &shown, &error, Outcome::Failed, options)
         }
-    };
-    check_body(&shown, &script.body, options, cache, parser)
+    }
+}
+
+/// A file with nothing to report.
+fn clean() -> FileCheck {
+    FileCheck {
+        findings: Vec::new(),
+        outcome: Outcome::Checked,
+        suppressed: 0,
+    }
 }
 
 /// The check of a file that gives one finding about the whole file (skipped, unreadable).
@@ -106,13 +131,23 @@ pub fn check_body(
     cache: &Cache,
     parser: &mut BashParser,
 ) -> FileCheck {
-    let shown = shown.to_string();
+    check_body_at(shown, body, options, cache, parser, None)
+}
+
+/// `check_body` for a file at `place` (its place key), which learns what was found there.
+fn check_body_at(
+    shown: &str,
+    body: &[u8],
+    options: &Options,
+    cache: &Cache,
+    parser: &mut BashParser,
+    place: Option<cache::Key>,
+) -> FileCheck {
     if !prefilter::may_hold_legacy(body, options.vocabulary) {
-        return FileCheck {
-            findings: Vec::new(),
-            outcome: Outcome::Checked,
-            suppressed: 0,
-        };
+        if let Some(place) = place {
+            cache.put_place(place, None);
+        }
+        return clean();
     }
     let key = cache.key(body, options.vocabulary);
     let entry = match cache.get(&key) {
@@ -140,15 +175,29 @@ pub fn check_body(
                             text: w.text,
                         })
                         .collect(),
+                    mentions_suppression: memchr::memmem::find(body, SUPPRESSION).is_some(),
                 };
                 cache.put(key, entry.clone());
                 entry
             }
             Err(error) => {
-                return whole_file(&rules::UNREADABLE, &shown, &error, Outcome::Failed, options);
+                return whole_file(&rules::UNREADABLE, shown, &error, Outcome::Failed, options);
             }
         },
     };
+    if let Some(place) = place {
+        cache.put_place(place, Some(key));
+    }
+    report(shown, entry, Some(body), options)
+}
+
+/// Bytes every suppression comment holds.
+const SUPPRESSION: &[u8] = b"skillmod: ignore";
+
+/// The findings of an analysis, with the file's suppressions (`body`, needed only when the entry
+/// mentions one) and the selection applied.
+fn report(shown: &str, entry: cache::Entry, body: Option<&[u8]>, options: &Options) -> FileCheck {
+    let shown = shown.to_string();
     if let Some((line, column)) = entry.parse_error.filter(|_| entry.legacy.is_empty()) {
         let error = Error::new(
             "PARSE_ERROR",
@@ -203,7 +252,7 @@ pub fn check_body(
         }))
         .collect();
     let mut suppressed = 0;
-    if memchr::memmem::find(body, b"skillmod: ignore").is_some() {
+    if let Some(body) = body.filter(|_| entry.mentions_suppression) {
         let suppressions = analyze::suppress::Suppressions::parse(body);
         let before = findings.len();
         findings.retain(|f| !suppressions.covers(f.line, f.code));

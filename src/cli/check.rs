@@ -8,6 +8,7 @@ use crate::check::{self, CheckReport, Finding, Options, Selection};
 use crate::error::{Error, Result};
 use crate::fsio::project_root;
 use crate::report::check_json::CheckJsonWriter;
+use crate::report::check_text::Palette;
 use crate::report::progress::Progress;
 use crate::report::sarif::SarifWriter;
 use crate::report::{check_text, github};
@@ -59,11 +60,12 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         vocabulary: args.vocabulary.or(settings.vocabulary).unwrap_or_default(),
     };
     let color = args.common.color.choice();
-    let mut stdout = anstream::AutoStream::new(std::io::stdout().lock(), color);
+    let (mut stdout, colored) = crate::report::stdout(color);
     let mut progress = Progress::new(files.len(), args.common.quiet || args.common.silent);
     let mut renderer = Renderer::start(
         args.format,
         (args.common.quiet, args.common.silent),
+        Palette { colored },
         &root_prefix,
         &root_uri,
         &mut stdout,
@@ -129,6 +131,7 @@ enum Renderer {
     Text {
         quiet: bool,
         silent: bool,
+        palette: Palette,
     },
     Github {
         root_prefix: String,
@@ -141,12 +144,17 @@ impl Renderer {
     fn start(
         format: CheckFormat,
         (quiet, silent): (bool, bool),
+        palette: Palette,
         root_prefix: &str,
         root_uri: &str,
         out: &mut dyn Write,
     ) -> io::Result<Renderer> {
         Ok(match format {
-            CheckFormat::Text => Renderer::Text { quiet, silent },
+            CheckFormat::Text => Renderer::Text {
+                quiet,
+                silent,
+                palette,
+            },
             CheckFormat::Github => Renderer::Github {
                 root_prefix: root_prefix.to_string(),
             },
@@ -157,7 +165,11 @@ impl Renderer {
 
     fn file(&mut self, out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
         match self {
-            Renderer::Text { silent: false, .. } => check_text::write_file(out, findings),
+            Renderer::Text {
+                silent: false,
+                palette,
+                ..
+            } => check_text::write_file(out, findings, *palette),
             Renderer::Text { silent: true, .. } => Ok(()),
             Renderer::Github { root_prefix } => github::write(out, findings, root_prefix),
             Renderer::Json(writer) => writer.push(out, findings),
@@ -170,7 +182,8 @@ impl Renderer {
             Renderer::Text {
                 quiet: false,
                 silent: false,
-            } => check_text::write_summary(out, report),
+                palette,
+            } => check_text::write_summary(out, report, palette),
             Renderer::Text { .. } => Ok(()),
             Renderer::Github { .. } => Ok(()),
             Renderer::Json(writer) => writer.finish(out, report),

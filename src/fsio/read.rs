@@ -65,8 +65,21 @@ pub enum ReadOutcome {
 
 /// Read `path` if it is a regular, text file no bigger than `max_size`.
 pub fn read_script(path: &Path, max_size: u64) -> Result<Script, ReadOutcome> {
-    let meta = std::fs::symlink_metadata(path)
-        .map_err(|e| ReadOutcome::Failed(Error::io("READ_FAILED", "cannot stat", path, &e)))?;
+    read_script_at(path, &stat(path)?, max_size)
+}
+
+/// `lstat` a script: what `read_script_at` needs.
+pub fn stat(path: &Path) -> Result<std::fs::Metadata, ReadOutcome> {
+    std::fs::symlink_metadata(path)
+        .map_err(|e| ReadOutcome::Failed(Error::io("READ_FAILED", "cannot stat", path, &e)))
+}
+
+/// `read_script` with the file's `lstat` already taken.
+pub fn read_script_at(
+    path: &Path,
+    meta: &std::fs::Metadata,
+    max_size: u64,
+) -> Result<Script, ReadOutcome> {
     if meta.file_type().is_symlink() {
         return Err(ReadOutcome::Skipped(Error::new(
             "SYMLINK",
@@ -112,11 +125,11 @@ pub fn read_script(path: &Path, max_size: u64) -> Result<Script, ReadOutcome> {
     } else {
         bytes
     };
-    let (owner, links) = ownership(&meta);
+    let (owner, links) = ownership(meta);
     Ok(Script {
         body,
         has_bom,
-        mode: mode_of(&meta),
+        mode: mode_of(meta),
         len: meta.len(),
         modified: meta.modified().ok(),
         owner,

@@ -8,17 +8,29 @@ use anstyle::{AnsiColor, Style};
 use crate::check::rules::{self, RULES};
 use crate::check::{CheckReport, Finding, Severity};
 
+/// The styles of the report: all plain when colour is off, so the output holds no escapes.
+#[derive(Debug, Clone, Copy)]
+pub struct Palette {
+    pub colored: bool,
+}
+
+impl Palette {
+    fn paint(self, style: Style) -> Style {
+        if self.colored { style } else { Style::new() }
+    }
+}
+
 /// The findings of one file, then how to fix them.
-pub fn write_file(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
-    let bold = Style::new().bold();
-    let help = Style::new().fg_color(Some(AnsiColor::Cyan.into()));
+pub fn write_file(out: &mut dyn Write, findings: &[Finding], palette: Palette) -> io::Result<()> {
+    let bold = palette.paint(Style::new().bold());
+    let help = palette.paint(Style::new().fg_color(Some(AnsiColor::Cyan.into())));
     for f in findings {
         let color = match f.severity {
             Severity::Error => AnsiColor::Red,
             Severity::Warning => AnsiColor::Yellow,
             Severity::Note => AnsiColor::Blue,
         };
-        let style = Style::new().fg_color(Some(color.into())).bold();
+        let style = palette.paint(Style::new().fg_color(Some(color.into())).bold());
         let place = if f.line > 0 {
             format!("{}:{}:{}", super::quote_path(&f.path), f.line, f.column)
         } else {
@@ -51,9 +63,13 @@ pub fn write_file(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
     Ok(())
 }
 
-pub fn write_summary(out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
+pub fn write_summary(
+    out: &mut dyn Write,
+    report: &CheckReport,
+    palette: Palette,
+) -> io::Result<()> {
     let s = &report.summary;
-    let bold = Style::new().bold();
+    let bold = palette.paint(Style::new().bold());
     if s.findings == 0 {
         write!(
             out,

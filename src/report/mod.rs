@@ -9,8 +9,32 @@ pub mod migrate_text;
 pub mod progress;
 pub mod sarif;
 
-use anstream::ColorChoice;
+use std::io::{BufWriter, IsTerminal, Write};
+
+use anstream::{AutoStream, ColorChoice};
 use clap::ValueEnum;
+
+/// Standard output for a long report in the colour `choice` (as `--color`, NO_COLOR and the
+/// terminal decide), and whether it is coloured: buffered unless it is a terminal, where a
+/// line-buffered pipe would cost one write per finding. Without colour the stream passes bytes
+/// through untouched (stripping escapes costs a scan of every byte), so the caller must then write
+/// none.
+pub fn stdout(choice: ColorChoice) -> (AutoStream<Box<dyn Write>>, bool) {
+    let out = std::io::stdout();
+    let choice = match choice {
+        ColorChoice::Auto => AutoStream::choice(&out),
+        chosen => chosen,
+    };
+    let raw: Box<dyn Write> = if out.is_terminal() {
+        Box::new(out.lock())
+    } else {
+        Box::new(BufWriter::with_capacity(64 * 1024, out.lock()))
+    };
+    match choice {
+        ColorChoice::Never => (AutoStream::new(raw, ColorChoice::AlwaysAnsi), false),
+        colored => (AutoStream::new(raw, colored), true),
+    }
+}
 
 /// `--color auto|always|never`; auto means color on a terminal unless NO_COLOR is set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]

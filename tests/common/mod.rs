@@ -4,6 +4,29 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The layout of the check cache (`check.bin`, postcard; `src/check/cache.rs`), to look into one
+/// or forge one.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct StoredCache {
+    pub version: String,
+    pub entries: std::collections::HashMap<[u8; 32], CachedEntry>,
+    pub places: std::collections::HashMap<[u8; 32], Option<[u8; 32]>>,
+}
+
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+pub struct CachedEntry {
+    // line, column, kind (its variant index), text
+    pub legacy: Vec<(usize, usize, u32, String)>,
+    pub stdout_writes: Vec<(usize, usize, String)>,
+    pub parse_error: Option<(usize, usize)>,
+    pub mentions_suppression: bool,
+}
+
+/// The check cache stored at `path`.
+pub fn read_cache(path: &Path) -> StoredCache {
+    postcard::from_bytes(&std::fs::read(path).expect("cache")).expect("decode the cache")
+}
+
 /// The skillmod binary, run in `dir`.
 pub fn skillmod(dir: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_skillmod"));
