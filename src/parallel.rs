@@ -84,6 +84,42 @@ where
     Ok(())
 }
 
+/// `job` over every item on all cores, results in the items' order: for light jobs that need no
+/// parser (a pre-pass over the files). A job must not panic; a panicking worker's results are
+/// dropped.
+pub fn map<I, T, J>(items: &[I], job: J) -> Vec<T>
+where
+    I: Sync,
+    T: Send,
+    J: Fn(&I) -> T + Sync,
+{
+    let next = AtomicUsize::new(0);
+    let workers = threads().min(items.len()).max(1);
+    let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(index) else {
+                            break;
+                        };
+                        out.push((index, job(item)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, t)| t).collect()
+}
+
 /// Block while `index` is more than `AHEAD` files past what the sink has seen.
 fn wait_for_room(emitted: &Mutex<usize>, progress: &Condvar, index: usize) {
     let Ok(mut done) = emitted.lock() else {

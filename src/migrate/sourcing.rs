@@ -10,41 +10,68 @@ use std::path::{Path, PathBuf};
 
 use crate::analyze::{Vocabulary, prefilter};
 
-/// What the pre-pass found among the selected files (canonical paths).
+/// What names one file however it is reached: device and inode (its canonical path elsewhere).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct FileId(#[cfg(unix)] (u64, u64), #[cfg(not(unix))] PathBuf);
+
+#[cfg(unix)]
+fn file_id(_path: &Path, meta: &std::fs::Metadata) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    Some(FileId((meta.dev(), meta.ino())))
+}
+
+#[cfg(not(unix))]
+fn file_id(path: &Path, _meta: &std::fs::Metadata) -> Option<FileId> {
+    path.canonicalize().ok().map(FileId)
+}
+
+/// The identity of the file at `path` (symlinks followed), if it exists.
+fn id_of(path: &Path) -> Option<FileId> {
+    file_id(path, &std::fs::metadata(path).ok()?)
+}
+
+/// What the pre-pass found among the selected files.
 #[derive(Debug, Default, Clone)]
 pub struct Sourcing {
-    libraries: HashSet<PathBuf>,
+    libraries: HashSet<FileId>,
     /// Scripts sourcing a library that may hold legacy lines: whether one holds a SUCCESS or
     /// COMPLETE marker (then the script must reach one to report success).
-    hosts: HashMap<PathBuf, bool>,
+    hosts: HashMap<FileId, bool>,
+}
+
+/// One selected file as the pre-pass read it.
+struct Scanned {
+    id: FileId,
+    /// The files it sources that exist, and whether each may hold legacy lines (`None`: it
+    /// cannot; else whether it may hold a success marker).
+    sourced: Vec<(FileId, Option<bool>)>,
 }
 
 impl Sourcing {
-    /// Read every selected file once (up to `max_size` bytes) and link sourcing scripts to the
-    /// selected files they source.
+    /// Read every selected file once (up to `max_size` bytes, on all cores) and link sourcing
+    /// scripts to the selected files they source.
     pub fn scan(files: &[PathBuf], max_size: u64, vocabulary: Vocabulary) -> Sourcing {
-        let canonical: HashSet<PathBuf> =
-            files.iter().filter_map(|f| f.canonicalize().ok()).collect();
+        // A library sourced by many scripts is read once.
+        let libraries = std::sync::Mutex::new(HashMap::new());
+        let scanned: Vec<Scanned> = crate::parallel::map(files, |path| {
+            scan_one(path, max_size, vocabulary, &libraries)
+        })
+        .into_iter()
+        .flatten()
+        .collect();
         let mut sourcing = Sourcing::default();
-        let mut legacy_of: HashMap<PathBuf, Option<bool>> = HashMap::new();
-        for path in &canonical {
-            let Some(bytes) = read_small(path, max_size) else {
-                continue;
-            };
-            let dir = path.parent().unwrap_or(Path::new("."));
-            for target in sourced_paths(&bytes) {
-                let Ok(library) = dir.join(&target).canonicalize() else {
-                    continue;
-                };
-                if library == *path || !canonical.contains(&library) {
+        if scanned.iter().all(|s| s.sourced.is_empty()) {
+            return sourcing;
+        }
+        let selected: HashSet<&FileId> = scanned.iter().map(|s| &s.id).collect();
+        for script in &scanned {
+            for (library, legacy) in &script.sourced {
+                if *library == script.id || !selected.contains(library) {
                     continue;
                 }
-                let legacy = *legacy_of.entry(library.clone()).or_insert_with(|| {
-                    read_small(&library, max_size).and_then(|b| legacy_in(&b, vocabulary))
-                });
-                sourcing.libraries.insert(library);
+                sourcing.libraries.insert(library.clone());
                 if let Some(success) = legacy {
-                    let entry = sourcing.hosts.entry(path.clone()).or_default();
+                    let entry = sourcing.hosts.entry(script.id.clone()).or_default();
                     *entry |= success;
                 }
             }
@@ -54,10 +81,7 @@ impl Sourcing {
 
     /// True when another selected script sources `path`.
     pub fn is_library(&self, path: &Path) -> bool {
-        !self.libraries.is_empty()
-            && path
-                .canonicalize()
-                .is_ok_and(|c| self.libraries.contains(&c))
+        !self.libraries.is_empty() && id_of(path).is_some_and(|id| self.libraries.contains(&id))
     }
 
     /// For a script that sources a library with legacy lines: whether that library holds a
@@ -66,14 +90,44 @@ impl Sourcing {
         if self.hosts.is_empty() {
             return None;
         }
-        path.canonicalize()
-            .ok()
-            .and_then(|c| self.hosts.get(&c).copied())
+        id_of(path).and_then(|id| self.hosts.get(&id).copied())
     }
 }
 
-fn read_small(path: &Path, max_size: u64) -> Option<Vec<u8>> {
+/// Read one selected file: its identity and what it sources. None when it is not a file that
+/// could be migrated.
+fn scan_one(
+    path: &Path,
+    max_size: u64,
+    vocabulary: Vocabulary,
+    libraries: &std::sync::Mutex<HashMap<FileId, Option<bool>>>,
+) -> Option<Scanned> {
     let meta = std::fs::metadata(path).ok()?;
+    let id = file_id(path, &meta)?;
+    let bytes = read_small(path, &meta, max_size)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let sourced = sourced_paths(&bytes)
+        .into_iter()
+        .filter_map(|target| {
+            let library = dir.join(target);
+            let meta = std::fs::metadata(&library).ok()?;
+            let id = file_id(&library, &meta)?;
+            let known = libraries.lock().ok()?.get(&id).copied();
+            let legacy = known.unwrap_or_else(|| {
+                let legacy =
+                    read_small(&library, &meta, max_size).and_then(|b| legacy_in(&b, vocabulary));
+                if let Ok(mut libraries) = libraries.lock() {
+                    libraries.insert(id.clone(), legacy);
+                }
+                legacy
+            });
+            Some((id, legacy))
+        })
+        .collect();
+    Some(Scanned { id, sourced })
+}
+
+fn read_small(path: &Path, meta: &std::fs::Metadata, max_size: u64) -> Option<Vec<u8>> {
     (meta.is_file() && meta.len() <= max_size)
         .then(|| std::fs::read(path).ok())
         .flatten()
@@ -88,7 +142,15 @@ fn legacy_in(bytes: &[u8], vocabulary: Vocabulary) -> Option<bool> {
 /// `then`, `do`, `else`, `&&`, `||` or `;`), relative to the sourcing script's folder.
 fn sourced_paths(bytes: &[u8]) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for line in bytes.split(|&b| b == b'\n') {
+    let may_source = |line: &[u8]| {
+        [&b"source"[..], b". ", b".\t"]
+            .iter()
+            .any(|word| memchr::memmem::find(line, word).is_some())
+    };
+    if !may_source(bytes) {
+        return out;
+    }
+    for line in bytes.split(|&b| b == b'\n').filter(|line| may_source(line)) {
         let line = String::from_utf8_lossy(line);
         let line = line.split(" #").next().unwrap_or("");
         for statement in line.split([';', '&', '|']) {
@@ -155,5 +217,30 @@ mod tests {
                 PathBuf::from("more.sh"),
             ]
         );
+    }
+
+    #[test]
+    fn a_library_is_known_however_its_path_is_spelled() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("a")).expect("mkdir");
+        std::fs::create_dir_all(root.join("lib")).expect("mkdir");
+        let script = root.join("a/execute.sh");
+        std::fs::write(
+            &script,
+            "#!/bin/bash\nsource \"$(dirname \"$0\")/../lib/common.sh\"\nrun\n",
+        )
+        .expect("write");
+        std::fs::write(root.join("lib/common.sh"), "run() { echo \"SUCCESS\"; }\n").expect("write");
+        let files = [script.clone(), root.join("./lib/common.sh")];
+        let sourcing = Sourcing::scan(&files, 1 << 20, Vocabulary::Exact);
+        assert!(sourcing.is_library(&root.join("lib/../lib/common.sh")));
+        assert!(!sourcing.is_library(&script));
+        assert_eq!(sourcing.hosts_library(&script), Some(true));
+        assert_eq!(sourcing.hosts_library(&root.join("lib/common.sh")), None);
+        // Not selected, not a library: only selected files are linked.
+        let alone = Sourcing::scan(&files[..1], 1 << 20, Vocabulary::Exact);
+        assert!(!alone.is_library(&root.join("lib/common.sh")));
+        assert_eq!(alone.hosts_library(&script), None);
     }
 }
