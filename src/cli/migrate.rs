@@ -9,7 +9,7 @@ use std::time::Instant;
 use super::{Format, MigrateArgs, working_dir};
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
-use crate::fsio::{display_path, file_root};
+use crate::fsio::{Roots, display_path};
 use crate::migrate::sourcing::Sourcing;
 use crate::migrate::{self, Change, FileReport, Options};
 use crate::report::json_stream::Array;
@@ -204,13 +204,11 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
 
 /// The git work trees the files lie in (each file's own, not the working folder's), once each.
 fn repositories(files: &[PathBuf], base: &Path) -> Vec<Repo> {
-    let mut roots: Vec<PathBuf> = files
-        .iter()
-        .map(|f| file_root(f, base))
-        .filter(|root| root.join(".git").exists())
-        .collect();
+    let mut finder = Roots::new(base);
+    let mut roots: Vec<PathBuf> = files.iter().map(|f| finder.root(f)).collect();
     roots.sort();
     roots.dedup();
+    roots.retain(|root| root.join(".git").exists());
     let mut repos: Vec<Repo> = roots.iter().filter_map(|r| Repo::discover(r)).collect();
     repos.sort_by(|a, b| a.root.cmp(&b.root));
     repos.dedup_by(|a, b| a.root == b.root);

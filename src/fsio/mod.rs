@@ -26,15 +26,48 @@ pub fn project_root(start: &Path) -> PathBuf {
 /// nearest folder above the file holding `.git`; outside git, the working folder `base` when the
 /// file lies under it, else the file's own folder.
 pub fn file_root(path: &Path, base: &Path) -> PathBuf {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let folder = absolute.parent().unwrap_or(&absolute);
-    if let Some(repo) = folder.ancestors().find(|dir| dir.join(".git").exists()) {
-        return repo.to_path_buf();
+    Roots::new(base).root(path)
+}
+
+/// `file_root` for many files: each folder is looked at once, however many files lie under it.
+pub struct Roots<'a> {
+    base: &'a Path,
+    /// Folder -> the nearest folder at or above it holding `.git`.
+    repository_of: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl<'a> Roots<'a> {
+    pub fn new(base: &'a Path) -> Roots<'a> {
+        Roots {
+            base,
+            repository_of: std::collections::HashMap::new(),
+        }
     }
-    if absolute.starts_with(base) {
-        base.to_path_buf()
-    } else {
-        folder.to_path_buf()
+
+    pub fn root(&mut self, path: &Path) -> PathBuf {
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let folder = absolute.parent().unwrap_or(&absolute);
+        if let Some(repo) = self.repository(folder) {
+            return repo;
+        }
+        if absolute.starts_with(self.base) {
+            self.base.to_path_buf()
+        } else {
+            folder.to_path_buf()
+        }
+    }
+
+    fn repository(&mut self, folder: &Path) -> Option<PathBuf> {
+        if let Some(known) = self.repository_of.get(folder) {
+            return known.clone();
+        }
+        let found = if folder.join(".git").exists() {
+            Some(folder.to_path_buf())
+        } else {
+            folder.parent().and_then(|parent| self.repository(parent))
+        };
+        self.repository_of.insert(folder.to_path_buf(), found.clone());
+        found
     }
 }
 
@@ -65,4 +98,35 @@ pub fn display_path(path: &Path, base: &Path) -> String {
         .filter(|c| !matches!(c, std::path::Component::CurDir))
         .collect();
     clean.to_string_lossy().replace('\\', "/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_file_gets_its_nearest_repository_or_the_working_folder() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = tmp.path();
+        for dir in ["outer/.git", "outer/inner/.git", "outer/a", "outer/inner/b/c", "plain/d"] {
+            std::fs::create_dir_all(root.join(dir)).expect("mkdir");
+        }
+        let base = root.join("plain");
+        let mut roots = Roots::new(&base);
+        let cases = [
+            ("outer/a/execute.sh", root.join("outer")),
+            ("outer/inner/b/c/execute.sh", root.join("outer/inner")),
+            ("outer/inner/b/execute.sh", root.join("outer/inner")),
+            ("outer/execute.sh", root.join("outer")),
+            ("plain/d/execute.sh", base.clone()),
+        ];
+        for (file, expected) in &cases {
+            assert_eq!(&roots.root(&root.join(file)), expected, "{file}");
+            assert_eq!(&file_root(&root.join(file), &base), expected, "{file}");
+        }
+        // Outside git and outside the working folder: the file's own folder.
+        let elsewhere = tempfile::tempdir().expect("tmp");
+        let lone = elsewhere.path().join("execute.sh");
+        assert_eq!(roots.root(&lone), elsewhere.path());
+    }
 }
