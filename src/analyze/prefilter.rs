@@ -2,7 +2,8 @@
 //! It only answers "no" when every marker (SUCCESS, Confidence:, …) sits in a heredoc body or on a
 //! line with no `echo` that does not continue a previous line. Whenever it is unsure, it says "yes"
 //! and the parser decides. A marker split across quotes (`echo "SUC"'CESS'`) is looked for with
-//! the quotes and backslashes taken out, only when the plain search finds nothing.
+//! the quotes and backslashes taken out of the words around them, only when the plain search finds
+//! nothing.
 
 use std::sync::OnceLock;
 
@@ -22,7 +23,7 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
     let echo = echo_finder();
     let hits = vocabulary.marker_offsets(source);
     // Without a plain marker, a marker can still be split across quotes on some line.
-    let split = hits.is_empty() && !vocabulary.marker_offsets(&dequoted(source)).is_empty();
+    let split = hits.is_empty() && split_marker(source, vocabulary);
     if hits.is_empty() && !split {
         return false;
     }
@@ -39,8 +40,8 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
         while operators.get(operator).is_some_and(|&o| o < start) {
             operator += 1;
         }
-        let has_marker = hits.get(hit).is_some_and(|&h| h < end)
-            || (split && !vocabulary.marker_offsets(&dequoted(line)).is_empty());
+        let has_marker =
+            hits.get(hit).is_some_and(|&h| h < end) || (split && split_marker(line, vocabulary));
         if has_marker && (previous_continues || echo.find(line).is_some()) {
             return true;
         }
@@ -57,13 +58,41 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
     false
 }
 
-/// The bytes without quotes and backslashes: `"SUC"'CESS'` reads `SUCCESS`.
-fn dequoted(bytes: &[u8]) -> Vec<u8> {
-    bytes
-        .iter()
-        .copied()
-        .filter(|b| !matches!(b, b'"' | b'\'' | b'\\'))
-        .collect()
+/// Whether `source` holds a marker once quotes and backslashes are taken out (`"SUC"'CESS'` reads
+/// `SUCCESS`) that it does not hold as it is. Such a marker has a run of those bytes between two
+/// of its own bytes, so only the word (marker bytes and quotes) around each such run is searched,
+/// without copying the file.
+fn split_marker(source: &[u8], vocabulary: Vocabulary) -> bool {
+    let mut word = Vec::new();
+    let mut searched_to = 0;
+    for quote in memchr::memchr3_iter(b'"', b'\'', b'\\', source) {
+        if quote < searched_to || quote == 0 || !is_marker_byte(source[quote - 1]) {
+            continue;
+        }
+        let after = quote + source[quote..].iter().take_while(|&&b| is_quote(b)).count();
+        if !source.get(after).is_some_and(|&b| is_marker_byte(b)) {
+            continue;
+        }
+        let in_word = |b: &&u8| is_marker_byte(**b) || is_quote(**b);
+        let start = quote - source[..quote].iter().rev().take_while(in_word).count();
+        let end = after + source[after..].iter().take_while(in_word).count();
+        searched_to = end;
+        word.clear();
+        word.extend(source[start..end].iter().filter(|&&b| !is_quote(b)));
+        if !vocabulary.marker_offsets(&word).is_empty() {
+            return true;
+        }
+    }
+    false
+}
+
+fn is_quote(byte: u8) -> bool {
+    matches!(byte, b'"' | b'\'' | b'\\')
+}
+
+/// The bytes markers are made of (letters and the colon of `Created:`), in any case.
+pub(crate) fn is_marker_byte(byte: u8) -> bool {
+    byte.is_ascii_alphabetic() || byte == b':'
 }
 
 struct Heredoc {
@@ -176,7 +205,7 @@ fn parse_delimiter(rest: &[u8]) -> Option<(Heredoc, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use super::may_hold_legacy;
+    use super::{is_quote, may_hold_legacy, split_marker};
     use crate::analyze::Vocabulary;
 
     #[test]
@@ -244,6 +273,24 @@ mod tests {
     fn a_marker_split_across_quotes_needs_a_parse() {
         assert!(may_hold_legacy(b"echo \"SUC\"'CESS'\n", Vocabulary::Exact));
         assert!(may_hold_legacy(b"echo Created\\: x\n", Vocabulary::Exact));
+        assert!(may_hold_legacy(
+            b"echo S\"U\"C'C'E\\S\"S\"\n",
+            Vocabulary::Exact
+        ));
+        assert!(may_hold_legacy(
+            b"echo \"Conf\"idence: 0.5\n",
+            Vocabulary::Exact
+        ));
+        assert!(may_hold_legacy(b"echo \"su\"CCESS\n", Vocabulary::Original));
+        assert!(!may_hold_legacy(
+            b"echo \"it's\" 'done'\n",
+            Vocabulary::Exact
+        ));
+        // A split word without a marker before the one with it.
+        assert!(may_hold_legacy(
+            b"echo it's SUC\"CESS\"\n",
+            Vocabulary::Exact
+        ));
         assert!(!may_hold_legacy(
             b"cat <<'X'\necho \"SUC\"'CESS'\nX\n",
             Vocabulary::Exact
@@ -255,5 +302,35 @@ mod tests {
         let src = b"echo \"\xe2\x9c\x85 created: out.md\"\n";
         assert!(!may_hold_legacy(src, Vocabulary::Exact));
         assert!(may_hold_legacy(src, Vocabulary::Original));
+    }
+
+    /// The search the split-marker test stands for: the whole text without quotes.
+    fn dequoted_has_marker(source: &[u8], vocabulary: Vocabulary) -> bool {
+        let bytes: Vec<u8> = source.iter().copied().filter(|&b| !is_quote(b)).collect();
+        !vocabulary.marker_offsets(&bytes).is_empty()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_split_search_finds_what_removing_every_quote_finds(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "S", "U", "C", "E", "SUC", "CESS", "Created", "crea", "ted", ":", "\"", "'",
+                    "\\", " ", "x", "\n", "Conf", "idence", "9", "COMPLE", "TE",
+                ]),
+                0..24,
+            )
+        ) {
+            let source = parts.concat();
+            for vocabulary in [Vocabulary::Exact, Vocabulary::Original] {
+                if vocabulary.marker_offsets(source.as_bytes()).is_empty() {
+                    proptest::prop_assert_eq!(
+                        split_marker(source.as_bytes(), vocabulary),
+                        dequoted_has_marker(source.as_bytes(), vocabulary),
+                        "{:?} {:?}", source, vocabulary
+                    );
+                }
+            }
+        }
     }
 }

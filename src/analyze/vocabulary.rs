@@ -53,17 +53,11 @@ impl Vocabulary {
 
     /// One searcher for every marker text of this vocabulary (ignoring ASCII case for
     /// `original`), built once.
-    fn searcher(self) -> &'static AhoCorasick {
-        static EXACT: OnceLock<AhoCorasick> = OnceLock::new();
-        static ORIGINAL: OnceLock<AhoCorasick> = OnceLock::new();
-        let (cell, patterns, ignore_case): (_, Vec<&str>, _) = match self {
-            Vocabulary::Exact => (
-                &EXACT,
-                LegacyKind::ALL.iter().map(|k| k.marker()).collect(),
-                false,
-            ),
+    /// The strings the marker search looks for, and whether case is ignored.
+    fn patterns(self) -> (Vec<&'static str>, bool) {
+        match self {
+            Vocabulary::Exact => (LegacyKind::ALL.iter().map(|k| k.marker()).collect(), false),
             Vocabulary::Original => (
-                &ORIGINAL,
                 VALUE_MARKERS_ORIGINAL
                     .iter()
                     .map(|(m, _)| *m)
@@ -71,8 +65,18 @@ impl Vocabulary {
                     .collect(),
                 true,
             ),
+        }
+    }
+
+    fn searcher(self) -> &'static AhoCorasick {
+        static EXACT: OnceLock<AhoCorasick> = OnceLock::new();
+        static ORIGINAL: OnceLock<AhoCorasick> = OnceLock::new();
+        let cell = match self {
+            Vocabulary::Exact => &EXACT,
+            Vocabulary::Original => &ORIGINAL,
         };
         cell.get_or_init(|| {
+            let (patterns, ignore_case) = self.patterns();
             AhoCorasick::builder()
                 .ascii_case_insensitive(ignore_case)
                 .build(patterns)
@@ -194,6 +198,21 @@ fn tag_char(c: char) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_marker_is_made_of_the_bytes_the_split_search_follows() {
+        // The prefilter looks for quote-split markers only inside runs of these bytes.
+        for vocabulary in [super::Vocabulary::Exact, super::Vocabulary::Original] {
+            for marker in vocabulary.patterns().0 {
+                assert!(
+                    marker
+                        .bytes()
+                        .all(crate::analyze::prefilter::is_marker_byte),
+                    "{marker}"
+                );
+            }
+        }
+    }
+
     use super::*;
     use crate::analyze::words::Segment;
 

@@ -66,7 +66,8 @@ impl<'a> Roots<'a> {
         } else {
             folder.parent().and_then(|parent| self.repository(parent))
         };
-        self.repository_of.insert(folder.to_path_buf(), found.clone());
+        self.repository_of
+            .insert(folder.to_path_buf(), found.clone());
         found
     }
 }
@@ -108,7 +109,13 @@ mod tests {
     fn each_file_gets_its_nearest_repository_or_the_working_folder() {
         let tmp = tempfile::tempdir().expect("tmp");
         let root = tmp.path();
-        for dir in ["outer/.git", "outer/inner/.git", "outer/a", "outer/inner/b/c", "plain/d"] {
+        for dir in [
+            "outer/.git",
+            "outer/inner/.git",
+            "outer/a",
+            "outer/inner/b/c",
+            "plain/d",
+        ] {
             std::fs::create_dir_all(root.join(dir)).expect("mkdir");
         }
         let base = root.join("plain");
