@@ -2,6 +2,8 @@
 
 mod common;
 
+use std::path::Path;
+
 use common::*;
 use serde_json::Value;
 
@@ -238,6 +240,41 @@ fn settled_files_are_answered_from_the_cache_and_edits_are_seen() {
         third.to_string().contains("echo \\\"COMPLETE\\\""),
         "the edit was not seen: {third}"
     );
+}
+
+#[test]
+fn a_cache_restored_onto_a_fresh_clone_answers_every_unchanged_file() {
+    // The README's CI recipe: the cache folder travels (actions/cache) to a new checkout, where every
+    // file has a new path, inode and times. Nothing may need analysing again, so the cache file is
+    // not rewritten; an edited file still is analysed.
+    let cache = tempfile::tempdir().expect("cache");
+    let first = tempfile::tempdir().expect("clone");
+    let second = tempfile::tempdir().expect("clone");
+    for clone in [first.path(), second.path()] {
+        write_script(clone, "a/execute.sh", LEGACY);
+        write_script(clone, "b/execute.sh", CLEAN);
+        write_script(clone, "c/execute.sh", b"#!/bin/bash\necho \"Created: x\"\n");
+    }
+    let check = |dir: &Path| {
+        run(skillmod(dir)
+            .args(["check", "--format", "json", "--cache-dir"])
+            .arg(cache.path())
+            .arg("."))
+    };
+    let filled = check(first.path());
+    let stored = cache.path().join("check.bin");
+    // Saving renames a new file into place, so a rewrite changes the inode.
+    let inode = || {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(&stored).expect("cache").ino()
+    };
+    let written = inode();
+    let restored = check(second.path());
+    assert_eq!(restored.stdout, filled.stdout);
+    assert_eq!(inode(), written, "the fresh clone needed new analyses");
+    std::fs::write(second.path().join("b/execute.sh"), LEGACY).expect("edit");
+    let edited: Value = serde_json::from_slice(&check(second.path()).stdout).expect("json");
+    assert_eq!(edited["summary"]["files_with_findings"], 3, "{edited}");
 }
 
 #[test]
