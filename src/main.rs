@@ -2,7 +2,13 @@
 
 use clap::Parser;
 
+/// mimalloc for Rust, and (below) for tree-sitter's C code: parsing allocates a node at a time.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
+    // SAFETY: first thing in main, before any thread or tree-sitter object exists.
+    unsafe { skillmod::analyze::parser::use_mimalloc() };
     let cli = skillmod::cli::Cli::parse();
     match skillmod::cli::run(cli) {
         Ok(code) => std::process::exit(code),

@@ -4,6 +4,48 @@ use tree_sitter::{Node, Parser, Range, Tree};
 
 use crate::error::{Error, Result};
 
+/// Make tree-sitter's C code allocate with mimalloc, the allocator the binary uses for Rust (a parse
+/// allocates node by node: about 10% faster than libc malloc on realistic skills).
+///
+/// # Safety
+///
+/// Call once, before any other tree-sitter call and before other threads start (tree-sitter's rule
+/// for `ts_set_allocator`): objects allocated before would be freed by the wrong allocator.
+pub unsafe fn use_mimalloc() {
+    use std::ffi::c_void;
+    // tree-sitter requires non-null results; like its own default allocator, abort when out of memory.
+    fn checked(pointer: *mut c_void, size: usize) -> *mut c_void {
+        if pointer.is_null() && size > 0 {
+            std::process::abort();
+        }
+        pointer
+    }
+    unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
+        checked(unsafe { libmimalloc_sys::mi_malloc(size) }, size)
+    }
+    unsafe extern "C" fn calloc(count: usize, size: usize) -> *mut c_void {
+        checked(
+            unsafe { libmimalloc_sys::mi_calloc(count, size) },
+            count.saturating_mul(size),
+        )
+    }
+    unsafe extern "C" fn realloc(pointer: *mut c_void, size: usize) -> *mut c_void {
+        checked(unsafe { libmimalloc_sys::mi_realloc(pointer, size) }, size)
+    }
+    unsafe extern "C" fn free(pointer: *mut c_void) {
+        unsafe { libmimalloc_sys::mi_free(pointer) }
+    }
+    let allocator = tree_sitter::Allocator {
+        malloc,
+        calloc,
+        realloc,
+        free,
+    };
+    // SAFETY: the four functions are one allocator family with malloc's alignment and never return
+    // null for a non-zero size; the caller calls this before any tree-sitter object exists.
+    unsafe { tree_sitter::set_allocator(Some(allocator)) };
+}
+
 /// A bash parser; create one per thread and reuse it (parser setup is not free).
 pub struct BashParser {
     parser: Parser,
