@@ -1,8 +1,14 @@
 //! Baseline for benchmarks: parse every file given (folders walked) with tree-sitter-bash on all
-//! cores and do nothing else. `cargo run --release --example parse_all -- DIR`.
+//! cores and do nothing else, with skillmod's allocator. `cargo run --release --example parse_all -- DIR`.
 use rayon::prelude::*;
 
+/// The allocator the skillmod binary uses, so the baseline parses as fast as skillmod can.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
+    // SAFETY: first thing in main, before any thread or tree-sitter object exists.
+    unsafe { skillmod::analyze::parser::use_mimalloc() };
     let files: Vec<std::path::PathBuf> = std::env::args()
         .skip(1)
         .flat_map(|root| ignore::WalkBuilder::new(root).build().flatten())

@@ -271,30 +271,29 @@ mod tests {
 
     #[test]
     fn a_marker_split_across_quotes_needs_a_parse() {
-        assert!(may_hold_legacy(b"echo \"SUC\"'CESS'\n", Vocabulary::Exact));
-        assert!(may_hold_legacy(b"echo Created\\: x\n", Vocabulary::Exact));
-        assert!(may_hold_legacy(
-            b"echo S\"U\"C'C'E\\S\"S\"\n",
-            Vocabulary::Exact
-        ));
-        assert!(may_hold_legacy(
-            b"echo \"Conf\"idence: 0.5\n",
-            Vocabulary::Exact
-        ));
-        assert!(may_hold_legacy(b"echo \"su\"CCESS\n", Vocabulary::Original));
-        assert!(!may_hold_legacy(
-            b"echo \"it's\" 'done'\n",
-            Vocabulary::Exact
-        ));
-        // A split word without a marker before the one with it.
-        assert!(may_hold_legacy(
-            b"echo it's SUC\"CESS\"\n",
-            Vocabulary::Exact
-        ));
-        assert!(!may_hold_legacy(
-            b"cat <<'X'\necho \"SUC\"'CESS'\nX\n",
-            Vocabulary::Exact
-        ));
+        let cases: [(&[u8], Vocabulary, bool); 8] = [
+            (b"echo \"SUC\"'CESS'\n", Vocabulary::Exact, true),
+            (b"echo Created\\: x\n", Vocabulary::Exact, true),
+            (b"echo S\"U\"C'C'E\\S\"S\"\n", Vocabulary::Exact, true),
+            (b"echo \"Conf\"idence: 0.5\n", Vocabulary::Exact, true),
+            (b"echo \"su\"CCESS\n", Vocabulary::Original, true),
+            (b"echo \"it's\" 'done'\n", Vocabulary::Exact, false),
+            // A split word without a marker before the one with it.
+            (b"echo it's SUC\"CESS\"\n", Vocabulary::Exact, true),
+            (
+                b"cat <<'X'\necho \"SUC\"'CESS'\nX\n",
+                Vocabulary::Exact,
+                false,
+            ),
+        ];
+        for (source, vocabulary, expected) in cases {
+            assert_eq!(
+                may_hold_legacy(source, vocabulary),
+                expected,
+                "{}",
+                String::from_utf8_lossy(source)
+            );
+        }
     }
 
     #[test]
