@@ -234,6 +234,11 @@ fn settled_files_are_answered_from_the_cache_and_edits_are_seen() {
     let doc: Value = serde_json::from_slice(&second.stdout).expect("json");
     assert_eq!(doc["summary"]["findings"], 2, "{doc}");
     assert_eq!(doc["summary"]["suppressed"], 1, "{doc}");
+    // A smaller size limit skips the files, whatever the cache holds for their place.
+    let limited =
+        run(skillmod(tmp.path()).args(["check", "--max-size", "10", "--format", "json", "."]));
+    let limited: Value = serde_json::from_slice(&limited.stdout).expect("json");
+    assert_eq!(limited["summary"]["skipped"], 3, "{limited}");
     std::fs::write(&script, b"#!/bin/bash\nmake\n  echo \"COMPLETE\"\n").expect("edit");
     let third: Value = serde_json::from_slice(&check().stdout).expect("json");
     assert!(

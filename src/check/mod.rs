@@ -69,29 +69,35 @@ pub fn check_file(
     parser: &mut BashParser,
 ) -> FileCheck {
     let shown = crate::fsio::display_path(path, &options.base);
-    let read = stat(path).and_then(|meta| {
-        let place = meta
-            .is_file()
-            .then(|| cache.place_key(path, &meta, options.vocabulary))
-            .flatten();
-        match place.as_ref().and_then(|p| cache.get_place(p)) {
-            Some(Place::Clean) => Ok(Err(clean())),
-            Some(Place::Analyzed(entry)) if !entry.mentions_suppression => {
-                Ok(Err(report(&shown, entry, None, options)))
-            }
-            _ => read_script_at(path, &meta, options.max_size).map(|script| Ok((script, place))),
+    let meta = match stat(path) {
+        Ok(meta) => meta,
+        Err(outcome) => return unread(&shown, outcome, options),
+    };
+    // Only a file this run would read can be answered from its place.
+    let place = (meta.is_file() && meta.len() <= options.max_size)
+        .then(|| cache.place_key(path, &meta, options.vocabulary))
+        .flatten();
+    match place.as_ref().and_then(|p| cache.get_place(p)) {
+        Some(Place::Clean) => return clean(),
+        Some(Place::Analyzed(entry)) if !entry.mentions_suppression => {
+            return report(&shown, entry, None, options);
         }
-    });
-    match read {
-        Ok(Ok((script, place))) => {
-            check_body_at(&shown, &script.body, options, cache, parser, place)
+        _ => {}
+    }
+    match read_script_at(path, &meta, options.max_size) {
+        Ok(script) => check_body_at(&shown, &script.body, options, cache, parser, place),
+        Err(outcome) => unread(&shown, outcome, options),
+    }
+}
+
+/// The check of a file that could not be read: skipped by policy, or failed.
+fn unread(shown: &str, outcome: ReadOutcome, options: &Options) -> FileCheck {
+    match outcome {
+        ReadOutcome::Skipped(reason) => {
+            whole_file(&rules::SKIPPED, shown, &reason, Outcome::Skipped, options)
         }
-        Ok(Err(cached)) => cached,
-        Err(ReadOutcome::Skipped(reason)) => {
-            whole_file(&rules::SKIPPED, &shown, &reason, Outcome::Skipped, options)
-        }
-        Err(ReadOutcome::Failed(error)) => {
-            whole_file(&rules::UNREADABLE, &shown, &error, Outcome::Failed, options)
+        ReadOutcome::Failed(error) => {
+            whole_file(&rules::UNREADABLE, shown, &error, Outcome::Failed, options)
         }
     }
 }
