@@ -243,22 +243,19 @@ mod tests {
 
     #[test]
     fn an_unclosed_or_fake_heredoc_is_not_trusted() {
-        assert!(may_hold_legacy(
+        let sources: [&[u8]; 4] = [
             b"x=$((1<<EOF))\necho SUCCESS\n",
-            Vocabulary::Exact
-        ));
-        assert!(may_hold_legacy(
             b"# cat <<EOF\necho SUCCESS\nEOF\n",
-            Vocabulary::Exact
-        ));
-        assert!(may_hold_legacy(
             b"s='<<EOF'\necho SUCCESS\nEOF\n",
-            Vocabulary::Exact
-        ));
-        assert!(may_hold_legacy(
             b"cat <<EOF\necho SUCCESS\n",
-            Vocabulary::Exact
-        ));
+        ];
+        for source in sources {
+            assert!(
+                may_hold_legacy(source, Vocabulary::Exact),
+                "{}",
+                String::from_utf8_lossy(source)
+            );
+        }
     }
 
     #[test]
