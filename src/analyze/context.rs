@@ -66,9 +66,33 @@ struct Walk<'s, 't, 'o> {
     survey: Survey<'s, 't>,
 }
 
-/// Offsets where any of `names` stands as a whole word, found in one scan of the source.
+/// Up to this many names are searched one by one; more get one automaton for all.
+const FEW_NAMES: usize = 8;
+
+/// Offsets where any of `names` stands as a whole word (overlaps included, unordered).
 fn word_occurrences_of_all(source: &[u8], names: &[&[u8]]) -> Vec<usize> {
     let names: Vec<&[u8]> = names.iter().copied().filter(|n| !n.is_empty()).collect();
+    let is_name_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let whole_word = |start: usize, end: usize| {
+        let before = start.checked_sub(1).map(|i| source[i]);
+        !before.is_some_and(is_name_byte) && !source.get(end).copied().is_some_and(is_name_byte)
+    };
+    if names.len() <= FEW_NAMES {
+        // A few SIMD scans cost less than building an automaton for every file.
+        let mut found = Vec::new();
+        for name in names {
+            let finder = memchr::memmem::Finder::new(name);
+            let mut at = 0;
+            while let Some(offset) = finder.find(&source[at..]) {
+                let start = at + offset;
+                if whole_word(start, start + name.len()) {
+                    found.push(start);
+                }
+                at = start + 1;
+            }
+        }
+        return found;
+    }
     // Built per file: the NFA builds in time linear in the names, where a DFA's construction
     // cost more than the search itself.
     let Ok(automaton) = aho_corasick::AhoCorasick::builder()
@@ -77,14 +101,9 @@ fn word_occurrences_of_all(source: &[u8], names: &[&[u8]]) -> Vec<usize> {
     else {
         return Vec::new();
     };
-    let is_name_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     automaton
         .find_overlapping_iter(source)
-        .filter(|m| {
-            let before = m.start().checked_sub(1).map(|i| source[i]);
-            let after = source.get(m.end()).copied();
-            !before.is_some_and(is_name_byte) && !after.is_some_and(is_name_byte)
-        })
+        .filter(|m| whole_word(m.start(), m.end()))
         .map(|m| m.start())
         .collect()
 }
@@ -530,5 +549,34 @@ fn file_redirect_touches_stdout(redirect: Node<'_>, source: &[u8]) -> bool {
         Some(b"1") => true,
         Some(_) => false,
         None => matches!(operator, ">" | ">>" | ">|" | "&>" | "&>>" | ">&" | ">&-"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_found_alike_one_by_one_and_with_an_automaton() {
+        let source = b"a-a-a x a-a; foo foo_bar barfoo foo\nfoo(){ bar; }\nx=1 y.x z";
+        let names: Vec<&[u8]> = vec![b"a-a", b"foo", b"bar", b"x", b"y.x"];
+        let padding: Vec<Vec<u8>> = (0..FEW_NAMES)
+            .map(|i| format!("unused_{i}").into())
+            .collect();
+        let many: Vec<&[u8]> = names
+            .iter()
+            .copied()
+            .chain(padding.iter().map(Vec::as_slice))
+            .collect();
+        assert!(names.len() <= FEW_NAMES && many.len() > FEW_NAMES);
+        let sorted = |mut v: Vec<usize>| {
+            v.sort_unstable();
+            v
+        };
+        let few = sorted(word_occurrences_of_all(source, &names));
+        assert_eq!(few, sorted(word_occurrences_of_all(source, &many)));
+        // Overlapping whole words of one name both count: `a-a` at 0 and at 2.
+        assert_eq!(&few[..3], &[0, 2, 6]);
+        assert!(few.contains(&13) && few.contains(&36) && !few.contains(&17));
     }
 }
