@@ -101,6 +101,15 @@ impl Config {
     }
 }
 
+/// A list flag, or the settings file's list when the flag is not given: a flag replaces the
+/// file's list rather than adding to it (ruff's habit).
+pub fn list_or_setting(flag: &[String], setting: &Option<Vec<String>>) -> Vec<String> {
+    match setting {
+        Some(list) if flag.is_empty() => list.clone(),
+        _ => flag.to_vec(),
+    }
+}
+
 /// Parse and check a settings file's text; the error names the line and the key.
 pub fn parse(text: &str) -> std::result::Result<Settings, String> {
     let settings: Settings =

@@ -139,9 +139,3 @@ impl Repo {
         Ok(String::from_utf8_lossy(&head).trim().to_string())
     }
 }
-
-/// `path` made absolute and canonical where it exists, to compare with git's paths.
-pub fn canonical(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path)
-        .unwrap_or_else(|_| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
-}

@@ -278,22 +278,11 @@ fn quiet_keeps_findings_and_errors_and_silent_prints_nothing() {
 
 #[test]
 fn check_reads_a_script_from_stdin_under_the_name_given() {
-    use std::io::Write;
     let tmp = tempfile::tempdir().expect("tmp");
-    let mut child = skillmod(tmp.path())
-        .args(["check", "-", "--stdin-filename", "skills/x/execute.sh"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(b"#!/bin/sh\necho SUCCESS\n")
-        .expect("write");
-    let out = child.wait_with_output().expect("output");
+    let out = run_with_stdin(
+        skillmod(tmp.path()).args(["check", "-", "--stdin-filename", "skills/x/execute.sh"]),
+        b"#!/bin/sh\necho SUCCESS\n",
+    );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
         stdout(&out).contains("skills/x/execute.sh:2:1: SKM001 success: echo SUCCESS"),

@@ -3,28 +3,10 @@
 
 mod common;
 
-use std::io::Write;
 use std::process::Stdio;
 
 use common::*;
 use serde_json::Value;
-
-fn with_stdin(dir: &std::path::Path, args: &[&str], input: &str) -> std::process::Output {
-    let mut child = skillmod(dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("wait")
-}
 
 #[test]
 fn files_give_one_result_each_and_exit_1_when_any_is_invalid() {
@@ -50,10 +32,9 @@ fn files_give_one_result_each_and_exit_1_when_any_is_invalid() {
 fn json_lines_on_stdin_are_validated_one_by_one() {
     let tmp = tempfile::tempdir().expect("tmp");
     let lines = "{\"success\":true,\"confidence\":0.5,\"deliverables\":[],\"metrics\":{},\"errors\":[]}\n\n{\"success\":true}\n";
-    let out = with_stdin(
-        tmp.path(),
-        &["validate", "--jsonl", "--format", "json"],
-        lines,
+    let out = run_with_stdin(
+        skillmod(tmp.path()).args(["validate", "--jsonl", "--format", "json"]),
+        lines.as_bytes(),
     );
     assert_eq!(out.status.code(), Some(1));
     let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
@@ -66,10 +47,16 @@ fn json_lines_on_stdin_are_validated_one_by_one() {
 #[test]
 fn stdin_dash_is_one_output() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let out = with_stdin(tmp.path(), &["validate", "-"], "SUCCESS\nConfidence: 0.7\n");
+    let out = run_with_stdin(
+        skillmod(tmp.path()).args(["validate", "-"]),
+        b"SUCCESS\nConfidence: 0.7\n",
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stdout(&out).contains("parsed as legacy"));
-    let strict = with_stdin(tmp.path(), &["validate", "--strict", "-"], "SUCCESS\n");
+    let strict = run_with_stdin(
+        skillmod(tmp.path()).args(["validate", "--strict", "-"]),
+        b"SUCCESS\n",
+    );
     assert_eq!(strict.status.code(), Some(1));
 }
 
@@ -357,18 +344,4 @@ fn jsonl_from_stdin_is_read_once() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(doc["summary"]["total"], 3, "{doc}");
     assert_eq!(doc["summary"]["valid"], 3);
-}
-
-fn run_with_stdin(cmd: &mut std::process::Command, input: &[u8]) -> std::process::Output {
-    use std::io::Write;
-    let mut child = cmd
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(input);
-    }
-    child.wait_with_output().expect("output")
 }

@@ -123,8 +123,8 @@ pub(super) fn occurrences<'n>(
 }
 
 impl<'s, 't> Survey<'s, 't> {
-    /// Walk the tree; `marker` is the comment prefix that marks a migrated script;
-    /// `more_offsets` are further places of interest (the legacy markers). The walk only
+    /// Walk the tree; `marker` is the comment prefix that marks a migrated script; `interesting`
+    /// are the sorted offsets of what the analysis looks for (needles and legacy markers). The walk only
     /// goes down into nodes that hold an offset where something of interest can start (an
     /// `echo`, a legacy marker, the JSON block, a function definition). Whether a function's
     /// output is captured matters only for functions that hold an `echo`, `printf` or `cat`
@@ -135,17 +135,11 @@ impl<'s, 't> Survey<'s, 't> {
         tree: &'t Tree,
         source: &'s [u8],
         marker: &'s [u8],
-        interesting: &[&[u8]],
-        more_offsets: &[usize],
+        interesting: &[usize],
     ) -> Survey<'s, 't> {
-        let mut offsets = occurrences(
-            source,
-            interesting
-                .iter()
-                .copied()
-                .chain([b"()".as_slice(), b"function"]),
-        );
-        offsets.extend(more_offsets);
+        // Where a function can be defined, on top of what the caller found.
+        let mut offsets = occurrences(source, [b"()".as_slice(), b"function"].into_iter());
+        offsets.extend(interesting);
         offsets.sort_unstable();
         offsets.dedup();
         let mut survey = Walk::run(tree, source, marker, &offsets);

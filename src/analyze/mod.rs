@@ -132,6 +132,7 @@ pub fn analyze(
     vocabulary: Vocabulary,
 ) -> crate::error::Result<Analysis> {
     let mut spent = Work::default();
+    let offsets = interesting_offsets(source, vocabulary);
     let starts = chunks::chunk_starts(source);
     if let Some(starts) = &starts
         && let Some(analysis) = analyze_scoped_counting(
@@ -139,13 +140,14 @@ pub fn analyze(
             source,
             starts,
             vocabulary,
+            &offsets,
             WHOLE_FILE_SHARE,
             &mut spent,
         )?
     {
         return Ok(analysis);
     }
-    let mut analysis = analyze_whole(parser, source, vocabulary)?;
+    let mut analysis = whole(parser, source, vocabulary, &offsets)?;
     spent.parses += analysis.work.parses;
     spent.nodes += analysis.work.nodes;
     // The whole file stands in for a wide scope only where both read the same statements: a
@@ -160,6 +162,7 @@ pub fn analyze(
             source,
             starts,
             vocabulary,
+            &offsets,
             f64::INFINITY,
             &mut spent,
         )?
@@ -186,11 +189,35 @@ pub fn analyze_whole(
     source: &[u8],
     vocabulary: Vocabulary,
 ) -> crate::error::Result<Analysis> {
+    whole(
+        parser,
+        source,
+        vocabulary,
+        &interesting_offsets(source, vocabulary),
+    )
+}
+
+/// `analyze_whole` with the interesting offsets already found.
+fn whole(
+    parser: &mut BashParser,
+    source: &[u8],
+    vocabulary: Vocabulary,
+    offsets: &[usize],
+) -> crate::error::Result<Analysis> {
     let tree = parser.parse(source)?;
-    let markers = vocabulary.marker_offsets(source);
-    let (mut analysis, _) = examine(tree, source, None, vocabulary, &markers);
+    let (mut analysis, _) = examine(tree, source, None, vocabulary, offsets);
     analysis.work.parses += 1;
     Ok(analysis)
+}
+
+/// Where text the analysis looks for can start (`needles` and the vocabulary's markers), sorted:
+/// found once per file, shared by the scope and every survey of it.
+fn interesting_offsets(source: &[u8], vocabulary: Vocabulary) -> Vec<usize> {
+    let mut offsets = context::occurrences(source, needles().into_iter());
+    offsets.extend(vocabulary.marker_offsets(source));
+    offsets.sort_unstable();
+    offsets.dedup();
+    offsets
 }
 
 /// Analyze with a parse of only the chunks that hold text the analysis looks for, the last
@@ -211,26 +238,25 @@ pub fn analyze_scoped(
         source,
         &starts,
         vocabulary,
+        &interesting_offsets(source, vocabulary),
         f64::INFINITY,
         &mut Work::default(),
     )
 }
 
-/// `analyze_scoped`, adding the work of rounds that end in a fallback to `spent`; None also when
-/// the scope grows past `max_share` of the file.
+/// `analyze_scoped` with the interesting offsets already found, adding the work of rounds that
+/// end in a fallback to `spent`; None also when the scope grows past `max_share` of the file.
 fn analyze_scoped_counting(
     parser: &mut BashParser,
     source: &[u8],
     starts: &[usize],
     vocabulary: Vocabulary,
+    offsets: &[usize],
     max_share: f64,
     spent: &mut Work,
 ) -> crate::error::Result<Option<Analysis>> {
     let mut scope = Scope::new(starts.to_vec(), source.len());
-    scope.select_offsets(context::occurrences(source, needles().into_iter()));
-    // The markers are found once; every round's survey reuses them.
-    let markers = vocabulary.marker_offsets(source);
-    scope.select_offsets(markers.clone());
+    scope.select_offsets(offsets.to_vec());
     scope.select_last();
     // Each round adds the call sites of newly wanted functions. Long call chains would take one
     // round (and one parse) per link; past a few rounds one whole-file parse is cheaper.
@@ -247,7 +273,7 @@ fn analyze_scoped_counting(
         if tree.root_node().has_error() {
             return Ok(None);
         }
-        let (mut analysis, wanted) = examine(tree, source, Some(ranges), vocabulary, &markers);
+        let (mut analysis, wanted) = examine(tree, source, Some(ranges), vocabulary, offsets);
         spent.nodes += analysis.work.nodes;
         analysis.work = *spent;
         let calls: Vec<usize> = wanted
@@ -290,10 +316,10 @@ fn examine(
     source: &[u8],
     scope: Option<Vec<Range<usize>>>,
     vocabulary: Vocabulary,
-    markers: &[usize],
+    offsets: &[usize],
 ) -> (Analysis, Vec<Vec<u8>>) {
     let (legacy, already_migrated, stdout_writes, exit_traps, wanted, visited, hidden) = {
-        let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), &needles(), markers);
+        let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), offsets);
         let runtime = runtime_range(source);
         if let Some(range) = &runtime {
             for sites in [

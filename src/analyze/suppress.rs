@@ -22,6 +22,11 @@ pub struct Suppressions {
 }
 
 impl Suppressions {
+    /// Whether `source` can hold a directive at all: a quick test before `parse`.
+    pub fn may_occur(source: &[u8]) -> bool {
+        memchr::memmem::find(source, DIRECTIVE).is_some()
+    }
+
     pub fn parse(source: &[u8]) -> Suppressions {
         let mut directives = Vec::new();
         for at in memchr::memmem::find_iter(source, DIRECTIVE) {

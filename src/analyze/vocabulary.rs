@@ -51,8 +51,6 @@ impl Vocabulary {
         }
     }
 
-    /// One searcher for every marker text of this vocabulary (ignoring ASCII case for
-    /// `original`), built once.
     /// The strings the marker search looks for, and whether case is ignored.
     fn patterns(self) -> (Vec<&'static str>, bool) {
         match self {
@@ -68,6 +66,8 @@ impl Vocabulary {
         }
     }
 
+    /// One searcher for every marker text of this vocabulary (ignoring ASCII case for
+    /// `original`), built once.
     fn searcher(self) -> &'static AhoCorasick {
         static EXACT: OnceLock<AhoCorasick> = OnceLock::new();
         static ORIGINAL: OnceLock<AhoCorasick> = OnceLock::new();
@@ -198,10 +198,13 @@ fn tag_char(c: char) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::analyze::words::Segment;
+
     #[test]
     fn every_marker_is_made_of_the_bytes_the_split_search_follows() {
         // The prefilter looks for quote-split markers only inside runs of these bytes.
-        for vocabulary in [super::Vocabulary::Exact, super::Vocabulary::Original] {
+        for vocabulary in [Vocabulary::Exact, Vocabulary::Original] {
             for marker in vocabulary.patterns().0 {
                 assert!(
                     marker
@@ -212,9 +215,6 @@ mod tests {
             }
         }
     }
-
-    use super::*;
-    use crate::analyze::words::Segment;
 
     fn literal(text: &str) -> Printed {
         Printed {

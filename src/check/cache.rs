@@ -88,8 +88,8 @@ pub struct Cache {
     old_places: HashMap<Key, Option<Key>>,
     hits: Mutex<Vec<Key>>,
     added: Mutex<HashMap<Key, Entry>>,
-    /// This run's places (hit or new), and whether any was new.
-    places: Mutex<(HashMap<Key, Option<Key>>, bool)>,
+    /// This run's places, hit or new.
+    places: Mutex<HashMap<Key, Option<Key>>>,
 }
 
 fn version() -> String {
@@ -146,7 +146,7 @@ impl Cache {
             old_places: HashMap::new(),
             hits: Mutex::new(Vec::new()),
             added: Mutex::new(HashMap::new()),
-            places: Mutex::new((HashMap::new(), false)),
+            places: Mutex::new(HashMap::new()),
         }
     }
 
@@ -189,12 +189,19 @@ impl Cache {
 
     /// The key of a script's content checked with `vocabulary` (which changes the answer).
     pub fn key(&self, content: &[u8], vocabulary: Vocabulary) -> Key {
-        let mut hasher = blake3::Hasher::new_keyed(&self.salt);
-        hasher.update(b"content\0");
-        hasher.update(vocabulary.as_str().as_bytes());
-        hasher.update(&[0]);
+        let mut hasher = self.hasher(b"content", vocabulary);
         hasher.update(content);
         Key(*hasher.finalize().as_bytes())
+    }
+
+    /// A hasher keyed with the salt, for one layer of keys and one vocabulary.
+    fn hasher(&self, layer: &[u8], vocabulary: Vocabulary) -> blake3::Hasher {
+        let mut hasher = blake3::Hasher::new_keyed(&self.salt);
+        for part in [layer, vocabulary.as_str().as_bytes()] {
+            hasher.update(part);
+            hasher.update(&[0]);
+        }
+        hasher
     }
 
     /// The key of a file's place: its path and what `stat` says, or `None` when the cache is off or
@@ -211,10 +218,7 @@ impl Cache {
         if changed >= self.settled_before {
             return None;
         }
-        let mut hasher = blake3::Hasher::new_keyed(&self.salt);
-        hasher.update(b"place\0");
-        hasher.update(vocabulary.as_str().as_bytes());
-        hasher.update(&[0]);
+        let mut hasher = self.hasher(b"place", vocabulary);
         hasher.update(path.as_os_str().as_encoded_bytes());
         hasher.update(&[0]);
         for word in stat {
@@ -240,7 +244,7 @@ impl Cache {
             Some(key) => Place::Analyzed(self.get(&key)?),
         };
         if let Ok(mut places) = self.places.lock() {
-            places.0.insert(*place, content);
+            places.insert(*place, content);
         }
         Some(found)
     }
@@ -260,9 +264,7 @@ impl Cache {
             return;
         }
         if let Ok(mut places) = self.places.lock() {
-            let known = self.old_places.get(&place) == Some(&content);
-            places.0.insert(place, content);
-            places.1 |= !known;
+            places.insert(place, content);
         }
     }
 
@@ -273,7 +275,10 @@ impl Cache {
             return;
         };
         let mut entries = self.added.into_inner().unwrap_or_default();
-        let (mut places, new_places) = self.places.into_inner().unwrap_or_default();
+        let mut places = self.places.into_inner().unwrap_or_default();
+        let new_places = places
+            .iter()
+            .any(|(place, content)| self.old_places.get(place) != Some(content));
         if entries.is_empty() && !new_places {
             return;
         }

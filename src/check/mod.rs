@@ -181,7 +181,7 @@ fn check_body_at(
                             text: w.text,
                         })
                         .collect(),
-                    mentions_suppression: memchr::memmem::find(body, SUPPRESSION).is_some(),
+                    mentions_suppression: analyze::suppress::Suppressions::may_occur(body),
                 };
                 cache.put(key, entry.clone());
                 entry
@@ -196,9 +196,6 @@ fn check_body_at(
     }
     report(shown, entry, Some(body), options)
 }
-
-/// Bytes every suppression comment holds.
-const SUPPRESSION: &[u8] = b"skillmod: ignore";
 
 /// The findings of an analysis, with the file's suppressions (`body`, needed only when the entry
 /// mentions one) and the selection applied.

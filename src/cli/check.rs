@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use super::{CheckArgs, CheckFormat, working_dir};
 use crate::check::cache::Cache;
 use crate::check::{self, CheckReport, Finding, Options, Selection};
+use crate::config::list_or_setting;
 use crate::error::{Error, Result};
 use crate::fsio::project_root;
 use crate::report::check_json::CheckJsonWriter;
@@ -34,14 +35,9 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         }
         cache
     };
-    // A flag replaces the settings file's list, as ruff's --select does.
-    let from_flag_or_file = |flag: &Vec<String>, file: &Option<Vec<String>>| match file {
-        Some(list) if flag.is_empty() => list.clone(),
-        _ => flag.clone(),
-    };
     let selection = Selection {
-        select: from_flag_or_file(&args.select, &settings.select),
-        ignore: from_flag_or_file(&args.ignore, &settings.ignore),
+        select: list_or_setting(&args.select, &settings.select),
+        ignore: list_or_setting(&args.ignore, &settings.ignore),
     };
     selection.validate()?;
     let root = project_root(&base);

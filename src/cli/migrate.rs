@@ -9,14 +9,14 @@ use std::time::Instant;
 use super::{Format, MigrateArgs, working_dir};
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
-use crate::fsio::{Roots, display_path};
+use crate::fsio::{Roots, canonical, display_path};
 use crate::migrate::sourcing::Sourcing;
 use crate::migrate::{self, Change, FileReport, Options};
 use crate::report::json_stream::Array;
 use crate::report::progress::Progress;
 use crate::report::{diff, migrate_text};
 use crate::rewrite::{Template, capture};
-use crate::vcs::{self, Repo};
+use crate::vcs::Repo;
 
 /// Confidence reported when neither a `Confidence:` line, the flag nor the settings give one.
 const DEFAULT_CONFIDENCE: f64 = 0.85;
@@ -217,8 +217,8 @@ fn repositories(files: &[PathBuf], base: &Path) -> Vec<Repo> {
 
 /// Dirty files in the work tree that this run did not select, relative to `base`, sorted.
 fn unrelated_dirty(dirty: &HashSet<PathBuf>, selected: &[PathBuf], base: &Path) -> Vec<String> {
-    let selected: HashSet<PathBuf> = selected.iter().map(|f| vcs::canonical(f)).collect();
-    let base = vcs::canonical(base);
+    let selected: HashSet<PathBuf> = selected.iter().map(|f| canonical(f)).collect();
+    let base = canonical(base);
     let mut unrelated: Vec<String> = dirty
         .iter()
         .filter(|d| !selected.contains(*d))
@@ -237,7 +237,7 @@ fn commit_migrated(repo: &Repo, report: &mut migrate::RunReport, args: &MigrateA
     }
     let paths: Vec<PathBuf> = migrated
         .iter()
-        .map(|(_, abs_path)| vcs::canonical(abs_path))
+        .map(|(_, abs_path)| canonical(abs_path))
         .collect();
     let message = args.message.clone().unwrap_or_else(|| {
         let n = migrated.len();

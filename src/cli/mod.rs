@@ -83,10 +83,7 @@ impl PathArgs {
     /// gives them.
     pub fn selection(&self, config: &Config) -> Result<Selection> {
         let settings = &config.settings;
-        let include = match (&settings.include, self.include.is_empty()) {
-            (Some(globs), true) => globs.clone(),
-            _ => self.include.clone(),
-        };
+        let include = crate::config::list_or_setting(&self.include, &settings.include);
         let exclude = match (&settings.exclude, config.dir(), self.exclude.is_empty()) {
             (Some(globs), Some(dir), true) => Some((dir.to_path_buf(), globs.clone())),
             (_, _, false) => Some((working_dir()?, self.exclude.clone())),
@@ -168,7 +165,7 @@ impl PathArgs {
             if self.staged {
                 wanted.extend(repo.staged()?);
             }
-            files.retain(|f| wanted.contains(&crate::vcs::canonical(f)));
+            files.retain(|f| wanted.contains(&crate::fsio::canonical(f)));
         }
         Ok(files)
     }

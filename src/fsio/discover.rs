@@ -11,7 +11,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use super::STATE_DIR;
+use super::{STATE_DIR, canonical};
 use crate::error::{Error, Result};
 
 /// The default script name inside a skill folder.
@@ -149,14 +149,6 @@ impl Exclude {
                 .matched_path_or_any_parents(&path, is_dir)
                 .is_ignore()
     }
-}
-
-/// The path with symlinks and `..` resolved, so it compares with the exclude folder; as given
-/// (made absolute) when it cannot be resolved.
-fn canonical(path: &Path) -> PathBuf {
-    path.canonicalize()
-        .or_else(|_| std::path::absolute(path))
-        .unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// The path an `ignore` walk error is about, if it names one.

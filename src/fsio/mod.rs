@@ -22,6 +22,13 @@ pub fn project_root(start: &Path) -> PathBuf {
         .to_path_buf()
 }
 
+/// `path` made absolute and canonical (symlinks and `..` resolved) where it exists, to compare
+/// with git's paths and the exclude folder; made absolute only when it cannot be resolved.
+pub fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
+}
+
 /// The project root of one file, where its backups go and whose git work tree guards it: the
 /// nearest folder above the file holding `.git`; outside git, the working folder `base` when the
 /// file lies under it, else the file's own folder.

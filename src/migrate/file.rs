@@ -52,7 +52,7 @@ pub fn process_file(
         Err(e) => return fail(report, e),
     };
     // `# skillmod: ignore[…]` keeps a statement as it is, as `check` does not report it.
-    if memchr::memmem::find(&script.body, b"skillmod: ignore").is_some() {
+    if analyze::suppress::Suppressions::may_occur(&script.body) {
         let suppressions = analyze::suppress::Suppressions::parse(&script.body);
         analysis
             .legacy
@@ -105,7 +105,7 @@ pub fn process_file(
     }
     // Refused before any planning: a dirty file is never rewritten, so no work is spent on it.
     if let Some(dirty) = &options.dirty
-        && dirty.contains(&crate::vcs::canonical(path))
+        && dirty.contains(&crate::fsio::canonical(path))
     {
         let reason = Error::new(
             "DIRTY_FILE",

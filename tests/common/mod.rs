@@ -36,6 +36,22 @@ pub fn skillmod(dir: &Path) -> Command {
     cmd
 }
 
+/// Run with `input` on stdin. A process that stops reading early (a size cap) is not an error.
+pub fn run_with_stdin(cmd: &mut Command, input: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(input);
+    }
+    child.wait_with_output().expect("output")
+}
+
 /// Run and return output, failing the test if the process could not start.
 pub fn run(cmd: &mut Command) -> Output {
     cmd.output().expect("failed to start process")
