@@ -1,13 +1,18 @@
-//! The project settings file, `skillmod.toml` (or `.skillmod.toml`): found by walking up from the
-//! working folder, or named with `--config`; `--isolated` ignores it. Every key is optional and
-//! every command-line flag wins over it. Unknown keys are errors, so a typo never passes silently.
+//! The project settings file, `skillmod.toml` (or `.skillmod.toml`): for each file the nearest one
+//! above it inside its repository, or one named with `--config`; `--isolated` ignores them. Every
+//! key is optional and every command-line flag wins over it. Unknown keys are errors, so a typo
+//! never passes silently. A settings file is data a repository supplies, so it is read as such:
+//! bounded, never blocking, and unable to point outside its repository.
 
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 
 use crate::analyze::Vocabulary;
 use crate::error::{Error, Result};
+use crate::fsio::limited;
 use crate::migrate::Mode;
 
 /// The file names looked for in each folder, in this order.
@@ -35,12 +40,19 @@ pub struct Settings {
     pub vocabulary: Option<Vocabulary>,
 }
 
-/// The settings in force and where they came from.
+/// Settings files larger than this are refused (a real one is a few hundred bytes).
+pub const SIZE_LIMIT: u64 = 64 * 1024;
+
+/// The settings in force for some files and where they came from.
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     pub settings: Settings,
-    /// The file read, if any.
+    /// The file read, if any (absolute).
     pub path: Option<PathBuf>,
+    /// The folder a path in the file may point into: its repository's root, or outside a
+    /// repository the folder named on the command line. `None` for `--config` (the user named
+    /// the file, so its paths are the user's).
+    pub root: Option<PathBuf>,
 }
 
 impl Config {
@@ -49,30 +61,56 @@ impl Config {
         self.path.as_deref().and_then(Path::parent)
     }
 
-    /// Load the settings: `explicit` when given, none when `isolated`, else the nearest file
-    /// found walking up from `start`.
-    pub fn load(explicit: Option<&Path>, isolated: bool, start: &Path) -> Result<Config> {
-        let path = match explicit {
-            Some(path) => {
-                if !path.is_file() {
-                    return Err(Error::new(
-                        "CONFIG_NOT_FOUND",
-                        format!(
-                            "--config {}: no such file; pass the path of a skillmod.toml",
-                            path.display()
-                        ),
-                    ));
-                }
-                Some(path.to_path_buf())
+    /// The settings file's path as reports show it (`None` without one).
+    pub fn shown(&self) -> Option<String> {
+        self.path.as_ref().map(|p| p.display().to_string())
+    }
+
+    /// Read a settings file: a regular file under the size limit, never blocking. `root`
+    /// confines a symlinked file to the repository it was found in.
+    pub fn read(path: &Path, root: Option<&Path>) -> Result<Config> {
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let is_link = std::fs::symlink_metadata(&path)
+            .map(|m| m.file_type().is_symlink())
+            .unwrap_or(false);
+        if let (true, Some(root)) = (is_link, root) {
+            let target = std::fs::canonicalize(&path).ok();
+            let root = crate::fsio::canonical(root);
+            if !target.is_some_and(|t| t.starts_with(&root)) {
+                return Err(Error::new(
+                    "CONFIG_UNSAFE",
+                    format!(
+                        "{} is a symlink to a file outside {}; a settings file found in a repository must lie inside it. Remove the link, or run with --isolated",
+                        path.display(),
+                        root.display()
+                    ),
+                ));
             }
-            None if isolated => None,
-            None => find(start),
-        };
-        let Some(path) = path else {
-            return Ok(Config::default());
-        };
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| Error::io("CONFIG_UNREADABLE", "cannot read", &path, &e))?;
+        }
+        let bytes = limited::read(&path, SIZE_LIMIT, true).map_err(|refused| {
+            let code = match refused {
+                limited::Refused::Io(_) => "CONFIG_UNREADABLE",
+                _ => "CONFIG_UNSAFE",
+            };
+            Error::new(
+                code,
+                format!(
+                    "settings file {} {}; fix or remove it, or run with --isolated",
+                    path.display(),
+                    refused.describe(SIZE_LIMIT)
+                ),
+            )
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::new(
+                "CONFIG_INVALID",
+                format!(
+                    "{}: not UTF-8 (byte {}); fix the file, or run with --isolated to ignore it",
+                    path.display(),
+                    e.utf8_error().valid_up_to()
+                ),
+            )
+        })?;
         let settings = parse(&text).map_err(|message| {
             Error::new(
                 "CONFIG_INVALID",
@@ -82,23 +120,251 @@ impl Config {
                 ),
             )
         })?;
-        let path = std::path::absolute(&path).unwrap_or(path);
         Ok(Config {
             settings,
             path: Some(path),
+            root: root.map(Path::to_path_buf),
         })
     }
 
-    /// `--template` or the file's, with a relative path in the file resolved against its folder.
-    pub fn template(&self, flag: Option<&str>) -> (String, Option<PathBuf>) {
+    /// The template to use: `--template` as given, else the file's. A file's template is a
+    /// built-in name or a relative path that stays inside its root (no absolute path, no `..`,
+    /// no symlink out), so a committed settings file cannot copy a secret into every script.
+    pub fn template(&self, flag: Option<&str>) -> Result<(String, Option<PathBuf>)> {
         if let Some(flag) = flag {
-            return (flag.to_string(), None);
+            return Ok((flag.to_string(), None));
         }
-        match &self.settings.template {
-            Some(spec) => (spec.clone(), self.dir().map(|d| d.join(spec))),
-            None => (crate::rewrite::template::DEFAULT.to_string(), None),
+        let Some(spec) = &self.settings.template else {
+            return Ok((crate::rewrite::template::DEFAULT.to_string(), None));
+        };
+        if crate::rewrite::template::is_builtin(spec) {
+            return Ok((spec.clone(), None));
+        }
+        let (Some(dir), shown) = (self.dir(), self.shown().unwrap_or_default()) else {
+            return Ok((spec.clone(), None));
+        };
+        let Some(root) = &self.root else {
+            return Ok((spec.clone(), Some(dir.join(spec))));
+        };
+        let relative = Path::new(spec);
+        let plain = relative
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+        let unsafe_template = |why: &str| {
+            Error::new(
+                "TEMPLATE_UNSAFE",
+                format!(
+                    "{shown}: template = '{}' {why}; a settings file names a built-in template or a file inside its repository",
+                    spec.escape_default()
+                ),
+            )
+        };
+        if !plain {
+            return Err(unsafe_template("is not a relative path without `..`"));
+        }
+        let path = dir.join(relative);
+        if let Ok(target) = std::fs::canonicalize(&path) {
+            let root = crate::fsio::canonical(root);
+            let Ok(inside) = target.strip_prefix(&root) else {
+                return Err(unsafe_template("resolves outside the repository"));
+            };
+            // git's and skillmod's own state is not the repository's content.
+            if inside
+                .components()
+                .any(|c| c.as_os_str() == ".git" || c.as_os_str() == crate::fsio::STATE_DIR)
+            {
+                return Err(unsafe_template("lies in .git or .skillmod"));
+            }
+        }
+        Ok((spec.clone(), Some(path)))
+    }
+}
+
+/// Where the settings of each file come from, as ruff finds them: `--config` for every file,
+/// none with `--isolated`, else the nearest settings file in the file's folder or above, never
+/// above its repository root (outside a repository, never above the path named on the command
+/// line). The working folder plays no part, so a file gets the same settings from anywhere.
+#[derive(Debug)]
+pub struct Resolver {
+    /// `--config` or `--isolated`: one answer for every file.
+    fixed: Option<Arc<Config>>,
+    /// Absolute folders named on the command line outside any repository: the search stops there.
+    stops: Vec<PathBuf>,
+    /// Folder -> the settings in force there, each folder looked at once.
+    by_dir: Mutex<HashMap<PathBuf, Arc<Config>>>,
+}
+
+impl Resolver {
+    /// `named` are the paths given on the command line (folders, or files whose folder counts).
+    pub fn new(explicit: Option<&Path>, isolated: bool, named: &[PathBuf]) -> Result<Resolver> {
+        let fixed = match explicit {
+            Some(path) => {
+                if std::fs::symlink_metadata(path).is_err() {
+                    return Err(Error::new(
+                        "CONFIG_NOT_FOUND",
+                        format!(
+                            "--config {}: no such file; pass the path of a skillmod.toml",
+                            path.display()
+                        ),
+                    ));
+                }
+                Some(Arc::new(Config::read(path, None)?))
+            }
+            None if isolated => Some(Arc::new(Config::default())),
+            None => None,
+        };
+        // Both spellings of each folder (as given and with symlinks resolved), since files are
+        // looked up by the path they were found under.
+        let stops = named
+            .iter()
+            .filter_map(|p| {
+                let absolute = std::path::absolute(p).ok()?;
+                let folder = if absolute.is_dir() {
+                    absolute
+                } else {
+                    absolute.parent()?.to_path_buf()
+                };
+                let canonical = crate::fsio::canonical(&folder);
+                repository_of(&canonical)
+                    .is_none()
+                    .then_some([folder, canonical])
+            })
+            .flatten()
+            .collect();
+        Ok(Resolver {
+            fixed,
+            stops,
+            by_dir: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The settings for a file (or folder) at `path`: those of its folder.
+    pub fn for_path(&self, path: &Path) -> Result<Arc<Config>> {
+        if let Some(fixed) = &self.fixed {
+            return Ok(fixed.clone());
+        }
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        match absolute.parent() {
+            Some(folder) => self.for_dir(folder),
+            None => Ok(Arc::new(Config::default())),
         }
     }
+
+    /// The settings in force in `dir`.
+    pub fn for_dir(&self, dir: &Path) -> Result<Arc<Config>> {
+        if let Some(fixed) = &self.fixed {
+            return Ok(fixed.clone());
+        }
+        if let Some(known) = self.lock().get(dir) {
+            return Ok(known.clone());
+        }
+        let found = FILE_NAMES
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|candidate| std::fs::symlink_metadata(candidate).is_ok());
+        let config = match found {
+            Some(path) => Arc::new(Config::read(&path, Some(&self.root_of(dir)))?),
+            None if self.is_stop(dir) => Arc::new(Config::default()),
+            None => match dir.parent() {
+                Some(parent) => self.for_dir(parent)?,
+                None => Arc::new(Config::default()),
+            },
+        };
+        self.lock().insert(dir.to_path_buf(), config.clone());
+        Ok(config)
+    }
+
+    /// A folder the search never goes above: a repository root or a named folder outside git.
+    fn is_stop(&self, dir: &Path) -> bool {
+        dir.join(".git").exists() || self.stops.iter().any(|s| s == dir)
+    }
+
+    /// The root a settings file found in `dir` is confined to.
+    fn root_of(&self, dir: &Path) -> PathBuf {
+        dir.ancestors()
+            .find(|d| self.is_stop(d))
+            .unwrap_or(dir)
+            .to_path_buf()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Arc<Config>>> {
+        self.by_dir
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// How a command builds its value from one settings file.
+type Build<T> = dyn Fn(&Config) -> Result<T> + Send + Sync;
+
+/// What a command builds from each settings file in use (a rule selection, a template), built
+/// once per settings file and looked up by a file's folder.
+pub struct PerSettings<T> {
+    resolver: Arc<Resolver>,
+    build: Box<Build<T>>,
+    built: Mutex<HashMap<Option<PathBuf>, Arc<T>>>,
+}
+
+impl<T> PerSettings<T> {
+    pub fn new(
+        resolver: Arc<Resolver>,
+        build: impl Fn(&Config) -> Result<T> + Send + Sync + 'static,
+    ) -> PerSettings<T> {
+        PerSettings {
+            resolver,
+            build: Box::new(build),
+            built: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// What applies to the file at `path`.
+    pub fn get(&self, path: &Path) -> Result<Arc<T>> {
+        let config = self.resolver.for_path(path)?;
+        let mut built = self
+            .built
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(known) = built.get(&config.path) {
+            return Ok(known.clone());
+        }
+        let value = Arc::new((self.build)(&config).map_err(|e| match &config.path {
+            Some(file) => Error::new(e.code, format!("{}: {}", file.display(), e.message)),
+            None => e,
+        })?);
+        built.insert(config.path.clone(), value.clone());
+        Ok(value)
+    }
+
+    /// Build for every file up front, so a bad settings file stops the run before any work.
+    /// Returns each settings file in use with the number of files it governs.
+    pub fn prepare(&self, files: &[PathBuf]) -> Result<Vec<(PathBuf, usize)>> {
+        let mut used: HashMap<PathBuf, usize> = HashMap::new();
+        for file in files {
+            self.get(file)?;
+            if let Some(path) = &self.resolver.for_path(file)?.path {
+                *used.entry(path.clone()).or_default() += 1;
+            }
+        }
+        let mut used: Vec<(PathBuf, usize)> = used.into_iter().collect();
+        used.sort();
+        Ok(used)
+    }
+
+    /// The settings file that applies to `path`, as reports show it.
+    pub fn source_of(&self, path: &Path) -> Option<String> {
+        self.resolver.for_path(path).ok().and_then(|c| c.shown())
+    }
+}
+
+impl<T> std::fmt::Debug for PerSettings<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PerSettings").finish_non_exhaustive()
+    }
+}
+
+/// The nearest folder at or above `dir` holding `.git`.
+fn repository_of(dir: &Path) -> Option<&Path> {
+    dir.ancestors().find(|d| d.join(".git").exists())
 }
 
 /// A list flag, or the settings file's list when the flag is not given: a flag replaces the
@@ -110,26 +376,32 @@ pub fn list_or_setting(flag: &[String], setting: &Option<Vec<String>>) -> Vec<St
     }
 }
 
-/// Parse and check a settings file's text; the error names the line and the key.
+/// Parse and check a settings file's text. The error names the line, the column and the key,
+/// never quotes the file's text back (toml's own message shows the line).
 pub fn parse(text: &str) -> std::result::Result<Settings, String> {
-    let settings: Settings =
-        toml::from_str(text).map_err(|e| e.to_string().trim().replace('\n', " "))?;
+    let settings: Settings = toml::from_str(text).map_err(|e| {
+        let message = e.message().trim().replace('\n', " ");
+        match e.span() {
+            Some(span) => {
+                let before = &text.as_bytes()[..span.start.min(text.len())];
+                let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+                let column = before.len()
+                    - before
+                        .iter()
+                        .rposition(|&b| b == b'\n')
+                        .map_or(0, |i| i + 1)
+                    + 1;
+                format!("line {line}, column {column}: {message}")
+            }
+            None => message,
+        }
+    })?;
     if let Some(x) = settings.default_confidence
         && !(0.0..=1.0).contains(&x)
     {
         return Err(format!("default-confidence = {x} is not between 0 and 1"));
     }
     Ok(settings)
-}
-
-/// The nearest settings file in `start` or a folder above it.
-pub fn find(start: &Path) -> Option<PathBuf> {
-    start.ancestors().find_map(|dir| {
-        FILE_NAMES
-            .iter()
-            .map(|name| dir.join(name))
-            .find(|candidate| candidate.is_file())
-    })
 }
 
 #[cfg(test)]
@@ -161,12 +433,44 @@ mod tests {
     }
 
     #[test]
-    fn the_nearest_file_wins() {
+    fn the_nearest_file_wins_and_the_search_stops_at_the_repository_root() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let inner = dir.path().join("a/b");
+        let repo = dir.path().join("repo");
+        let inner = repo.join("a/b");
         std::fs::create_dir_all(&inner).expect("folders");
-        std::fs::write(dir.path().join("skillmod.toml"), "").expect("outer");
-        std::fs::write(dir.path().join("a/.skillmod.toml"), "").expect("inner");
-        assert_eq!(find(&inner), Some(dir.path().join("a/.skillmod.toml")));
+        std::fs::create_dir_all(repo.join(".git")).expect("git");
+        std::fs::write(dir.path().join("skillmod.toml"), "mode = 'comment'\n").expect("outside");
+        std::fs::write(repo.join("a/.skillmod.toml"), "").expect("inner");
+        let resolver = Resolver::new(None, false, &[]).expect("resolver");
+        let found = resolver.for_dir(&inner).expect("settings");
+        assert_eq!(
+            found.path.as_deref(),
+            Some(repo.join("a/.skillmod.toml").as_path())
+        );
+        let at_root = resolver.for_dir(&repo).expect("settings");
+        assert_eq!(
+            at_root.path, None,
+            "the file above the repository is never read"
+        );
+    }
+
+    #[test]
+    fn outside_a_repository_the_search_stops_at_the_named_folder() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let named = dir.path().join("skills");
+        std::fs::create_dir_all(named.join("x")).expect("folders");
+        std::fs::write(dir.path().join("skillmod.toml"), "").expect("above");
+        let resolver = Resolver::new(None, false, std::slice::from_ref(&named)).expect("resolver");
+        assert_eq!(
+            resolver.for_dir(&named.join("x")).expect("settings").path,
+            None
+        );
+    }
+
+    #[test]
+    fn parse_errors_give_line_and_column_without_quoting_the_file() {
+        let error = parse("mode = 'comment'\nsecret = 'hunter2'\n").expect_err("unknown key");
+        assert!(error.starts_with("line 2, column 1:"), "{error}");
+        assert!(!error.contains("hunter2"), "{error}");
     }
 }

@@ -12,21 +12,21 @@ pub enum Dialect {
 impl Dialect {
     /// Bash unless the shebang names sh, dash, ash or ksh (directly or through env).
     pub fn detect(source: &[u8]) -> Dialect {
-        let Some(rest) = source.strip_prefix(b"#!") else {
-            return Dialect::Bash;
-        };
-        let line_end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
-        let line = String::from_utf8_lossy(&rest[..line_end]);
-        let mut words = line.split_whitespace();
-        let mut program = words.next().unwrap_or("");
-        if program.ends_with("/env") {
-            program = words.find(|w| !w.starts_with('-')).unwrap_or("");
-        }
-        let name = program.rsplit('/').next().unwrap_or(program);
-        match name {
-            "sh" | "dash" | "ash" | "ksh" | "posh" => Dialect::Posix,
+        match shebang_program(source).as_deref() {
+            Some("sh" | "dash" | "ash" | "ksh" | "posh") => Dialect::Posix,
             _ => Dialect::Bash,
         }
+    }
+
+    /// Whether a file is a shell script skillmod may read as one: a shebang naming sh, bash,
+    /// dash or ksh (directly or through env), or a `.sh`/`.bash` name. Anything else (a README
+    /// matched by `include = ["*"]`, a Python script) is never rewritten.
+    pub fn is_shell_file(path: &std::path::Path, source: &[u8]) -> bool {
+        if let Some(program) = shebang_program(source) {
+            return matches!(program.as_str(), "sh" | "bash" | "dash" | "ksh");
+        }
+        path.extension()
+            .is_some_and(|ext| ext == "sh" || ext == "bash")
     }
 
     /// The command that checks a script's syntax in this dialect.
@@ -36,6 +36,20 @@ impl Dialect {
             Dialect::Posix => "sh",
         }
     }
+}
+
+/// The program a shebang line runs (its file name, through `env` when it is env), if the file
+/// starts with one.
+fn shebang_program(source: &[u8]) -> Option<String> {
+    let rest = source.strip_prefix(b"#!")?;
+    let line_end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+    let line = String::from_utf8_lossy(&rest[..line_end]);
+    let mut words = line.split_whitespace();
+    let mut program = words.next().unwrap_or("");
+    if program.ends_with("/env") {
+        program = words.find(|w| !w.starts_with('-')).unwrap_or("");
+    }
+    Some(program.rsplit('/').next().unwrap_or(program).to_string())
 }
 
 /// The real shell that judges a rewrite: `bash -O extglob -n` for bash scripts (extglob, as

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::analyze::shell::Dialect;
 use crate::analyze::{self, BashParser, Vocabulary, prefilter};
+use crate::config::PerSettings;
 use crate::error::Error;
 use crate::fsio::read::{ReadOutcome, read_script_at, stat};
 use cache::{Cache, Place};
@@ -37,10 +39,17 @@ pub struct Options {
     pub max_size: u64,
     /// Folder report paths are relative to.
     pub base: PathBuf,
-    /// Which rules count.
-    pub selection: Selection,
     /// Report `# skillmod: ignore` comments that suppress nothing (SKM005).
     pub report_unused_suppressions: bool,
+    /// What each file's settings (and the flags) say.
+    pub profiles: PerSettings<Profile>,
+}
+
+/// The settings that shape one file's check.
+#[derive(Debug, Clone, Default)]
+pub struct Profile {
+    /// Which rules count.
+    pub selection: Selection,
     /// Which printed lines are legacy lines.
     pub vocabulary: Vocabulary,
 }
@@ -69,35 +78,54 @@ pub fn check_file(
     parser: &mut BashParser,
 ) -> FileCheck {
     let shown = crate::fsio::display_path(path, &options.base);
+    let profile = match options.profiles.get(path) {
+        Ok(profile) => profile,
+        Err(error) => {
+            let default = Profile::default();
+            return whole_file(
+                &rules::UNREADABLE,
+                &shown,
+                &error,
+                Outcome::Failed,
+                &default,
+            );
+        }
+    };
+    let profile = &*profile;
     let meta = match stat(path) {
         Ok(meta) => meta,
-        Err(outcome) => return unread(&shown, outcome, options),
+        Err(outcome) => return unread(&shown, outcome, profile),
     };
     // Only a file this run would read can be answered from its place.
     let place = (meta.is_file() && meta.len() <= options.max_size)
-        .then(|| cache.place_key(path, &meta, options.vocabulary))
+        .then(|| cache.place_key(path, &meta, profile.vocabulary))
         .flatten();
     match place.as_ref().and_then(|p| cache.get_place(p)) {
         Some(Place::Clean) => return clean(),
         Some(Place::Analyzed(entry)) if !entry.mentions_suppression => {
-            return report(&shown, entry, None, options);
+            return report(&shown, entry, None, options, profile);
         }
         _ => {}
     }
     match read_script_at(path, &meta, options.max_size) {
-        Ok(script) => check_body_at(&shown, &script.body, options, cache, parser, place),
-        Err(outcome) => unread(&shown, outcome, options),
+        Ok(script) if !Dialect::is_shell_file(path, &script.body) => unread(
+            &shown,
+            ReadOutcome::Skipped(crate::migrate::not_shell()),
+            profile,
+        ),
+        Ok(script) => check_body_at(&shown, &script.body, options, profile, cache, parser, place),
+        Err(outcome) => unread(&shown, outcome, profile),
     }
 }
 
 /// The check of a file that could not be read: skipped by policy, or failed.
-fn unread(shown: &str, outcome: ReadOutcome, options: &Options) -> FileCheck {
+fn unread(shown: &str, outcome: ReadOutcome, profile: &Profile) -> FileCheck {
     match outcome {
         ReadOutcome::Skipped(reason) => {
-            whole_file(&rules::SKIPPED, shown, &reason, Outcome::Skipped, options)
+            whole_file(&rules::SKIPPED, shown, &reason, Outcome::Skipped, profile)
         }
         ReadOutcome::Failed(error) => {
-            whole_file(&rules::UNREADABLE, shown, &error, Outcome::Failed, options)
+            whole_file(&rules::UNREADABLE, shown, &error, Outcome::Failed, profile)
         }
     }
 }
@@ -117,12 +145,12 @@ fn whole_file(
     shown: &str,
     error: &Error,
     outcome: Outcome,
-    options: &Options,
+    profile: &Profile,
 ) -> FileCheck {
     FileCheck {
         findings: [file_finding(rule, shown, error)]
             .into_iter()
-            .filter(|f| options.selection.allows(f.code))
+            .filter(|f| profile.selection.allows(f.code))
             .collect(),
         outcome,
         suppressed: 0,
@@ -130,14 +158,25 @@ fn whole_file(
 }
 
 /// Check a script's bytes (after any BOM), shown as `shown`: a file's, or stdin's (`check -`).
+/// `path` names where the settings come from (`--stdin-filename`, or the working folder).
 pub fn check_body(
     shown: &str,
+    path: &Path,
     body: &[u8],
     options: &Options,
     cache: &Cache,
     parser: &mut BashParser,
 ) -> FileCheck {
-    check_body_at(shown, body, options, cache, parser, None)
+    match options.profiles.get(path) {
+        Ok(profile) => check_body_at(shown, body, options, &profile, cache, parser, None),
+        Err(error) => whole_file(
+            &rules::UNREADABLE,
+            shown,
+            &error,
+            Outcome::Failed,
+            &Profile::default(),
+        ),
+    }
 }
 
 /// `check_body` for a file at `place` (its place key), which learns what was found there.
@@ -145,20 +184,21 @@ fn check_body_at(
     shown: &str,
     body: &[u8],
     options: &Options,
+    profile: &Profile,
     cache: &Cache,
     parser: &mut BashParser,
     place: Option<cache::Key>,
 ) -> FileCheck {
-    if !prefilter::may_hold_legacy(body, options.vocabulary) {
+    if !prefilter::may_hold_legacy(body, profile.vocabulary) {
         if let Some(place) = place {
             cache.put_place(place, None);
         }
         return clean();
     }
-    let key = cache.key(body, options.vocabulary);
+    let key = cache.key(body, profile.vocabulary);
     let entry = match cache.get(&key) {
         Some(found) => found,
-        None => match analyze::analyze(parser, body, options.vocabulary) {
+        None => match analyze::analyze(parser, body, profile.vocabulary) {
             Ok(analysis) => {
                 let entry = cache::Entry {
                     parse_error: analysis.legacy_in_parse_error,
@@ -187,19 +227,25 @@ fn check_body_at(
                 entry
             }
             Err(error) => {
-                return whole_file(&rules::UNREADABLE, shown, &error, Outcome::Failed, options);
+                return whole_file(&rules::UNREADABLE, shown, &error, Outcome::Failed, profile);
             }
         },
     };
     if let Some(place) = place {
         cache.put_place(place, Some(key));
     }
-    report(shown, entry, Some(body), options)
+    report(shown, entry, Some(body), options, profile)
 }
 
 /// The findings of an analysis, with the file's suppressions (`body`, needed only when the entry
 /// mentions one) and the selection applied.
-fn report(shown: &str, entry: cache::Entry, body: Option<&[u8]>, options: &Options) -> FileCheck {
+fn report(
+    shown: &str,
+    entry: cache::Entry,
+    body: Option<&[u8]>,
+    options: &Options,
+    profile: &Profile,
+) -> FileCheck {
     let shown = shown.to_string();
     if let Some((line, column)) = entry.parse_error.filter(|_| entry.legacy.is_empty()) {
         let error = Error::new(
@@ -208,14 +254,14 @@ fn report(shown: &str, entry: cache::Entry, body: Option<&[u8]>, options: &Optio
                 "line {line}:{column}: a legacy statement lies where tree-sitter-bash cannot parse the script; check it by hand"
             ),
         );
-        let mut check = whole_file(&rules::UNREADABLE, &shown, &error, Outcome::Failed, options);
+        let mut check = whole_file(&rules::UNREADABLE, &shown, &error, Outcome::Failed, profile);
         for f in &mut check.findings {
             (f.line, f.column) = (line, column);
         }
         return check;
     }
     // The vocabulary that found the lines must be the one that migrates them.
-    let vocabulary = match options.vocabulary {
+    let vocabulary = match profile.vocabulary {
         Vocabulary::Exact => "",
         Vocabulary::Original => "--vocabulary original ",
     };
@@ -281,7 +327,7 @@ fn report(shown: &str, entry: cache::Entry, body: Option<&[u8]>, options: &Optio
             );
         }
     }
-    findings.retain(|f| options.selection.allows(f.code));
+    findings.retain(|f| profile.selection.allows(f.code));
     findings.sort_by_key(|f| (f.line, f.column));
     FileCheck {
         findings,
@@ -320,6 +366,8 @@ pub struct FileError {
 pub struct CheckReport {
     pub summary: Summary,
     pub errors: Vec<FileError>,
+    /// The settings files that applied to the files checked.
+    pub settings_files: Vec<String>,
     /// Findings per rule code (`--statistics`).
     #[serde(skip)]
     pub statistics: std::collections::BTreeMap<&'static str, usize>,
@@ -338,7 +386,7 @@ pub fn run(
     crate::parallel::for_each_ordered(
         files,
         |path, parser| match stdin {
-            Some((shown, bytes)) => check_body(shown, bytes, options, cache, parser),
+            Some((shown, bytes)) => check_body(shown, path, bytes, options, cache, parser),
             None => check_file(path, options, cache, parser),
         },
         |path, error| FileCheck {

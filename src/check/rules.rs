@@ -130,7 +130,9 @@ impl Finding {
 }
 
 /// Which codes count: `--select` (default all) minus `--ignore`; a code matches a listed prefix
-/// (`SKM00` selects them all), as ruff's selectors do.
+/// (`SKM00` selects them all), as ruff's selectors do. SKM003 always counts: a file that could
+/// not be read, or a parse error that may hide a legacy line, is never turned into a pass by
+/// the selection (only `--exit-zero` changes the exit status, and says so).
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
     pub select: Vec<String>,
@@ -139,15 +141,28 @@ pub struct Selection {
 
 impl Selection {
     pub fn allows(&self, code: &str) -> bool {
+        if code == UNREADABLE.code {
+            return true;
+        }
         let listed = |list: &[String]| list.iter().any(|p| code.starts_with(p.as_str()));
         (self.select.is_empty() || listed(&self.select)) && !listed(&self.ignore)
     }
 
-    /// Unknown codes are a usage error (a typo would silently select nothing).
+    /// Unknown and empty codes are a usage error (a typo would silently select nothing, and an
+    /// empty prefix would match every rule); SKM003 cannot be ignored by name.
     pub fn validate(&self) -> crate::error::Result<()> {
+        let known: Vec<&str> = RULES.iter().map(|r| r.code).collect();
         for code in self.select.iter().chain(&self.ignore) {
+            if code.trim().is_empty() {
+                return Err(crate::error::Error::new(
+                    "UNKNOWN_RULE",
+                    format!(
+                        "an empty rule code is not allowed (it would match every rule); name codes such as {}",
+                        known.join(", ")
+                    ),
+                ));
+            }
             if !RULES.iter().any(|r| r.code.starts_with(code.as_str())) {
-                let known: Vec<&str> = RULES.iter().map(|r| r.code).collect();
                 return Err(crate::error::Error::new(
                     "UNKNOWN_RULE",
                     format!(
@@ -156,6 +171,12 @@ impl Selection {
                     ),
                 ));
             }
+        }
+        if self.ignore.iter().any(|c| c == UNREADABLE.code) {
+            return Err(crate::error::Error::new(
+                "RULE_NOT_IGNORABLE",
+                "SKM003 cannot be ignored: an unreadable file or a parse error that may hide a legacy line is never a pass; fix the file, or use --exit-zero to exit 0 with the error still reported",
+            ));
         }
         Ok(())
     }
@@ -182,5 +203,22 @@ mod tests {
             .validate()
             .is_err()
         );
+    }
+
+    #[test]
+    fn errors_cannot_be_selected_or_ignored_away() {
+        let ignore_all = Selection {
+            select: vec!["SKM001".into()],
+            ignore: vec!["SKM00".into()],
+        };
+        assert!(ignore_all.allows("SKM003"));
+        assert!(!ignore_all.allows("SKM001"));
+        for bad in [vec![String::new()], vec![" ".into()], vec!["SKM003".into()]] {
+            let selection = Selection {
+                select: vec![],
+                ignore: bad.clone(),
+            };
+            assert!(selection.validate().is_err(), "{bad:?}");
+        }
     }
 }

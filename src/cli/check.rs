@@ -4,8 +4,8 @@ use std::io::{self, Write};
 
 use super::{CheckArgs, CheckFormat, working_dir};
 use crate::check::cache::Cache;
-use crate::check::{self, CheckReport, Finding, Options, Selection};
-use crate::config::list_or_setting;
+use crate::check::{self, CheckReport, Finding, Options, Profile, Selection};
+use crate::config::{PerSettings, list_or_setting};
 use crate::error::{Error, Result};
 use crate::fsio::project_root;
 use crate::report::check_json::CheckJsonWriter;
@@ -16,16 +16,56 @@ use crate::report::{check_text, github};
 
 pub fn run(args: &CheckArgs) -> Result<i32> {
     args.common.init_threads()?;
-    let config = args.common.config()?;
-    let settings = &config.settings;
     // `check -`: one script from stdin (editors pass the buffer and --stdin-filename).
     let from_stdin = args.paths.paths.len() == 1 && args.paths.paths[0].as_os_str() == "-";
-    let files = if from_stdin {
-        vec![std::path::PathBuf::from("-")]
-    } else {
-        args.paths.files("check", &config)?
-    };
+    if args.stdin_filename.is_some() && !from_stdin {
+        return Err(Error::new(
+            "INVALID_ARGUMENT",
+            "--stdin-filename names the script read with `check -`; pass `-` as the only path, or drop the flag",
+        ));
+    }
     let base = working_dir()?;
+    let stdin_path = args
+        .stdin_filename
+        .as_ref()
+        .map_or_else(|| base.join("-"), |name| base.join(name));
+    let resolver = if from_stdin {
+        args.settings
+            .resolver(&[stdin_path.parent().unwrap_or(&base).to_path_buf()])?
+    } else {
+        args.settings.resolver(&args.paths.named())?
+    };
+    let files = if from_stdin {
+        // Excluded names are left out here too, as when they are named as files.
+        if args.stdin_filename.is_some()
+            && crate::fsio::discover::is_excluded(&args.paths.filters(&resolver)?, &stdin_path)?
+        {
+            return Ok(0);
+        }
+        vec![stdin_path.clone()]
+    } else {
+        args.paths.files("check", &resolver)?
+    };
+    let (select, ignore) = (args.select.clone(), args.ignore.clone());
+    let vocabulary_flag = args.vocabulary;
+    let profiles = PerSettings::new(resolver, move |config| {
+        let settings = &config.settings;
+        let selection = Selection {
+            select: list_or_setting(&select, &settings.select),
+            ignore: list_or_setting(&ignore, &settings.ignore),
+        };
+        selection.validate()?;
+        Ok(Profile {
+            selection,
+            vocabulary: vocabulary_flag.or(settings.vocabulary).unwrap_or_default(),
+        })
+    });
+    let used = profiles.prepare(&files)?;
+    if args.common.verbose && !args.common.silent {
+        for (path, n) in &used {
+            eprintln!("settings: {} ({n} scripts)", path.display());
+        }
+    }
     let cache = if args.no_cache {
         Cache::disabled()
     } else {
@@ -35,11 +75,6 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         }
         cache
     };
-    let selection = Selection {
-        select: list_or_setting(&args.select, &settings.select),
-        ignore: list_or_setting(&args.ignore, &settings.ignore),
-    };
-    selection.validate()?;
     let root = project_root(&base);
     let root_prefix = base
         .strip_prefix(&root)
@@ -51,9 +86,8 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     let options = Options {
         max_size: args.max_size,
         base,
-        selection,
         report_unused_suppressions: args.report_unused_suppressions,
-        vocabulary: args.vocabulary.or(settings.vocabulary).unwrap_or_default(),
+        profiles,
     };
     let color = args.common.color.choice();
     let (mut stdout, colored) = crate::report::stdout(color);
@@ -69,8 +103,12 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     .map_err(write_error)?;
     let mut failed_write = None;
     let stdin = if from_stdin {
-        let bytes =
-            crate::contract::run::read_capped(std::io::stdin().lock(), args.max_size, "stdin")?;
+        let bytes = crate::contract::run::read_capped(
+            std::io::stdin().lock(),
+            args.max_size,
+            "stdin",
+            "--max-size",
+        )?;
         let shown = args
             .stdin_filename
             .clone()
@@ -79,7 +117,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     } else {
         None
     };
-    let report = check::run(&files, stdin.as_ref(), &options, &cache, |findings| {
+    let mut report = check::run(&files, stdin.as_ref(), &options, &cache, |findings| {
         progress.inc();
         let written = progress.suspend(|| renderer.file(&mut stdout, findings));
         if let Err(e) = written {
@@ -87,6 +125,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         }
     })?;
     progress.finish();
+    report.settings_files = used.iter().map(|(p, _)| p.display().to_string()).collect();
     cache.save();
     if let Some(e) = failed_write {
         return Err(write_error(e));
@@ -105,6 +144,13 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     if report.summary.scripts_checked == 0 && report.summary.errors == 0 {
         args.paths
             .nothing_checked(files.len(), report.summary.skipped, args.common.silent)?;
+    }
+    let found = report.summary.errors + report.summary.findings;
+    if args.exit_zero && found > 0 && !args.common.silent {
+        eprintln!(
+            "note: --exit-zero: exiting 0 although {} error(s) and {} legacy statement(s) were reported",
+            report.summary.errors, report.summary.findings
+        );
     }
     Ok(if args.exit_zero {
         0

@@ -4,14 +4,16 @@
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::{Format, MigrateArgs, working_dir};
+use crate::config::{PerSettings, Resolver};
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
 use crate::fsio::{Roots, canonical, display_path};
 use crate::migrate::sourcing::Sourcing;
-use crate::migrate::{self, Change, FileReport, Options};
+use crate::migrate::{self, Change, FileReport, Options, Profile};
 use crate::report::json_stream::Array;
 use crate::report::progress::Progress;
 use crate::report::{diff, migrate_text};
@@ -30,23 +32,15 @@ fn color_enabled(choice: anstream::ColorChoice) -> bool {
 pub fn run(args: &MigrateArgs) -> Result<i32> {
     let started = Instant::now();
     args.common.init_threads()?;
-    let config = args.common.config()?;
-    let settings = &config.settings;
-    let default_confidence = args
-        .default_confidence
-        .or(settings.default_confidence)
-        .unwrap_or(DEFAULT_CONFIDENCE);
-    if !(0.0..=1.0).contains(&default_confidence) {
-        return Err(Error::new(
-            "INVALID_ARGUMENT",
-            "--default-confidence must be between 0 and 1",
-        ));
+    let resolver = args.settings.resolver(&args.paths.named())?;
+    let files = args.paths.files("migrate", &resolver)?;
+    let profiles = profiles(args, resolver)?;
+    let used = profiles.prepare(&files)?;
+    if args.common.verbose && !args.common.silent {
+        for (path, n) in &used {
+            eprintln!("settings: {} ({n} scripts)", path.display());
+        }
     }
-    let mode = args.mode.or(settings.mode).unwrap_or_default();
-    let vocabulary = args.vocabulary.or(settings.vocabulary).unwrap_or_default();
-    let (spec, path) = config.template(args.template.as_deref());
-    let template = Template::load_at(&spec, path.as_deref())?;
-    let files = args.paths.files("migrate", &config)?;
     let base = working_dir()?;
     let repos = repositories(&files, &base);
     if args.commit && repos.is_empty() {
@@ -82,22 +76,25 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         folders.dedup();
         crate::fsio::atomic::remove_stale_temps(folders)
     };
-    let (runtime, sourcing) = match mode {
-        migrate::Mode::Capture => (
-            Some(capture::render_runtime(&template)?),
-            Sourcing::scan(&files, args.max_size, vocabulary),
-        ),
-        migrate::Mode::Comment => (None, Sourcing::default()),
+    // Which scripts source which matters in capture mode only.
+    let any_capture = files.iter().any(|f| {
+        profiles
+            .get(f)
+            .is_ok_and(|p| p.mode == migrate::Mode::Capture)
+    });
+    let sourcing = if any_capture {
+        Sourcing::scan(&files, args.max_size, &|path: &Path| {
+            profiles.get(path).map(|p| p.vocabulary).unwrap_or_default()
+        })
+    } else {
+        Sourcing::default()
     };
     let options = Options {
         dry_run: args.dry_run,
         force: args.force,
         backup: !args.no_backup,
-        default_confidence,
         max_size: args.max_size,
-        template,
-        mode,
-        vocabulary,
+        profiles,
         stdout_to_stderr: args.stdout_to_stderr,
         base: base.clone(),
         dirty: if args.allow_dirty {
@@ -105,7 +102,6 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         } else {
             dirty.clone()
         },
-        runtime,
         sourcing,
     };
     let color = args.common.color.choice();
@@ -156,6 +152,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     })?;
     progress.finish();
     report.temp_files_removed = removed.iter().map(|p| display_path(p, &base)).collect();
+    report.settings_files = used.iter().map(|(p, _)| p.display().to_string()).collect();
     if !removed.is_empty() && !args.common.quiet && !args.common.silent {
         let _ = writeln!(
             stderr,
@@ -200,6 +197,40 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     } else {
         0
     })
+}
+
+/// What each settings file (with the flags winning) makes of a migration: mode, vocabulary,
+/// default confidence, and the template with its capture runtime, each loaded once.
+fn profiles(args: &MigrateArgs, resolver: Arc<Resolver>) -> Result<PerSettings<Profile>> {
+    if let Some(x) = args.default_confidence
+        && !(0.0..=1.0).contains(&x)
+    {
+        return Err(Error::new(
+            "INVALID_ARGUMENT",
+            "--default-confidence must be between 0 and 1",
+        ));
+    }
+    let (confidence, mode, vocabulary) = (args.default_confidence, args.mode, args.vocabulary);
+    let template_flag = args.template.clone();
+    Ok(PerSettings::new(resolver, move |config| {
+        let settings = &config.settings;
+        let mode = mode.or(settings.mode).unwrap_or_default();
+        let (spec, path) = config.template(template_flag.as_deref())?;
+        let template = Template::load_at(&spec, path.as_deref())?;
+        let runtime = match mode {
+            migrate::Mode::Capture => Some(capture::render_runtime(&template)?),
+            migrate::Mode::Comment => None,
+        };
+        Ok(Profile {
+            mode,
+            vocabulary: vocabulary.or(settings.vocabulary).unwrap_or_default(),
+            default_confidence: confidence
+                .or(settings.default_confidence)
+                .unwrap_or(DEFAULT_CONFIDENCE),
+            template,
+            runtime,
+        })
+    }))
 }
 
 /// The git work trees the files lie in (each file's own, not the working folder's), once each.

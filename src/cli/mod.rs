@@ -12,7 +12,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::config::Config;
+use std::sync::Arc;
+
+use crate::config::Resolver;
 use crate::error::{Error, Result};
 use crate::fsio::discover::Selection;
 use crate::report::Color;
@@ -79,25 +81,37 @@ pub struct PathArgs {
 }
 
 impl PathArgs {
-    /// What to look at: these flags, with the settings file's include/exclude where no flag
-    /// gives them.
-    pub fn selection(&self, config: &Config) -> Result<Selection> {
-        let settings = &config.settings;
-        let include = crate::config::list_or_setting(&self.include, &settings.include);
-        let exclude = match (&settings.exclude, config.dir(), self.exclude.is_empty()) {
-            (Some(globs), Some(dir), true) => Some((dir.to_path_buf(), globs.clone())),
-            (_, _, false) => Some((working_dir()?, self.exclude.clone())),
-            _ => None,
-        };
-        let mut selection = Selection {
-            dirs: self.skill_dirs.clone(),
-            files: self.skill_paths.clone(),
-            include,
-            exclude,
-            no_ignore: self.no_ignore,
-        };
+    /// What to look at: these flags, and each folder's settings file for include/exclude where
+    /// no flag gives them.
+    pub fn selection(&self, resolver: &Arc<Resolver>) -> Result<Selection> {
+        let mut selection = self.filters(resolver)?;
+        selection.dirs = self.skill_dirs.clone();
+        selection.files = self.skill_paths.clone();
         selection.add_positional(&self.paths)?;
         Ok(selection)
+    }
+
+    /// The include/exclude rules alone, without any path (for `check -`'s `--stdin-filename`).
+    pub fn filters(&self, resolver: &Arc<Resolver>) -> Result<Selection> {
+        let exclude =
+            (!self.exclude.is_empty()).then(|| Ok((working_dir()?, self.exclude.clone())));
+        Ok(Selection {
+            include: self.include.clone(),
+            exclude: exclude.transpose()?,
+            no_ignore: self.no_ignore,
+            settings: Some(resolver.clone()),
+            ..Selection::default()
+        })
+    }
+
+    /// Every path named on the command line.
+    pub fn named(&self) -> Vec<PathBuf> {
+        self.paths
+            .iter()
+            .chain(&self.skill_dirs)
+            .chain(&self.skill_paths)
+            .cloned()
+            .collect()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -116,7 +130,7 @@ impl PathArgs {
             format!("no script found in the paths given.{hint}")
         } else {
             format!(
-                "all {found} scripts found were skipped ({skipped} skipped: symlinks, binary or too large files; see above).{hint}"
+                "all {found} scripts found were skipped ({skipped} skipped; the reasons are above).{hint}"
             )
         };
         if !self.is_empty() {
@@ -130,7 +144,7 @@ impl PathArgs {
 
     /// The files to work on: discovered, then narrowed by `--changed-since` / `--staged`. With
     /// either of those and no paths, the whole work tree is searched.
-    pub fn files(&self, what: &str, config: &Config) -> Result<Vec<PathBuf>> {
+    pub fn files(&self, what: &str, resolver: &Arc<Resolver>) -> Result<Vec<PathBuf>> {
         let by_history = self.changed_since.is_some() || self.staged;
         let repo = if by_history {
             Some(crate::vcs::Repo::discover(&working_dir()?).ok_or_else(|| {
@@ -142,7 +156,7 @@ impl PathArgs {
         } else {
             None
         };
-        let mut selection = self.selection(config)?;
+        let mut selection = self.selection(resolver)?;
         if self.is_empty() {
             match &repo {
                 Some(repo) => selection.dirs.push(repo.root.clone()),
@@ -226,6 +240,8 @@ pub struct MigrateArgs {
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     #[command(flatten)]
+    pub settings: SettingsArgs,
+    #[command(flatten)]
     pub common: Common,
 }
 
@@ -277,6 +293,8 @@ pub struct CheckArgs {
     /// Keep the result cache in this folder instead of .skillmod/cache (a CI cache folder, say).
     #[arg(long, value_name = "DIR", env = "SKILLMOD_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub settings: SettingsArgs,
     #[command(flatten)]
     pub common: Common,
 }
@@ -385,21 +403,38 @@ pub struct Common {
     /// Worker threads (default: all cores).
     #[arg(short, long, global = true, value_name = "N")]
     pub jobs: Option<usize>,
-    /// Read settings from this file instead of the nearest skillmod.toml or .skillmod.toml.
-    #[arg(long, global = true, value_name = "PATH", conflicts_with = "isolated")]
+}
+
+/// Where settings come from, for the commands that read settings files (check, migrate).
+#[derive(Debug, Clone, Args, Default)]
+pub struct SettingsArgs {
+    /// Read settings from this file for every script, instead of each script's nearest
+    /// skillmod.toml or .skillmod.toml.
+    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
     pub config: Option<PathBuf>,
     /// Ignore every settings file.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub isolated: bool,
 }
 
-impl Common {
-    /// The settings in force: `--config`, none with `--isolated`, else the nearest file found
-    /// walking up from the working folder.
-    pub fn config(&self) -> Result<Config> {
-        Config::load(self.config.as_deref(), self.isolated, &working_dir()?)
+impl SettingsArgs {
+    /// Each script's settings: `--config`, none with `--isolated`, else the nearest settings
+    /// file above it, never above its repository root (or, outside git, the path named).
+    pub fn resolver(&self, named: &[PathBuf]) -> Result<Arc<Resolver>> {
+        let named = if named.is_empty() {
+            vec![working_dir()?]
+        } else {
+            named.to_vec()
+        };
+        Ok(Arc::new(Resolver::new(
+            self.config.as_deref(),
+            self.isolated,
+            &named,
+        )?))
     }
+}
 
+impl Common {
     /// Size the worker pool (`--jobs`).
     pub fn init_threads(&self) -> Result<()> {
         if let Some(jobs) = self.jobs {

@@ -11,6 +11,9 @@ use crate::contract::run::{Limits, RunResult, read_capped, run_skill};
 use crate::contract::{self, Outcome, ParseOptions, Schema};
 use crate::error::{Error, Result};
 
+/// The flag that raises the output limit, named in OUTPUT_TOO_LARGE messages.
+const MAX_OUTPUT: &str = "--max-output";
+
 #[derive(Debug, Serialize)]
 struct Validated {
     source: String,
@@ -75,7 +78,12 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
         });
     }
     if args.jsonl {
-        let bytes = read_capped(std::io::stdin().lock(), args.max_output, "stdin")?;
+        let bytes = read_capped(
+            std::io::stdin().lock(),
+            args.max_output,
+            "stdin",
+            MAX_OUTPUT,
+        )?;
         let line_options = ParseOptions {
             protocol: contract::Protocol::Json,
             ..options.clone()
@@ -95,7 +103,12 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
     // With --jsonl, stdin is the JSON Lines input: `-` does not read it a second time.
     for input in args.inputs.iter().filter(|i| !(args.jsonl && *i == "-")) {
         let bytes = if input == "-" {
-            read_capped(std::io::stdin().lock(), args.max_output, "stdin")?
+            read_capped(
+                std::io::stdin().lock(),
+                args.max_output,
+                "stdin",
+                MAX_OUTPUT,
+            )?
         } else {
             let path = std::path::Path::new(input);
             let meta = std::fs::metadata(path)
@@ -108,7 +121,7 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
             }
             let file = std::fs::File::open(path)
                 .map_err(|e| Error::io("INPUT_UNREADABLE", "cannot read", path, &e))?;
-            read_capped(file, args.max_output, input)?
+            read_capped(file, args.max_output, input, MAX_OUTPUT)?
         };
         results.push(Validated {
             source: input.clone(),

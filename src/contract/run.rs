@@ -175,8 +175,9 @@ fn reader(mut pipe: impl Read + Send + 'static, max: u64, over: mpsc::Sender<()>
     Reader { buffer, done }
 }
 
-/// Read at most `max` bytes of `input`; `OUTPUT_TOO_LARGE` past that (`validate /dev/zero`).
-pub fn read_capped(mut input: impl Read, max: u64, what: &str) -> Result<Vec<u8>> {
+/// Read at most `max` bytes of `input`; `OUTPUT_TOO_LARGE` past that (`validate /dev/zero`),
+/// naming `flag`, the option that raises the limit.
+pub fn read_capped(mut input: impl Read, max: u64, what: &str, flag: &str) -> Result<Vec<u8>> {
     let mut buffer = Vec::new();
     (&mut input)
         .take(max.saturating_add(1))
@@ -185,7 +186,7 @@ pub fn read_capped(mut input: impl Read, max: u64, what: &str) -> Result<Vec<u8>
     if buffer.len() as u64 > max {
         return Err(Error::new(
             "OUTPUT_TOO_LARGE",
-            format!("{what} is larger than {max} bytes; raise the limit with --max-output"),
+            format!("{what} is larger than {max} bytes; raise the limit with {flag}"),
         ));
     }
     Ok(buffer)

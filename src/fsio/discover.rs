@@ -5,13 +5,14 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::{STATE_DIR, canonical};
+use crate::config::{Config, Resolver};
 use crate::error::{Error, Result};
 
 /// The default script name inside a skill folder.
@@ -26,10 +27,13 @@ pub struct Selection {
     pub files: Vec<PathBuf>,
     /// Extra file-name globs for folder walks, e.g. `*.sh`.
     pub include: Vec<String>,
-    /// Paths left out (gitignore syntax), relative to the folder given with them.
+    /// `--exclude`: paths left out (gitignore syntax), relative to the folder given with them.
     pub exclude: Option<(PathBuf, Vec<String>)>,
     /// Take every file: no .gitignore/.ignore rules, for walks and explicit files alike.
     pub no_ignore: bool,
+    /// Where each folder's settings file is found: its `include` and `exclude` apply under it
+    /// where no flag gives them.
+    pub settings: Option<Arc<Resolver>>,
 }
 
 impl Selection {
@@ -58,11 +62,7 @@ impl Selection {
 /// Every candidate script, sorted by path and without duplicates. Symlinks are returned too
 /// (the caller reports them as skipped); folders are walked in parallel.
 pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
-    let names = name_matcher(&selection.include)?;
-    let exclude = match &selection.exclude {
-        Some((root, globs)) if !globs.is_empty() => Some(Arc::new(Exclude::new(root, globs)?)),
-        _ => None,
-    };
+    let filters = Arc::new(FilterSet::new(selection)?);
     let mut found = Vec::new();
     let mut ignored = IgnoreCache::default();
     for file in &selection.files {
@@ -72,7 +72,7 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
                 format!("{} does not exist; pass an existing file", file.display()),
             ));
         }
-        if exclude.as_ref().is_some_and(|e| e.covers(file, false)) {
+        if filters.excludes(file)? {
             continue;
         }
         // Explicit names still obey the ignore rules (pre-commit passes files one by one).
@@ -87,30 +87,146 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
                 format!("{} is not a folder; pass an existing folder", dir.display()),
             ));
         }
-        if exclude.as_ref().is_some_and(|e| e.covers(dir, true)) {
+        if filters.excludes(dir)? {
             continue;
         }
-        found.extend(walk(dir, &names, selection.no_ignore, exclude.clone())?);
+        found.extend(walk(dir, selection.no_ignore, filters.clone())?);
     }
     found.sort();
     found.dedup();
     Ok(found)
 }
 
-fn name_matcher(include: &[String]) -> Result<GlobSet> {
+/// Whether a path named alone (a file, or `check -`'s `--stdin-filename`) is excluded by
+/// `--exclude` or its settings file's `exclude`.
+pub fn is_excluded(selection: &Selection, path: &Path) -> Result<bool> {
+    FilterSet::new(selection)?.excludes(path)
+}
+
+/// The names taken and the paths left out in one folder.
+struct Filters {
+    names: GlobSet,
+    exclude: Option<Exclude>,
+}
+
+/// The filters in force in each folder: the flags', or each settings file's where no flag
+/// gives them, each built once. A bad glob in a settings file stops the walk with its error.
+struct FilterSet {
+    include_flag: Option<Vec<String>>,
+    exclude_flag: Option<(PathBuf, Vec<String>)>,
+    settings: Option<Arc<Resolver>>,
+    built: Mutex<HashMap<Option<PathBuf>, Arc<Filters>>>,
+    error: Mutex<Option<Error>>,
+}
+
+impl FilterSet {
+    fn new(selection: &Selection) -> Result<FilterSet> {
+        let set = FilterSet {
+            include_flag: (!selection.include.is_empty()).then(|| selection.include.clone()),
+            exclude_flag: selection
+                .exclude
+                .clone()
+                .filter(|(_, globs)| !globs.is_empty()),
+            settings: selection.settings.clone(),
+            built: Mutex::new(HashMap::new()),
+            error: Mutex::new(None),
+        };
+        // Flags are checked at once, whatever is found.
+        if set.settings.is_none() || (set.include_flag.is_some() && set.exclude_flag.is_some()) {
+            set.build(&Config::default())?;
+        }
+        Ok(set)
+    }
+
+    /// The filters for entries of the folder holding `path`.
+    fn for_path(&self, path: &Path) -> Result<Arc<Filters>> {
+        let config = match &self.settings {
+            Some(resolver) => resolver.for_path(path)?,
+            None => Arc::new(Config::default()),
+        };
+        self.build(&config)
+    }
+
+    fn build(&self, config: &Config) -> Result<Arc<Filters>> {
+        let mut built = self
+            .built
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(known) = built.get(&config.path) {
+            return Ok(known.clone());
+        }
+        let origin = |key: &str| match &config.path {
+            Some(file) => format!("{key} in {}", file.display()),
+            None => format!("--{key}"),
+        };
+        let names = match &self.include_flag {
+            Some(globs) => name_matcher(globs, "--include")?,
+            None => name_matcher(
+                config.settings.include.as_deref().unwrap_or_default(),
+                &origin("include"),
+            )?,
+        };
+        let exclude = match (&self.exclude_flag, &config.settings.exclude, config.dir()) {
+            (Some((root, globs)), _, _) => Some(Exclude::new(root, globs, "--exclude")?),
+            (None, Some(globs), Some(dir)) if !globs.is_empty() => {
+                Some(Exclude::new(dir, globs, &origin("exclude"))?)
+            }
+            _ => None,
+        };
+        let filters = Arc::new(Filters { names, exclude });
+        built.insert(config.path.clone(), filters.clone());
+        Ok(filters)
+    }
+
+    /// Whether `path` (as given) or a folder above it is excluded.
+    fn excludes(&self, path: &Path) -> Result<bool> {
+        let is_dir = path.is_dir();
+        Ok(self
+            .for_path(path)?
+            .exclude
+            .as_ref()
+            .is_some_and(|e| e.covers(path, is_dir)))
+    }
+
+    /// Inside a walk, where errors cannot be returned: the first is kept for the end.
+    fn for_path_or_note(&self, path: &Path) -> Option<Arc<Filters>> {
+        match self.for_path(path) {
+            Ok(filters) => Some(filters),
+            Err(error) => {
+                self.error
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .get_or_insert(error);
+                None
+            }
+        }
+    }
+
+    fn take_error(&self) -> Option<Error> {
+        self.error
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+}
+
+fn name_matcher(include: &[String], origin: &str) -> Result<GlobSet> {
     let mut builder = GlobSetBuilder::new();
     for pattern in std::iter::once(DEFAULT_NAME).chain(include.iter().map(String::as_str)) {
         let glob = Glob::new(pattern).map_err(|e| {
             Error::new(
                 "INVALID_GLOB",
-                format!("--include '{pattern}' is not a valid glob: {e}"),
+                format!("{origin}: '{pattern}' is not a valid glob: {e}"),
             )
         })?;
         builder.add(glob);
     }
-    builder
-        .build()
-        .map_err(|e| Error::new("INVALID_GLOB", format!("cannot build --include globs: {e}")))
+    builder.build().map_err(|e| {
+        Error::new(
+            "INVALID_GLOB",
+            format!("{origin}: cannot build the globs: {e}"),
+        )
+    })
 }
 
 /// `--exclude` / settings `exclude` globs: gitignore lines relative to one folder.
@@ -119,19 +235,22 @@ struct Exclude {
 }
 
 impl Exclude {
-    fn new(root: &Path, globs: &[String]) -> Result<Exclude> {
+    fn new(root: &Path, globs: &[String], origin: &str) -> Result<Exclude> {
         let mut builder = GitignoreBuilder::new(canonical(root));
         for glob in globs {
             builder.add_line(None, glob).map_err(|e| {
                 Error::new(
                     "INVALID_GLOB",
-                    format!("exclude '{glob}' is not a valid glob: {e}"),
+                    format!("{origin}: '{glob}' is not a valid glob: {e}"),
                 )
             })?;
         }
-        let matcher = builder
-            .build()
-            .map_err(|e| Error::new("INVALID_GLOB", format!("cannot build exclude globs: {e}")))?;
+        let matcher = builder.build().map_err(|e| {
+            Error::new(
+                "INVALID_GLOB",
+                format!("{origin}: cannot build the globs: {e}"),
+            )
+        })?;
         Ok(Exclude { matcher })
     }
 
@@ -165,8 +284,8 @@ fn error_path(error: &ignore::Error) -> Option<PathBuf> {
 
 /// A walker with skillmod's rules: hidden folders included (skills live in `.claude/`), ignore
 /// files honored unless `no_ignore`, symlinks not followed, `.git` and `.skillmod` never entered,
-/// excluded paths pruned.
-fn walker(dir: &Path, no_ignore: bool, exclude: Option<Arc<Exclude>>) -> WalkBuilder {
+/// excluded paths pruned (each by the filters of its own folder).
+fn walker(dir: &Path, no_ignore: bool, filters: Option<Arc<FilterSet>>) -> WalkBuilder {
     let mut builder = WalkBuilder::new(dir);
     let (given, absolute) = (dir.to_path_buf(), canonical(dir));
     builder
@@ -180,9 +299,15 @@ fn walker(dir: &Path, no_ignore: bool, exclude: Option<Arc<Exclude>>) -> WalkBui
             if entry.depth() > 0 && is_dir && (name == ".git" || name == STATE_DIR) {
                 return false;
             }
-            exclude.as_ref().is_none_or(|exclude| {
-                let relative = entry.path().strip_prefix(&given).unwrap_or(entry.path());
-                !exclude.matches(&absolute.join(relative), is_dir)
+            let Some(filters) = &filters else {
+                return true;
+            };
+            let relative = entry.path().strip_prefix(&given).unwrap_or(entry.path());
+            let path = absolute.join(relative);
+            filters.for_path_or_note(&path).is_some_and(|f| {
+                f.exclude
+                    .as_ref()
+                    .is_none_or(|exclude| !exclude.matches(&path, is_dir))
             })
         });
     builder
@@ -229,36 +354,44 @@ fn list_kept(dir: &Path) -> HashSet<OsString> {
         .collect()
 }
 
-fn walk(
-    dir: &Path,
-    names: &GlobSet,
-    no_ignore: bool,
-    exclude: Option<Arc<Exclude>>,
-) -> Result<Vec<PathBuf>> {
+fn walk(dir: &Path, no_ignore: bool, filters: Arc<FilterSet>) -> Result<Vec<PathBuf>> {
     let (tx, rx) = std::sync::mpsc::channel();
-    walker(dir, no_ignore, exclude).build_parallel().run(|| {
-        let tx = tx.clone();
-        let names = names.clone();
-        Box::new(move |entry| {
-            match entry {
-                Ok(entry) => {
-                    let is_candidate = entry.file_type().is_some_and(|t| !t.is_dir());
-                    if is_candidate && names.is_match(entry.file_name()) {
-                        let _ = tx.send(entry.into_path());
+    let (given, absolute) = (dir.to_path_buf(), canonical(dir));
+    walker(dir, no_ignore, Some(filters.clone()))
+        .build_parallel()
+        .run(|| {
+            let tx = tx.clone();
+            let filters = filters.clone();
+            let (given, absolute) = (given.clone(), absolute.clone());
+            Box::new(move |entry| {
+                match entry {
+                    Ok(entry) => {
+                        let is_candidate = entry.file_type().is_some_and(|t| !t.is_dir());
+                        let relative = entry.path().strip_prefix(&given).unwrap_or(entry.path());
+                        if is_candidate
+                            && filters
+                                .for_path_or_note(&absolute.join(relative))
+                                .is_some_and(|f| f.names.is_match(entry.file_name()))
+                        {
+                            let _ = tx.send(entry.into_path());
+                        }
+                    }
+                    // A folder or file the walk could not read is returned too: reading it then
+                    // fails with the reason, so it shows in the report and the exit status
+                    // instead of vanishing from the run.
+                    Err(error) => {
+                        if let Some(path) = error_path(&error) {
+                            let _ = tx.send(path);
+                        }
                     }
                 }
-                // A folder or file the walk could not read is returned too: reading it then
-                // fails with the reason, so it shows in the report and the exit status instead
-                // of vanishing from the run.
-                Err(error) => {
-                    if let Some(path) = error_path(&error) {
-                        let _ = tx.send(path);
-                    }
-                }
-            }
-            ignore::WalkState::Continue
-        })
-    });
+                ignore::WalkState::Continue
+            })
+        });
     drop(tx);
-    Ok(rx.into_iter().collect())
+    let found = rx.into_iter().collect();
+    match filters.take_error() {
+        Some(error) => Err(error),
+        None => Ok(found),
+    }
 }

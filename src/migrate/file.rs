@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::{Change, ErrorEntry, FileReport, Mode, Options, Status};
-use crate::analyze::shell::Judge;
+use crate::analyze::shell::{Dialect, Judge};
 use crate::analyze::{
     self, Analysis, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, RUNTIME_MARKER, Vocabulary, flow,
     prefilter,
@@ -34,20 +34,30 @@ pub fn process_file(
         }
         Err(ReadOutcome::Failed(error)) => return fail(report, error),
     };
+    if !Dialect::is_shell_file(path, &script.body) && !options.sourcing.is_library(path) {
+        report.status = Status::Skipped;
+        report.errors.push(not_shell().into());
+        return (report, None);
+    }
+    let profile = match options.profiles.get(path) {
+        Ok(profile) => profile,
+        Err(error) => return fail(report, error),
+    };
+    let profile = &*profile;
     let original = script.bytes();
     let sha_before = sha256_hex(&original);
     report.sha256_before = Some(sha_before.clone());
     report.sha256_after = Some(sha_before.clone());
     // A script that sources a library with legacy lines needs the runtime for them.
-    let hosted = match options.mode {
+    let hosted = match profile.mode {
         Mode::Capture => options.sourcing.hosts_library(path),
         Mode::Comment => None,
     };
-    if !options.force && hosted.is_none() && !might_need_parse(&script.body, options.vocabulary) {
+    if !options.force && hosted.is_none() && !might_need_parse(&script.body, profile.vocabulary) {
         report.status = Status::NoLegacy;
         return (report, None);
     }
-    let mut analysis = match analyze::analyze(parser, &script.body, options.vocabulary) {
+    let mut analysis = match analyze::analyze(parser, &script.body, profile.vocabulary) {
         Ok(a) => a,
         Err(e) => return fail(report, e),
     };
@@ -114,10 +124,10 @@ pub fn process_file(
         return fail(report, reason);
     }
     let skill_name = skill_name(path);
-    let planned = match options.mode {
+    let planned = match profile.mode {
         Mode::Comment => {
             let context =
-                values::static_values(&analysis.legacy, options.default_confidence, &skill_name);
+                values::static_values(&analysis.legacy, profile.default_confidence, &skill_name);
             report.notes.extend(
                 values::invalid_confidences(&analysis.legacy)
                     .into_iter()
@@ -127,7 +137,7 @@ pub fn process_file(
             rewrite::plan_comment_mode(
                 &analysis,
                 &script.body,
-                &options.template,
+                &profile.template,
                 &context,
                 unreachable,
             )
@@ -137,14 +147,14 @@ pub fn process_file(
             if let Some(note) = role_note(role, hosted) {
                 report.notes.push(note.into());
             }
-            match &options.runtime {
+            match &profile.runtime {
                 Some(runtime) => capture::plan_capture_mode(
                     &analysis,
                     &script.body,
                     runtime,
                     role.0,
                     &skill_name,
-                    options.default_confidence,
+                    profile.default_confidence,
                     hosted.unwrap_or(false),
                 ),
                 None => Err(Error::new(
@@ -224,6 +234,14 @@ pub fn process_file(
     report.status = Status::Migrated;
     report.sha256_after = Some(sha_after);
     (report, Some(change))
+}
+
+/// Why a file that is not a shell script is left alone (check says the same).
+pub fn not_shell() -> Error {
+    Error::new(
+        "NOT_SHELL",
+        "not a shell script (no sh/bash/dash/ksh shebang, no .sh/.bash name, not sourced by a selected script): left alone",
+    )
 }
 
 /// The file failed with `error`; it was not changed, so `sha256_after` still equals the original's.

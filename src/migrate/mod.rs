@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-pub use file::process_file;
+pub use file::{not_shell, process_file};
 
 use crate::analyze::{LegacyStatement, StdoutWrite};
+use crate::config::PerSettings;
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
 use crate::rewrite::Template;
@@ -57,6 +58,9 @@ pub struct FileReport {
     pub errors: Vec<ErrorEntry>,
     /// Remarks that do not stop the migration (a library, an invalid literal confidence).
     pub notes: Vec<ErrorEntry>,
+    /// The settings file that applied, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settings: Option<String>,
     #[serde(skip)]
     pub abs_path: PathBuf,
 }
@@ -82,27 +86,34 @@ pub enum Mode {
 }
 
 /// Settings for one migrate run.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Options {
     pub dry_run: bool,
     pub force: bool,
     pub backup: bool,
-    pub default_confidence: f64,
     pub max_size: u64,
-    pub template: Template,
-    pub mode: Mode,
-    /// Which printed lines are legacy lines.
-    pub vocabulary: crate::analyze::Vocabulary,
+    /// What each file's settings (and the flags) say.
+    pub profiles: PerSettings<Profile>,
     /// Send other stdout writes (echo, printf, cat) to stderr.
     pub stdout_to_stderr: bool,
     /// Folder that paths in reports are relative to.
     pub base: PathBuf,
     /// Inside git without `--allow-dirty`: files with uncommitted changes, never rewritten.
     pub dirty: Option<std::collections::HashSet<PathBuf>>,
-    /// Capture mode's runtime for `template`, rendered once per run.
-    pub runtime: Option<crate::rewrite::capture::Runtime>,
     /// Which selected scripts source which (capture mode).
     pub sourcing: sourcing::Sourcing,
+}
+
+/// The settings that shape one file's migration, built once per settings file.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    pub mode: Mode,
+    /// Which printed lines are legacy lines.
+    pub vocabulary: crate::analyze::Vocabulary,
+    pub default_confidence: f64,
+    pub template: Template,
+    /// Capture mode's runtime for `template`, rendered once.
+    pub runtime: Option<crate::rewrite::capture::Runtime>,
 }
 
 /// Counts per status.
@@ -149,6 +160,8 @@ pub struct RunReport {
     /// Full hash of the commit (`git rev-parse HEAD` right after it), or null.
     pub commit_hash: Option<String>,
     pub files_committed: Vec<String>,
+    /// The settings files that applied to the files selected.
+    pub settings_files: Vec<String>,
 }
 
 /// Migrate `files`. `render` turns a file's change into output (a diff, say) on the worker
@@ -191,6 +204,7 @@ where
         commit_created: false,
         commit_hash: None,
         files_committed: Vec::new(),
+        settings_files: Vec::new(),
     })
 }
 
@@ -214,6 +228,7 @@ impl FileReport {
             sha256_after: None,
             errors: Vec::new(),
             notes: Vec::new(),
+            settings: options.profiles.source_of(path),
             abs_path: path.to_path_buf(),
         }
     }

@@ -50,7 +50,12 @@ struct Scanned {
 impl Sourcing {
     /// Read every selected file once (up to `max_size` bytes, on all cores) and link sourcing
     /// scripts to the selected files they source.
-    pub fn scan(files: &[PathBuf], max_size: u64, vocabulary: Vocabulary) -> Sourcing {
+    /// `vocabulary` gives the vocabulary of each library (its own settings').
+    pub fn scan(
+        files: &[PathBuf],
+        max_size: u64,
+        vocabulary: &(dyn Fn(&Path) -> Vocabulary + Sync),
+    ) -> Sourcing {
         // A library sourced by many scripts is read once.
         let libraries = std::sync::Mutex::new(HashMap::new());
         let scanned: Vec<Scanned> = crate::parallel::map(files, |path| {
@@ -99,7 +104,7 @@ impl Sourcing {
 fn scan_one(
     path: &Path,
     max_size: u64,
-    vocabulary: Vocabulary,
+    vocabulary: &(dyn Fn(&Path) -> Vocabulary + Sync),
     libraries: &std::sync::Mutex<HashMap<FileId, Option<bool>>>,
 ) -> Option<Scanned> {
     let meta = std::fs::metadata(path).ok()?;
@@ -114,8 +119,8 @@ fn scan_one(
             let id = file_id(&library, &meta)?;
             let known = libraries.lock().ok()?.get(&id).copied();
             let legacy = known.unwrap_or_else(|| {
-                let legacy =
-                    read_small(&library, &meta, max_size).and_then(|b| legacy_in(&b, vocabulary));
+                let legacy = read_small(&library, &meta, max_size)
+                    .and_then(|b| legacy_in(&b, vocabulary(&library)));
                 if let Ok(mut libraries) = libraries.lock() {
                     libraries.insert(id.clone(), legacy);
                 }
@@ -233,13 +238,13 @@ mod tests {
         .expect("write");
         std::fs::write(root.join("lib/common.sh"), "run() { echo \"SUCCESS\"; }\n").expect("write");
         let files = [script.clone(), root.join("./lib/common.sh")];
-        let sourcing = Sourcing::scan(&files, 1 << 20, Vocabulary::Exact);
+        let sourcing = Sourcing::scan(&files, 1 << 20, &|_| Vocabulary::Exact);
         assert!(sourcing.is_library(&root.join("lib/../lib/common.sh")));
         assert!(!sourcing.is_library(&script));
         assert_eq!(sourcing.hosts_library(&script), Some(true));
         assert_eq!(sourcing.hosts_library(&root.join("lib/common.sh")), None);
         // Not selected, not a library: only selected files are linked.
-        let alone = Sourcing::scan(&files[..1], 1 << 20, Vocabulary::Exact);
+        let alone = Sourcing::scan(&files[..1], 1 << 20, &|_| Vocabulary::Exact);
         assert!(!alone.is_library(&root.join("lib/common.sh")));
         assert_eq!(alone.hosts_library(&script), None);
     }

@@ -56,6 +56,7 @@ impl CheckJsonWriter {
         out.write_all(&self.skipped_text)?;
         field(out, "summary", &report.summary, 2)?;
         field(out, "errors", &report.errors, 2)?;
+        field(out, "settings_files", &report.settings_files, 2)?;
         out.write_all(b"\n}\n")
     }
 }

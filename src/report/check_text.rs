@@ -70,7 +70,14 @@ pub fn write_summary(
 ) -> io::Result<()> {
     let s = &report.summary;
     let bold = palette.paint(Style::new().bold());
-    if s.findings == 0 {
+    if s.findings == 0 && s.errors > 0 {
+        write!(
+            out,
+            "{bold}Not clear{bold:#}: {} could not be checked (SKM003, above); no legacy output in {} checked",
+            plural(s.errors, "file"),
+            plural(s.scripts_checked, "script")
+        )?;
+    } else if s.findings == 0 {
         write!(
             out,
             "{bold}All clear{bold:#}: no legacy output in {}",

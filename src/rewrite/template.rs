@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::analyze::BLOCK_DELIMITER;
 use crate::error::{Error, Result};
+use crate::fsio::limited;
 
 /// A built-in template: its name, the schema its output follows, and its source.
 #[derive(Debug, Clone, Copy)]
@@ -43,6 +44,27 @@ pub const DEFAULT: &str = "skill-output-v1";
 
 pub const NOW_TOKEN: &str = "@@SKILLMOD_NOW@@";
 
+/// Template files larger than this are refused (the built-in ones are under 1 KiB).
+pub const SIZE_LIMIT: u64 = 64 * 1024;
+
+/// Instructions one rendering may run: the built-in templates need a few hundred, so a loop
+/// that would render for ever stops with TEMPLATE_RENDER_FAILED instead.
+const FUEL: u64 = 100_000;
+
+/// Rendered blocks larger than this are refused.
+const OUTPUT_LIMIT: usize = 64 * 1024;
+
+/// Whether `spec` names a built-in template.
+pub fn is_builtin(spec: &str) -> bool {
+    BUILTINS.iter().any(|b| b.name == spec)
+}
+
+/// Characters a template name written into a script may hold: no newline, quote, backslash,
+/// `$` or backquote, so it can never end the comment or quoted word it is written into.
+fn safe_name_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | '+' | '@' | ':' | ' ' | '=' | ',')
+}
+
 /// A loaded template, compiled once and ready to render.
 #[derive(Debug, Clone)]
 pub struct Template {
@@ -57,13 +79,25 @@ impl Template {
     }
 
     /// Load `spec`, a built-in name or a file; a file is read at `path` when given (a settings
-    /// file's template, resolved against its folder) while the name stays `spec`.
+    /// file's template, resolved against its folder) while the name stays `spec`. A file must be
+    /// a regular file under the size limit, and its name is written into scripts, so it may hold
+    /// no character a shell comment or quoted word could be broken out of with.
     pub fn load_at(spec: &str, path: Option<&Path>) -> Result<Template> {
         if let Some(builtin) = BUILTINS.iter().find(|b| b.name == spec) {
             return Template::compile(builtin.name.to_string(), builtin.source.to_string());
         }
+        if let Some(bad) = spec.chars().find(|&c| !safe_name_char(c)) {
+            return Err(Error::new(
+                "TEMPLATE_NAME_UNSAFE",
+                format!(
+                    "template name '{}' holds {:?}, which would be written into every migrated script; rename the file (letters, digits, `._-/+@:` and spaces)",
+                    spec.escape_default(),
+                    bad
+                ),
+            ));
+        }
         let path = path.unwrap_or(Path::new(spec));
-        if !path.exists() {
+        if std::fs::symlink_metadata(path).is_err() {
             let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
             return Err(Error::new(
                 "TEMPLATE_NOT_FOUND",
@@ -73,13 +107,28 @@ impl Template {
                 ),
             ));
         }
-        let source = std::fs::read_to_string(path)
-            .map_err(|e| Error::io("TEMPLATE_UNREADABLE", "cannot read template", path, &e))?;
+        let bytes = limited::read(path, SIZE_LIMIT, true).map_err(|refused| {
+            Error::new(
+                "TEMPLATE_UNREADABLE",
+                format!(
+                    "template {} {}; use a regular .j2 file",
+                    path.display(),
+                    refused.describe(SIZE_LIMIT)
+                ),
+            )
+        })?;
+        let source = String::from_utf8(bytes).map_err(|_| {
+            Error::new(
+                "TEMPLATE_UNREADABLE",
+                format!("template {} is not UTF-8 text", path.display()),
+            )
+        })?;
         Template::compile(spec.to_string(), source)
     }
 
     fn compile(name: String, source: String) -> Result<Template> {
         let mut env = Environment::new();
+        env.set_fuel(Some(FUEL));
         env.add_filter("json", json_filter);
         env.add_template_owned("block", source).map_err(|e| {
             Error::new(
@@ -105,6 +154,16 @@ impl Template {
                     format!("template '{}' failed to render: {e}", self.name),
                 )
             })?;
+        if text.len() > OUTPUT_LIMIT {
+            return Err(Error::new(
+                "TEMPLATE_RENDER_FAILED",
+                format!(
+                    "template '{}' rendered {} bytes, over the {OUTPUT_LIMIT}-byte limit for a JSON block",
+                    self.name,
+                    text.len()
+                ),
+            ));
+        }
         if text
             .lines()
             .any(|line| line.trim_end_matches('\r') == BLOCK_DELIMITER)

@@ -244,3 +244,23 @@ pub fn fixture_scripts() -> Vec<PathBuf> {
     walk(&fixtures(), &mut out);
     out
 }
+
+/// Run with no stdin and a deadline: a command that hangs (a FIFO read, say) is killed and the
+/// test fails saying so, instead of hanging the suite.
+pub fn run_bounded(cmd: &mut Command, seconds: u64) -> Output {
+    use std::process::Stdio;
+    use wait_timeout::ChildExt;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let limit = std::time::Duration::from_secs(seconds);
+    if child.wait_timeout(limit).expect("wait").is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the command hung for {seconds} s: {cmd:?}");
+    }
+    child.wait_with_output().expect("output")
+}
