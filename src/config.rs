@@ -5,8 +5,9 @@
 //! bounded, never blocking, and unable to point outside its repository.
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
 
 use serde::Deserialize;
 
@@ -191,7 +192,12 @@ pub struct Resolver {
     /// Absolute folders named on the command line outside any repository: the search stops there.
     stops: Vec<PathBuf>,
     /// Folder -> the settings in force there, each folder looked at once.
-    by_dir: Mutex<HashMap<PathBuf, Arc<Config>>>,
+    /// Keyed by the path's bytes: hashing a `PathBuf` walks its components, which cost more
+    /// than the lookup saved.
+    by_dir: RwLock<HashMap<OsString, Arc<Config>>>,
+    /// The working folder, read once: relative paths are made absolute against it (asking the
+    /// system for it per file was a third of a warm check's system calls).
+    cwd: PathBuf,
 }
 
 impl Resolver {
@@ -234,7 +240,8 @@ impl Resolver {
         Ok(Resolver {
             fixed,
             stops,
-            by_dir: Mutex::new(HashMap::new()),
+            by_dir: RwLock::new(HashMap::new()),
+            cwd: std::env::current_dir().unwrap_or_default(),
         })
     }
 
@@ -243,11 +250,35 @@ impl Resolver {
         if let Some(fixed) = &self.fixed {
             return Ok(fixed.clone());
         }
-        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let absolute = self.absolute(path);
         match absolute.parent() {
             Some(folder) => self.for_dir(folder),
             None => Ok(Arc::new(Config::default())),
         }
+    }
+
+    /// `path` made absolute against the working folder, without `.` components (as
+    /// `std::path::absolute`, but without asking the system for the working folder each time).
+    fn absolute(&self, path: &Path) -> PathBuf {
+        use std::os::unix::ffi::OsStrExt;
+        if path.is_absolute() {
+            return path.to_path_buf();
+        }
+        let mut bytes = path.as_os_str().as_bytes();
+        while let Some(rest) = bytes.strip_prefix(b"./") {
+            bytes = rest;
+        }
+        let plain = bytes != b"."
+            && memchr::memmem::find(bytes, b"/./").is_none()
+            && !bytes.ends_with(b"/.");
+        if plain {
+            return self.cwd.join(std::ffi::OsStr::from_bytes(bytes));
+        }
+        self.cwd
+            .join(path)
+            .components()
+            .filter(|c| !matches!(c, Component::CurDir))
+            .collect()
     }
 
     /// The settings in force in `dir`.
@@ -255,8 +286,14 @@ impl Resolver {
         if let Some(fixed) = &self.fixed {
             return Ok(fixed.clone());
         }
-        if let Some(known) = self.lock().get(dir) {
-            return Ok(known.clone());
+        let known = self
+            .by_dir
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(dir.as_os_str())
+            .cloned();
+        if let Some(known) = known {
+            return Ok(known);
         }
         let found = FILE_NAMES
             .iter()
@@ -270,7 +307,10 @@ impl Resolver {
                 None => Arc::new(Config::default()),
             },
         };
-        self.lock().insert(dir.to_path_buf(), config.clone());
+        self.by_dir
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(dir.as_os_str().to_os_string(), config.clone());
         Ok(config)
     }
 
@@ -286,12 +326,6 @@ impl Resolver {
             .unwrap_or(dir)
             .to_path_buf()
     }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Arc<Config>>> {
-        self.by_dir
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
 }
 
 /// How a command builds its value from one settings file.
@@ -302,7 +336,10 @@ type Build<T> = dyn Fn(&Config) -> Result<T> + Send + Sync;
 pub struct PerSettings<T> {
     resolver: Arc<Resolver>,
     build: Box<Build<T>>,
-    built: Mutex<HashMap<Option<PathBuf>, Arc<T>>>,
+    built: RwLock<HashMap<Option<PathBuf>, Arc<T>>>,
+    /// When every prepared file has the same settings (the usual case: none, or one file at
+    /// the root), that answer, so the run's files need no lookup at all.
+    single: std::sync::OnceLock<(Arc<T>, Option<String>)>,
 }
 
 impl<T> PerSettings<T> {
@@ -313,21 +350,40 @@ impl<T> PerSettings<T> {
         PerSettings {
             resolver,
             build: Box::new(build),
-            built: Mutex::new(HashMap::new()),
+            built: RwLock::new(HashMap::new()),
+            single: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// What applies to a file `prepare` was given.
+    pub fn get_prepared(&self, path: &Path) -> Result<Arc<T>> {
+        match self.single.get() {
+            Some((single, _)) => Ok(single.clone()),
+            None => self.get(path),
         }
     }
 
     /// What applies to the file at `path`.
     pub fn get(&self, path: &Path) -> Result<Arc<T>> {
         let config = self.resolver.for_path(path)?;
+        self.build_for(&config)
+    }
+
+    fn build_for(&self, config: &Config) -> Result<Arc<T>> {
+        let known = self
+            .built
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&config.path)
+            .cloned();
+        if let Some(known) = known {
+            return Ok(known);
+        }
         let mut built = self
             .built
-            .lock()
+            .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(known) = built.get(&config.path) {
-            return Ok(known.clone());
-        }
-        let value = Arc::new((self.build)(&config).map_err(|e| match &config.path {
+        let value = Arc::new((self.build)(config).map_err(|e| match &config.path {
             Some(file) => Error::new(e.code, format!("{}: {}", file.display(), e.message)),
             None => e,
         })?);
@@ -339,20 +395,31 @@ impl<T> PerSettings<T> {
     /// Returns each settings file in use with the number of files it governs.
     pub fn prepare(&self, files: &[PathBuf]) -> Result<Vec<(PathBuf, usize)>> {
         let mut used: HashMap<PathBuf, usize> = HashMap::new();
+        let mut answers: Vec<(Arc<T>, Option<String>)> = Vec::new();
         for file in files {
-            self.get(file)?;
-            if let Some(path) = &self.resolver.for_path(file)?.path {
+            let config = self.resolver.for_path(file)?;
+            let answer = self.build_for(&config)?;
+            if answers.len() < 2 && !answers.iter().any(|a| Arc::ptr_eq(&a.0, &answer)) {
+                answers.push((answer, config.shown()));
+            }
+            if let Some(path) = &config.path {
                 *used.entry(path.clone()).or_default() += 1;
             }
+        }
+        if let [single] = answers.as_slice() {
+            let _ = self.single.set(single.clone());
         }
         let mut used: Vec<(PathBuf, usize)> = used.into_iter().collect();
         used.sort();
         Ok(used)
     }
 
-    /// The settings file that applies to `path`, as reports show it.
+    /// The settings file that applies to a prepared file, as reports show it.
     pub fn source_of(&self, path: &Path) -> Option<String> {
-        self.resolver.for_path(path).ok().and_then(|c| c.shown())
+        match self.single.get() {
+            Some((_, shown)) => shown.clone(),
+            None => self.resolver.for_path(path).ok().and_then(|c| c.shown()),
+        }
     }
 }
 

@@ -78,7 +78,7 @@ pub fn check_file(
     parser: &mut BashParser,
 ) -> FileCheck {
     let shown = crate::fsio::display_path(path, &options.base);
-    let profile = match options.profiles.get(path) {
+    let profile = match options.profiles.get_prepared(path) {
         Ok(profile) => profile,
         Err(error) => {
             let default = Profile::default();
@@ -167,7 +167,7 @@ pub fn check_body(
     cache: &Cache,
     parser: &mut BashParser,
 ) -> FileCheck {
-    match options.profiles.get(path) {
+    match options.profiles.get_prepared(path) {
         Ok(profile) => check_body_at(shown, body, options, &profile, cache, parser, None),
         Err(error) => whole_file(
             &rules::UNREADABLE,

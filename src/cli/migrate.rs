@@ -79,7 +79,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     // Which scripts source which matters in capture mode only.
     let any_capture = files.iter().any(|f| {
         profiles
-            .get(f)
+            .get_prepared(f)
             .is_ok_and(|p| p.mode == migrate::Mode::Capture)
     });
     let sourcing = if any_capture {

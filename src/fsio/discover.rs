@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
@@ -115,7 +115,7 @@ struct FilterSet {
     include_flag: Option<Vec<String>>,
     exclude_flag: Option<(PathBuf, Vec<String>)>,
     settings: Option<Arc<Resolver>>,
-    built: Mutex<HashMap<Option<PathBuf>, Arc<Filters>>>,
+    built: RwLock<HashMap<Option<PathBuf>, Arc<Filters>>>,
     error: Mutex<Option<Error>>,
 }
 
@@ -128,7 +128,7 @@ impl FilterSet {
                 .clone()
                 .filter(|(_, globs)| !globs.is_empty()),
             settings: selection.settings.clone(),
-            built: Mutex::new(HashMap::new()),
+            built: RwLock::new(HashMap::new()),
             error: Mutex::new(None),
         };
         // Flags are checked at once, whatever is found.
@@ -148,13 +148,19 @@ impl FilterSet {
     }
 
     fn build(&self, config: &Config) -> Result<Arc<Filters>> {
+        let known = self
+            .built
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&config.path)
+            .cloned();
+        if let Some(known) = known {
+            return Ok(known);
+        }
         let mut built = self
             .built
-            .lock()
+            .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(known) = built.get(&config.path) {
-            return Ok(known.clone());
-        }
         let origin = |key: &str| match &config.path {
             Some(file) => format!("{key} in {}", file.display()),
             None => format!("--{key}"),
@@ -299,7 +305,8 @@ fn walker(dir: &Path, no_ignore: bool, filters: Option<Arc<FilterSet>>) -> WalkB
             if entry.depth() > 0 && is_dir && (name == ".git" || name == STATE_DIR) {
                 return false;
             }
-            let Some(filters) = &filters else {
+            // Files are filtered where they are taken (`walk`): one lookup each.
+            let Some(filters) = filters.as_ref().filter(|_| is_dir) else {
                 return true;
             };
             let relative = entry.path().strip_prefix(&given).unwrap_or(entry.path());
@@ -368,10 +375,12 @@ fn walk(dir: &Path, no_ignore: bool, filters: Arc<FilterSet>) -> Result<Vec<Path
                     Ok(entry) => {
                         let is_candidate = entry.file_type().is_some_and(|t| !t.is_dir());
                         let relative = entry.path().strip_prefix(&given).unwrap_or(entry.path());
+                        let path = absolute.join(relative);
                         if is_candidate
-                            && filters
-                                .for_path_or_note(&absolute.join(relative))
-                                .is_some_and(|f| f.names.is_match(entry.file_name()))
+                            && filters.for_path_or_note(&path).is_some_and(|f| {
+                                f.names.is_match(entry.file_name())
+                                    && f.exclude.as_ref().is_none_or(|e| !e.matches(&path, false))
+                            })
                         {
                             let _ = tx.send(entry.into_path());
                         }

@@ -39,7 +39,7 @@ pub fn process_file(
         report.errors.push(not_shell().into());
         return (report, None);
     }
-    let profile = match options.profiles.get(path) {
+    let profile = match options.profiles.get_prepared(path) {
         Ok(profile) => profile,
         Err(error) => return fail(report, error),
     };

@@ -247,9 +247,9 @@ pub fn render_runtime(template: &Template) -> Result<Runtime> {
         }
         args.push(arg.replace(NOW_TOKEN, "${__skm_now}"));
     }
-    let name = template.name.replace(['\'', '\n', '\r'], "");
+    // The name is safe to write into the marker's quotes: `Template::load_at` refuses others.
     let context = RuntimeContext {
-        template: &name,
+        template: &template.name,
         uses_time: uses("execution_time_ms"),
         uses_errors: uses("errors"),
         uses_error_member: uses("error_member"),
