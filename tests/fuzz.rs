@@ -214,3 +214,75 @@ fn deep_nesting_and_long_lines_do_not_overflow_the_stack() {
         });
     }
 }
+
+/// Constructs tree-sitter-bash misreads, common in real scripts: some are masked for the parse
+/// (`analyze::misreads`), the others must make a file with a marker an error, never a pass.
+const MISREADS: &[&str] = &[
+    "[ \"$BASH_VERSION\" \\< \"$req\" ] && echo \"old bash\" >&2\n",
+    "if [ \"$a\" \\> \"$b\" ]; then echo hi; fi\n",
+    "n=$((10#$v + 1))\n",
+    "grep -q x >/dev/null <<<\"$s\"\n",
+    "read -r a 2>/dev/null <<< \"$line\"\n",
+    "[[ $a == @(x|y ]] && echo hi\n",
+    "for x do echo \"$x\"; done\n",
+    "c=${a:$i:1}\n",
+    "case $x in\n",
+    "echo \"unclosed\n",
+];
+
+#[test]
+fn misread_constructs_never_hide_a_legacy_line() {
+    use proptest::test_runner::{Config, TestRunner};
+    let mut runner = TestRunner::new(Config::with_cases(cases()));
+    let parser = std::cell::RefCell::new(BashParser::new().expect("parser"));
+    let judged = std::cell::Cell::new(0u32);
+    let masked_clean = std::cell::Cell::new(0u32);
+    let strategy = (
+        prop::collection::vec((0usize..64, 0usize..3), 0..10),
+        prop::collection::vec((0usize..MISREADS.len(), 0usize..32), 1..4),
+        prop::bool::ANY,
+    );
+    runner
+        .run(&strategy, |(picks, inserts, at_end)| {
+            let mut lines: Vec<String> = generated_script(&picks)
+                .lines()
+                .map(|l| format!("{l}\n"))
+                .collect();
+            for (which, at) in inserts {
+                let at = 1 + at % lines.len();
+                lines.insert(at, MISREADS[which].to_string());
+            }
+            let legacy = "echo \"Created: out.txt\"\necho SUCCESS\n".to_string();
+            if at_end {
+                lines.push(legacy);
+            } else {
+                lines.insert(1, legacy);
+            }
+            let script = lines.concat();
+            let analysis = analyze::analyze(
+                &mut parser.borrow_mut(),
+                script.as_bytes(),
+                Vocabulary::Exact,
+            )
+            .expect("analysis");
+            judged.set(judged.get() + 1);
+            if analysis.parse_errors == 0 {
+                masked_clean.set(masked_clean.get() + 1);
+            }
+            prop_assert!(
+                !analysis.legacy.is_empty() || analysis.legacy_in_parse_error.is_some(),
+                "a legacy line passed unseen in:\n{script}"
+            );
+            Ok(())
+        })
+        .expect("no false pass");
+    assert!(
+        judged.get() >= cases(),
+        "only {} cases judged",
+        judged.get()
+    );
+    assert!(
+        masked_clean.get() > 0,
+        "no case parsed cleanly: the masks did nothing"
+    );
+}

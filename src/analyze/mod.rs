@@ -5,6 +5,7 @@ pub mod chunks;
 pub mod context;
 pub mod flow;
 pub mod legacy;
+pub mod misreads;
 pub mod parser;
 pub mod prefilter;
 pub mod scope;
@@ -77,8 +78,10 @@ pub struct Analysis {
     pub parse_errors: usize,
     /// Line and column of the first parse error.
     pub first_error: Option<(usize, usize)>,
-    /// Line and column of the first `echo` that prints a legacy line but lies where tree-sitter
-    /// could not parse: whether it reaches stdout is unknown, so it must not pass silently.
+    /// Where a parse error keeps the analysis from being trusted, when a marker lies in the
+    /// file: the first `echo` of a legacy line inside an error, else the first marker (a
+    /// misread can swallow real statements into words or comments), or the first error when
+    /// legacy statements were found (the rewrite is refused there). Never a silent pass.
     pub legacy_in_parse_error: Option<(usize, usize)>,
     /// Other statements that write to the script's stdout (echo, printf, cat): they break a
     /// JSON-only stdout.
@@ -386,9 +389,22 @@ fn examine(
     let final_exit = final_top_level_exit(tree.root_node(), source);
     let parse_errors = parser::error_count(&tree);
     let first_error = parser::first_error(&tree);
+    // A parse error can swallow what follows it into a word, a string or a comment, so no
+    // marker in the file can be trusted to be data: the file is not judged clean. With legacy
+    // statements found, the rewrite is refused at the first error (check reports the same place).
+    let legacy_in_parse_error = match (parse_errors, legacy.is_empty()) {
+        (0, _) => None,
+        (_, false) => first_error,
+        (_, true) => hidden.or_else(|| {
+            vocabulary
+                .marker_offsets(source)
+                .first()
+                .map(|&at| parser::line_column(source, at))
+        }),
+    };
     let analysis = Analysis {
         first_error,
-        legacy_in_parse_error: hidden,
+        legacy_in_parse_error,
         dialect: Dialect::detect(source),
         tree,
         scope,

@@ -71,10 +71,11 @@ impl BashParser {
 
     /// Parse only the given ranges of `source` (all of it when empty), as one stream: the text
     /// between them is skipped, and node positions stay those of `source`.
+    /// Constructs tree-sitter misreads are masked for the parse (`misreads`); offsets stay.
     pub fn parse_ranges(&mut self, source: &[u8], ranges: &[Range]) -> Result<Tree> {
         self.set_ranges(ranges)?;
         self.parser
-            .parse(source, None)
+            .parse(super::misreads::mask(source), None)
             .ok_or_else(|| Error::new("PARSE_FAILED", "tree-sitter returned no tree"))
     }
 
@@ -83,7 +84,7 @@ impl BashParser {
     pub fn reparse(&mut self, source: &[u8], old: &Tree, ranges: &[Range]) -> Result<Tree> {
         self.set_ranges(ranges)?;
         self.parser
-            .parse(source, Some(old))
+            .parse(super::misreads::mask(source), Some(old))
             .ok_or_else(|| Error::new("PARSE_FAILED", "tree-sitter returned no tree"))
     }
 
@@ -155,4 +156,14 @@ pub fn node_bytes<'s>(node: Node<'_>, source: &'s [u8]) -> &'s [u8] {
 /// The source text of a node, lossily decoded for reports.
 pub fn node_text(node: Node<'_>, source: &[u8]) -> String {
     String::from_utf8_lossy(node_bytes(node, source)).into_owned()
+}
+
+/// 1-based line and column (in bytes, as tree-sitter counts) of byte `at`.
+pub fn line_column(source: &[u8], at: usize) -> (usize, usize) {
+    let before = &source[..at.min(source.len())];
+    let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    (
+        memchr::memchr_iter(b'\n', before).count() + 1,
+        before.len() - line_start + 1,
+    )
 }

@@ -247,19 +247,23 @@ fn report(
     profile: &Profile,
 ) -> FileCheck {
     let shown = shown.to_string();
-    if let Some((line, column)) = entry.parse_error.filter(|_| entry.legacy.is_empty()) {
-        let error = Error::new(
-            "PARSE_ERROR",
+    // A parse error where a marker lies: migrate refuses the file at this place (PARSE_ERROR), so
+    // check reports it there as an error too, beside any legacy statement it did find.
+    let unparsable = entry.parse_error.map(|(line, column)| {
+        let message = if entry.legacy.is_empty() {
             format!(
-                "line {line}:{column}: a legacy statement lies where tree-sitter-bash cannot parse the script; check it by hand"
-            ),
-        );
-        let mut check = whole_file(&rules::UNREADABLE, &shown, &error, Outcome::Failed, profile);
-        for f in &mut check.findings {
-            (f.line, f.column) = (line, column);
-        }
-        return check;
-    }
+                "line {line}:{column}: a legacy marker lies in a script tree-sitter-bash cannot fully parse, so whether it is printed is unknown and migrate refuses the file (PARSE_ERROR); fix the syntax or check it by hand"
+            )
+        } else {
+            format!(
+                "line {line}:{column}: tree-sitter-bash cannot parse this script, so migrate refuses it (PARSE_ERROR); fix the syntax or migrate it by hand"
+            )
+        };
+        let mut finding =
+            file_finding(&rules::UNREADABLE, &shown, &Error::new("PARSE_ERROR", message));
+        (finding.line, finding.column) = (line, column);
+        finding
+    });
     // The vocabulary that found the lines must be the one that migrates them.
     let vocabulary = match profile.vocabulary {
         Vocabulary::Exact => "",
@@ -327,11 +331,17 @@ fn report(
             );
         }
     }
+    let outcome = if unparsable.is_some() {
+        Outcome::Failed
+    } else {
+        Outcome::Checked
+    };
+    findings.extend(unparsable);
     findings.retain(|f| profile.selection.allows(f.code));
     findings.sort_by_key(|f| (f.line, f.column));
     FileCheck {
         findings,
-        outcome: Outcome::Checked,
+        outcome,
         suppressed,
     }
 }

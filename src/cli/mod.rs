@@ -121,7 +121,7 @@ impl PathArgs {
     /// When a run looked at no script: why, and what to try. A warning on stderr; an error
     /// (`NOTHING_CHECKED`, exit 2) when paths were named, since the user expected a check.
     pub fn nothing_checked(&self, found: usize, skipped: usize, silent: bool) -> Result<()> {
-        let hint = if self.include.is_empty() {
+        let hint = if self.include.is_empty() && found == 0 {
             " skillmod looks for files named execute.sh; add --include '*.sh' (or another glob) for other names."
         } else {
             ""

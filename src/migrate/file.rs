@@ -77,20 +77,11 @@ pub fn process_file(
         report.status = Status::AlreadyMigrated;
         return (report, None);
     }
-    if let Some((line, column)) = analysis
-        .legacy_in_parse_error
-        .filter(|_| analysis.legacy.is_empty())
-    {
+    if let Some(position) = analysis.legacy_in_parse_error {
         report.status = Status::Skipped;
-        report.errors.push(
-            Error::new(
-                "PARSE_ERROR",
-                format!(
-                    "line {line}:{column}: a legacy statement lies where tree-sitter-bash cannot parse the script, so where its output goes is unknown; migrate it by hand"
-                ),
-            )
-            .into(),
-        );
+        report
+            .errors
+            .push(parse_error_refusal(&analysis, position).into());
         return (report, None);
     }
     if analysis.legacy.is_empty() && !options.force && hosted.is_none() {
@@ -234,6 +225,24 @@ pub fn process_file(
     report.status = Status::Migrated;
     report.sha256_after = Some(sha_after);
     (report, Some(change))
+}
+
+/// Why a file with legacy markers and a parse error is not rewritten (check reports the same
+/// place as SKM003).
+pub fn parse_error_refusal(analysis: &Analysis, (line, column): (usize, usize)) -> Error {
+    let message = if analysis.legacy.is_empty() {
+        format!(
+            "line {line}:{column}: a legacy marker lies in a script tree-sitter-bash cannot fully parse (first error at {}:{}), so whether it is printed is unknown; fix the syntax or migrate it by hand",
+            analysis.first_error.map_or(0, |e| e.0),
+            analysis.first_error.map_or(0, |e| e.1),
+        )
+    } else {
+        format!(
+            "line {line}:{column}: tree-sitter-bash cannot parse this script ({} parse errors), so edits could land in the wrong place; fix the syntax or migrate it by hand",
+            analysis.parse_errors
+        )
+    };
+    Error::new("PARSE_ERROR", message)
 }
 
 /// Why a file that is not a shell script is left alone (check says the same).

@@ -1,0 +1,150 @@
+//! Constructs tree-sitter-bash misreads, masked for the parse only: the parser sees a copy of the
+//! script in which each is replaced by bytes of the same length that it reads the same way bash
+//! does (so every offset, line and column stays the script's own); everything else is read from
+//! the real bytes. Each mask is checked against the tree in the tests below.
+//!
+//! - `[ "$a" \< "$b" ]`, `\>`: an escaped comparison operator makes the whole test (and often
+//!   the rest of the file) an error. Masked as `==`, another binary test operator.
+//! - `$((10#$x))`: a base prefix `#` is read as the start of a comment. Masked as `+`.
+//! - `cmd >/dev/null <<<"$s"`: a here-string after another redirection is an error. Masked as
+//!   `<  "$s"`, an input redirection (neither writes to stdout).
+
+use std::borrow::Cow;
+
+/// `source`, or a copy with the misread constructs masked.
+pub fn mask(source: &[u8]) -> Cow<'_, [u8]> {
+    let mut masked: Option<Vec<u8>> = None;
+    let mut put = |at: usize, bytes: &[u8]| {
+        let copy = masked.get_or_insert_with(|| source.to_vec());
+        copy[at..at + bytes.len()].copy_from_slice(bytes);
+    };
+    for at in memchr::memchr_iter(b'\\', source) {
+        let operator = matches!(source.get(at + 1), Some(b'<' | b'>'));
+        let word_alone = at > 0
+            && is_blank(source[at - 1])
+            && source
+                .get(at + 2)
+                .is_none_or(|&b| is_blank(b) || b == b'\n');
+        if operator && word_alone && !escaped(source, at) {
+            put(at, b"==");
+        }
+    }
+    for at in memchr::memchr_iter(b'#', source) {
+        let base = at > 0 && source[at - 1].is_ascii_digit() && digits_start_word(source, at);
+        let digit_follows = source
+            .get(at + 1)
+            .is_some_and(|&b| b.is_ascii_alphanumeric() || matches!(b, b'$' | b'_' | b'{'));
+        if base && digit_follows {
+            put(at, b"+");
+        }
+    }
+    for at in memchr::memmem::find_iter(source, b"<<<") {
+        if at > 0 && is_blank(source[at - 1]) && follows_redirect(source, at - 1) {
+            put(at, b"<  ");
+        }
+    }
+    match masked {
+        Some(copy) => Cow::Owned(copy),
+        None => Cow::Borrowed(source),
+    }
+}
+
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// Whether the byte at `at` is itself escaped (an odd run of backslashes before it).
+fn escaped(source: &[u8], at: usize) -> bool {
+    source[..at]
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b'\\')
+        .count()
+        % 2
+        == 1
+}
+
+/// Whether the digits before `#` at `at` start a word or follow an arithmetic operator (so the
+/// `#` is a base prefix, `10#ff`, not a comment after a word such as `a1#`).
+fn digits_start_word(source: &[u8], at: usize) -> bool {
+    let digits = source[..at]
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    match source[..at - digits].last() {
+        None => true,
+        Some(b) => !(b.is_ascii_alphabetic() || *b == b'_' || *b == b'$'),
+    }
+}
+
+/// Whether the word before the blank at `blank` is a redirection (`>/dev/null`, `2>&1`).
+fn follows_redirect(source: &[u8], blank: usize) -> bool {
+    let before = &source[..blank];
+    let start = before
+        .iter()
+        .rposition(|&b| is_blank(b) || b == b'\n' || b == b';')
+        .map_or(0, |i| i + 1);
+    before[start..].iter().any(|&b| b == b'>' || b == b'<')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::parser::{BashParser, error_count};
+
+    /// Scripts tree-sitter-bash misreads, each with the statement that must survive it.
+    const MISREAD: &[&str] = &[
+        "[ \"$BASH_VERSION\" \\< \"$req\" ] && echo old >&2\necho SUCCESS\n",
+        "if [ \"$a\" \\> \"$b\" ]; then echo hi; fi\necho SUCCESS\n",
+        "[[ $a \\< $b ]] && echo x\necho SUCCESS\n",
+        "n=$((10#$v + 1))\necho SUCCESS\n",
+        "n=$(( 16#${hex} ))\necho SUCCESS\n",
+        "grep -q x >/dev/null <<<\"$s\"\necho SUCCESS\n",
+        "read -r a b 2>/dev/null <<< \"$line\"\necho SUCCESS\n",
+    ];
+
+    #[test]
+    fn masked_misreads_parse_without_errors_and_keep_offsets() {
+        let mut parser = BashParser::new().expect("parser");
+        for script in MISREAD {
+            let masked = mask(script.as_bytes());
+            assert_eq!(masked.len(), script.len());
+            assert!(
+                matches!(masked, Cow::Owned(_)),
+                "nothing masked in {script:?}"
+            );
+            let tree = parser.parse(&masked).expect("parse");
+            assert_eq!(
+                error_count(&tree),
+                0,
+                "{script:?}: {}",
+                tree.root_node().to_sexp()
+            );
+            let last = tree
+                .root_node()
+                .named_child(tree.root_node().named_child_count() as u32 - 1);
+            let last = last.expect("a last statement");
+            assert_eq!(
+                &script.as_bytes()[last.start_byte()..last.end_byte()],
+                b"echo SUCCESS",
+                "{script:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn ordinary_text_is_left_alone() {
+        for script in [
+            "echo a\\<b # see #12\n",
+            "cat <<< \"$x\"\nx=a1#b\ncat \\\\<file\n",
+        ] {
+            let masked = mask(script.as_bytes());
+            assert!(
+                matches!(masked, Cow::Borrowed(_)),
+                "{script:?} -> {:?}",
+                String::from_utf8_lossy(&masked)
+            );
+        }
+    }
+}
