@@ -8,6 +8,8 @@
 //! - `$((10#$x))`: a base prefix `#` is read as the start of a comment. Masked as `+`.
 //! - `cmd >/dev/null <<<"$s"`: a here-string after another redirection is an error. Masked as
 //!   `<  "$s"`, an input redirection (neither writes to stdout).
+//! - `for i do`: a `for` without `in` (the positional parameters) is an error unless a `;` or a
+//!   newline comes before `do`. The blank before `do` is masked as `;` (`for i;do`).
 
 use std::borrow::Cow;
 
@@ -41,6 +43,11 @@ pub fn mask(source: &[u8]) -> Cow<'_, [u8]> {
     for at in memchr::memmem::find_iter(source, b"<<<") {
         if at > 0 && is_blank(source[at - 1]) && follows_redirect(source, at - 1) {
             put(at, b"<  ");
+        }
+    }
+    for at in memchr::memmem::find_iter(source, b"for") {
+        if let Some(blank) = for_without_in(source, at) {
+            put(blank, b";");
         }
     }
     match masked {
@@ -78,6 +85,52 @@ fn digits_start_word(source: &[u8], at: usize) -> bool {
     }
 }
 
+/// For `for NAME do` starting at `at`: the offset of the blank before `do`.
+fn for_without_in(source: &[u8], at: usize) -> Option<usize> {
+    let before = &source[..at];
+    let trimmed =
+        &before[..before.len() - before.iter().rev().take_while(|&&b| is_blank(b)).count()];
+    let starts_command = match trimmed.last() {
+        None => true,
+        Some(b'\n' | b';' | b'&' | b'|' | b'(' | b'{') => true,
+        Some(_) => [&b"then"[..], b"do", b"else"].iter().any(|w| {
+            trimmed.ends_with(w)
+                && trimmed[..trimmed.len() - w.len()]
+                    .last()
+                    .is_none_or(|&b| is_blank(b) || b == b'\n' || b == b';')
+        }),
+    };
+    // `for` is a word of its own (not the end of `xfor`).
+    if before
+        .last()
+        .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
+    {
+        return None;
+    }
+    let mut i = at + 3;
+    let blanks = |from: usize| source[from..].iter().take_while(|&&b| is_blank(b)).count();
+    let gap = blanks(i);
+    if !starts_command || gap == 0 {
+        return None;
+    }
+    i += gap;
+    let name = source[i..]
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
+        .count();
+    if name == 0 || source[i].is_ascii_digit() {
+        return None;
+    }
+    i += name;
+    let gap = blanks(i);
+    i += gap;
+    let is_do = source[i..].starts_with(b"do")
+        && source
+            .get(i + 2)
+            .is_none_or(|&b| is_blank(b) || matches!(b, b'\n' | b';'));
+    (gap > 0 && is_do).then(|| i - 1)
+}
+
 /// Whether the word before the blank at `blank` is a redirection (`>/dev/null`, `2>&1`).
 fn follows_redirect(source: &[u8], blank: usize) -> bool {
     let before = &source[..blank];
@@ -102,6 +155,8 @@ mod tests {
         "n=$(( 16#${hex} ))\necho SUCCESS\n",
         "grep -q x >/dev/null <<<\"$s\"\necho SUCCESS\n",
         "read -r a b 2>/dev/null <<< \"$line\"\necho SUCCESS\n",
+        "for i do\n  echo \"$i\"\ndone\necho SUCCESS\n",
+        "x=1; for file  do echo \"$file\"; done\necho SUCCESS\n",
     ];
 
     #[test]
@@ -138,6 +193,7 @@ mod tests {
         for script in [
             "echo a\\<b # see #12\n",
             "cat <<< \"$x\"\nx=a1#b\ncat \\\\<file\n",
+            "for i in a b; do :; done\necho for x do\nfor i\ndo :; done\n",
         ] {
             let masked = mask(script.as_bytes());
             assert!(
