@@ -1,4 +1,5 @@
-//! Prints the tree-sitter-bash tree of a file: `cargo run --example tree -- FILE`.
+//! Prints the tree-sitter-bash tree of a file as skillmod parses it (misread constructs masked),
+//! then the position of the first parse error: `cargo run --example tree -- FILE`.
 fn main() {
     let Some(path) = std::env::args().nth(1) else {
         eprintln!("usage: tree FILE");
@@ -11,12 +12,17 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let mut parser = tree_sitter::Parser::new();
-    let language: tree_sitter::Language = tree_sitter_bash::LANGUAGE.into();
-    if parser.set_language(&language).is_err() {
-        std::process::exit(2);
-    }
-    if let Some(tree) = parser.parse(&source, None) {
-        println!("{}", tree.root_node().to_sexp());
+    let tree = skillmod::analyze::BashParser::new().and_then(|mut parser| parser.parse(&source));
+    match tree {
+        Ok(tree) => {
+            println!("{}", tree.root_node().to_sexp());
+            if let Some((line, column)) = skillmod::analyze::parser::first_error(&tree) {
+                println!("first error: line {line}:{column}");
+            }
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
     }
 }
