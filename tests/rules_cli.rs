@@ -290,3 +290,80 @@ fn check_reads_a_script_from_stdin_under_the_name_given() {
         stdout(&out)
     );
 }
+
+#[test]
+fn a_trailing_directive_does_not_cover_the_next_line() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/bash\necho \"Created: a\" # skillmod: ignore[SKM001]\necho SUCCESS\n";
+    let script = write_script(tmp.path(), "s/execute.sh", text);
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("s/execute.sh:3:1: SKM001"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(skillmod(tmp.path()).args(["migrate", "--mode", "comment", "--no-backup", "s"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let migrated = std::fs::read_to_string(&script).expect("read");
+    assert!(
+        migrated.contains("echo \"Created: a\" # skillmod"),
+        "{migrated}"
+    );
+    assert!(
+        !migrated.contains("\necho SUCCESS\n"),
+        "the next line is migrated: {migrated}"
+    );
+}
+
+#[test]
+fn prose_strings_and_empty_lists_suppress_nothing() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/bash\n# skillmod: ignored by design\necho SUCCESS\nmsg=\"# skillmod: ignore\"; echo \"Confidence: 0.5\"\necho \"Created: x\" # skillmod: ignore[]\n";
+    write_script(tmp.path(), "s/execute.sh", text);
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+    let report = stdout(&out);
+    assert_eq!(report.matches(": SKM001 ").count(), 3, "{report}");
+    assert!(report.contains("s/execute.sh:5:19: SKM006"), "{report}");
+    assert!(
+        report.contains("Found 3 legacy statements and 1 other error"),
+        "{report}"
+    );
+    assert!(!report.contains("suppressed"), "{report}");
+}
+
+#[test]
+fn a_directive_above_an_if_covers_the_whole_if() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/bash\n# skillmod: ignore[SKM001] printed for the old runner\nif true; then\n  echo SUCCESS\n  echo \"Confidence: 1\"\nfi\necho COMPLETE\n";
+    write_script(tmp.path(), "s/execute.sh", text);
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+    let report = stdout(&out);
+    assert_eq!(report.matches(": SKM001 ").count(), 1, "{report}");
+    assert!(report.contains(":7:1: SKM001"), "{report}");
+    assert!(report.contains("(2 suppressed)"), "{report}");
+}
+
+#[test]
+fn an_unused_directive_is_reported_in_a_file_without_markers() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/bash\nls # skillmod: ignore\necho hi # skillmod: ignore[SKM00X]\n",
+    );
+    let out = run(skillmod(tmp.path()).args([
+        "check",
+        "--no-cache",
+        "--report-unused-suppressions",
+        "s",
+    ]));
+    let report = stdout(&out);
+    assert!(report.contains("s/execute.sh:2:4: SKM005"), "{report}");
+    assert!(report.contains("s/execute.sh:3:9: SKM006"), "{report}");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "an invalid directive fails: {report}"
+    );
+}

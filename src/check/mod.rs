@@ -103,7 +103,7 @@ pub fn check_file(
     match place.as_ref().and_then(|p| cache.get_place(p)) {
         Some(Place::Clean) => return clean(),
         Some(Place::Analyzed(entry)) if !entry.mentions_suppression => {
-            return report(&shown, entry, None, options, profile);
+            return report(&shown, entry, None, options, profile, parser);
         }
         _ => {}
     }
@@ -190,6 +190,14 @@ fn check_body_at(
     place: Option<cache::Key>,
 ) -> FileCheck {
     if !prefilter::may_hold_legacy(body, profile.vocabulary) {
+        // No legacy line can be here, but a directive is reported wherever it stands.
+        if analyze::suppress::Suppressions::may_occur(body) {
+            let entry = cache::Entry {
+                mentions_suppression: true,
+                ..cache::Entry::default()
+            };
+            return report(shown, entry, Some(body), options, profile, parser);
+        }
         if let Some(place) = place {
             cache.put_place(place, None);
         }
@@ -234,7 +242,7 @@ fn check_body_at(
     if let Some(place) = place {
         cache.put_place(place, Some(key));
     }
-    report(shown, entry, Some(body), options, profile)
+    report(shown, entry, Some(body), options, profile, parser)
 }
 
 /// The findings of an analysis, with the file's suppressions (`body`, needed only when the entry
@@ -245,6 +253,7 @@ fn report(
     body: Option<&[u8]>,
     options: &Options,
     profile: &Profile,
+    parser: &mut BashParser,
 ) -> FileCheck {
     let shown = shown.to_string();
     // A parse error where a marker lies: migrate refuses the file at this place (PARSE_ERROR), so
@@ -306,10 +315,29 @@ fn report(
         .collect();
     let mut suppressed = 0;
     if let Some(body) = body.filter(|_| entry.mentions_suppression) {
-        let suppressions = analyze::suppress::Suppressions::parse(body);
+        let (suppressions, invalid) = analyze::suppress::Suppressions::parse(parser, body);
+        let lines = LineStarts::new(body);
+        findings.sort_by_key(|f| (f.line, f.column));
+        let keys: Vec<(usize, &str)> = findings
+            .iter()
+            .map(|f| (lines.offset(f.line, f.column), f.code))
+            .collect();
+        let mut drop = suppressions.suppresses(&keys).into_iter();
         let before = findings.len();
-        findings.retain(|f| !suppressions.covers(f.line, f.code));
+        findings.retain(|_| !drop.next().unwrap_or(false));
         suppressed = before - findings.len();
+        findings.extend(invalid.into_iter().map(|bad| Finding {
+            code: rules::INVALID_SUPPRESSION.code,
+            severity: rules::INVALID_SUPPRESSION.severity,
+            path: shown.clone(),
+            line: bad.line,
+            column: bad.column,
+            message: format!("{}; it suppresses nothing", bad.message),
+            kind: None,
+            text: None,
+            fix: None,
+            reason: None,
+        }));
         if options.report_unused_suppressions {
             findings.extend(
                 suppressions
@@ -343,6 +371,24 @@ fn report(
         findings,
         outcome,
         suppressed,
+    }
+}
+
+/// Byte offsets of line starts, to turn a finding's line and column back into an offset.
+struct LineStarts(Vec<usize>);
+
+impl LineStarts {
+    fn new(body: &[u8]) -> LineStarts {
+        LineStarts(
+            std::iter::once(0)
+                .chain(memchr::memchr_iter(b'\n', body).map(|i| i + 1))
+                .collect(),
+        )
+    }
+
+    /// The offset of 1-based `line` and byte `column`.
+    fn offset(&self, line: usize, column: usize) -> usize {
+        self.0.get(line.saturating_sub(1)).copied().unwrap_or(0) + column.saturating_sub(1)
     }
 }
 

@@ -79,7 +79,16 @@ pub const UNUSED_SUPPRESSION: Rule = Rule {
     name: "unused-suppression",
     severity: Severity::Warning,
     summary: "Suppression comment that suppresses nothing",
-    explanation: "A `# skillmod: ignore` comment matches no finding on its line or the next one. Remove it.",
+    explanation: "A `# skillmod: ignore` comment matches no finding in the statement it covers (the one it trails, or the next one). Remove it.",
+    anchor: "rules",
+};
+
+pub const INVALID_SUPPRESSION: Rule = Rule {
+    code: "SKM006",
+    name: "invalid-suppression",
+    severity: Severity::Error,
+    summary: "Malformed suppression comment",
+    explanation: "A `# skillmod: ignore[…]` comment names no rule (`ignore[]`), an unknown rule, or is not closed, so it suppresses nothing. Name codes (`ignore[SKM001]`), or drop the brackets to ignore every rule on the statement.",
     anchor: "rules",
 };
 
@@ -90,6 +99,7 @@ pub const RULES: &[&Rule] = &[
     &UNREADABLE,
     &SKIPPED,
     &UNUSED_SUPPRESSION,
+    &INVALID_SUPPRESSION,
 ];
 
 /// Where the rules are documented.

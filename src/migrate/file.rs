@@ -63,13 +63,32 @@ pub fn process_file(
     };
     // `# skillmod: ignore[…]` keeps a statement as it is, as `check` does not report it.
     if analyze::suppress::Suppressions::may_occur(&script.body) {
-        let suppressions = analyze::suppress::Suppressions::parse(&script.body);
-        analysis
+        let (suppressions, invalid) = analyze::suppress::Suppressions::parse(parser, &script.body);
+        let legacy: Vec<(usize, &str)> = analysis
             .legacy
-            .retain(|l| !suppressions.covers(l.line, rules::LEGACY_OUTPUT.code));
+            .iter()
+            .map(|l| (l.start, rules::LEGACY_OUTPUT.code))
+            .collect();
+        let mut drop = suppressions.suppresses(&legacy).into_iter();
+        analysis.legacy.retain(|_| !drop.next().unwrap_or(false));
+        let writes: Vec<(usize, &str)> = analysis
+            .stdout_writes
+            .iter()
+            .map(|w| (w.start, rules::STDOUT_WRITE.code))
+            .collect();
+        let mut drop = suppressions.suppresses(&writes).into_iter();
         analysis
             .stdout_writes
-            .retain(|w| !suppressions.covers(w.line, rules::STDOUT_WRITE.code));
+            .retain(|_| !drop.next().unwrap_or(false));
+        report
+            .notes
+            .extend(invalid.into_iter().map(|bad| ErrorEntry {
+                code: "INVALID_SUPPRESSION",
+                message: format!(
+                    "line {}:{}: {} (it suppresses nothing)",
+                    bad.line, bad.column, bad.message
+                ),
+            }));
     }
     report.legacy = analysis.legacy.clone();
     report.stdout_writes = analysis.stdout_writes.clone();

@@ -84,10 +84,20 @@ pub fn write_summary(
             plural(s.scripts_checked, "script")
         )?;
     } else {
+        // Findings are errors: legacy statements, and malformed directives (SKM006).
+        let legacy = report
+            .statistics
+            .get(crate::check::rules::LEGACY_OUTPUT.code)
+            .copied()
+            .unwrap_or(0);
+        let other = match s.findings - legacy {
+            0 => String::new(),
+            n => format!(" and {}", plural(n, "other error")),
+        };
         write!(
             out,
-            "{bold}Found {} in {} of {} checked{bold:#}",
-            plural(s.findings, "legacy statement"),
+            "{bold}Found {}{other} in {} of {} checked{bold:#}",
+            plural(legacy, "legacy statement"),
             s.files_with_findings,
             plural(s.scripts_checked, "script")
         )?;
