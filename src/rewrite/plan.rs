@@ -65,16 +65,28 @@ impl Plan {
     pub fn input_edits(&self, source: &[u8]) -> Vec<tree_sitter::InputEdit> {
         let mut edits: Vec<&Edit> = self.edits.iter().collect();
         edits.sort_by_key(|e| std::cmp::Reverse((e.start, e.end)));
+        // Positions from one index of line starts: counting newlines from the top for every
+        // edit made 40,000 legacy lines quadratic.
+        let lines: Vec<usize> = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', source).map(|i| i + 1))
+            .collect();
+        let point_at = |offset: usize| {
+            let row = lines.partition_point(|&start| start <= offset) - 1;
+            tree_sitter::Point {
+                row,
+                column: offset - lines[row],
+            }
+        };
         edits
             .into_iter()
             .map(|e| {
-                let start_position = point_at(source, e.start);
+                let start_position = point_at(e.start);
                 tree_sitter::InputEdit {
                     start_byte: e.start,
                     old_end_byte: e.end,
                     new_end_byte: e.start + e.replacement.len(),
                     start_position,
-                    old_end_position: point_at(source, e.end),
+                    old_end_position: point_at(e.end),
                     new_end_position: advance(start_position, &e.replacement),
                 }
             })
@@ -146,10 +158,6 @@ impl Plan {
         out.extend_from_slice(&source[cursor..]);
         Ok(out)
     }
-}
-
-fn point_at(source: &[u8], offset: usize) -> tree_sitter::Point {
-    advance(tree_sitter::Point { row: 0, column: 0 }, &source[..offset])
 }
 
 fn advance(mut point: tree_sitter::Point, text: &[u8]) -> tree_sitter::Point {
