@@ -58,6 +58,20 @@ impl Repo {
             .collect()
     }
 
+    /// Whether git tracks any file at or under `path` (absolute).
+    pub fn tracks_any_under(&self, path: &Path) -> bool {
+        let Ok(relative) = path.strip_prefix(&self.root) else {
+            return false;
+        };
+        let spec = if relative.as_os_str().is_empty() {
+            ".".to_string()
+        } else {
+            relative.to_string_lossy().into_owned()
+        };
+        self.git(&["ls-files", "-z", "--", &format!(":(literal){spec}")])
+            .is_ok_and(|out| !out.is_empty())
+    }
+
     /// Files with uncommitted changes: staged, unstaged or untracked.
     pub fn dirty(&self) -> Result<HashSet<PathBuf>> {
         let out = self.git(&["status", "--porcelain=v1", "-z", "--untracked-files=all"])?;

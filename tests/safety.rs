@@ -715,3 +715,70 @@ fn lone_carriage_returns_neither_panic_nor_break_the_diff() {
         assert!(String::from_utf8_lossy(&migrated).contains("LEGACY"));
     }
 }
+
+/// A git repository with one legacy skill, for the state-file attacks.
+fn legacy_repo() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().expect("tmp");
+    git_init(tmp.path());
+    write_script(tmp.path(), "s/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
+    tmp
+}
+
+#[test]
+fn a_committed_cache_link_cannot_make_check_write_outside_the_repository() {
+    let tmp = legacy_repo();
+    let outside = tempfile::tempdir().expect("outside");
+    std::fs::create_dir_all(tmp.path().join(".skillmod")).expect("state");
+    std::os::unix::fs::symlink(outside.path(), tmp.path().join(".skillmod/cache")).expect("link");
+    let out = run_bounded(skillmod(tmp.path()).args(["check", "."]), 20);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("STATE_DIR_UNSAFE"),
+        "{}",
+        stderr(&out)
+    );
+    let written: Vec<_> = std::fs::read_dir(outside.path()).expect("ls").collect();
+    assert!(written.is_empty(), "wrote outside: {written:?}");
+}
+
+#[test]
+fn fifos_and_devices_as_state_files_cannot_hang_or_flood_check() {
+    for victim in [".skillmod/cache/check.bin", ".skillmod/.gitignore"] {
+        let tmp = legacy_repo();
+        let path = tmp.path().join(victim);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        let out = run_bounded(skillmod(tmp.path()).args(["check", "."]), 20);
+        assert_eq!(out.status.code(), Some(1), "{victim}: {}", stdout(&out));
+    }
+    let tmp = legacy_repo();
+    let cache = tmp.path().join(".skillmod/cache");
+    std::fs::create_dir_all(&cache).expect("mkdir");
+    std::os::unix::fs::symlink("/dev/zero", cache.join("check.bin")).expect("link");
+    let out = run_bounded(skillmod(tmp.path()).args(["check", "."]), 20);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+}
+
+#[test]
+fn a_cache_dir_inside_the_checkout_is_ignored_by_git_and_refused_when_tracked() {
+    let tmp = legacy_repo();
+    let out = run(skillmod(tmp.path()).args(["check", "--cache-dir", "ci-cache", "."]));
+    assert_eq!(out.status.code(), Some(1));
+    let ignore = std::fs::read_to_string(tmp.path().join("ci-cache/.gitignore")).expect("ignored");
+    assert!(ignore.ends_with("*\n"), "{ignore}");
+    assert!(git(tmp.path(), &["status", "--porcelain", "--", "ci-cache"]).is_empty());
+    // A salt committed with the repository (and a cache forged with it) is refused.
+    std::fs::remove_file(tmp.path().join("ci-cache/.gitignore")).expect("rm");
+    git(tmp.path(), &["add", "-f", "ci-cache/salt"]);
+    let out = run(skillmod(tmp.path()).args(["check", "--cache-dir", "ci-cache", "."]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("CACHE_DIR_TRACKED"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use crate::analyze::{LegacyKind, Vocabulary};
-use crate::fsio::STATE_DIR;
+use crate::fsio::{STATE_DIR, limited};
 
 /// Entries beyond this many (of each layer) are dropped, keeping this run's, so the file stays small.
 const MAX_ENTRIES: usize = 200_000;
@@ -25,6 +25,9 @@ const MAX_ENTRIES: usize = 200_000;
 const FORMAT: &str = "5";
 /// The cache file's name in its folder.
 const FILE_NAME: &str = "check.bin";
+
+/// A cache file larger than this is not read (200,000 entries take about 60 MB).
+const MAX_FILE_BYTES: u64 = 256 << 20;
 /// A file changed less than this long before the run started gets no place key: timestamps are
 /// coarse (a kernel tick, two seconds on FAT), so a same-size rewrite within that window could keep
 /// them (git's "racily clean" entries).
@@ -90,6 +93,8 @@ pub struct Cache {
     added: Mutex<HashMap<Key, Entry>>,
     /// This run's places, hit or new.
     places: Mutex<HashMap<Key, Option<Key>>>,
+    /// A `--cache-dir` inside a git work tree: it gets a `.gitignore` as `.skillmod` does.
+    in_work_tree: bool,
 }
 
 fn version() -> String {
@@ -106,18 +111,54 @@ struct Location {
 fn salt_in(dir: &Path) -> Option<[u8; 32]> {
     let path = dir.join("salt");
     let mut salt = [0u8; 32];
-    if let Ok(text) = std::fs::read_to_string(&path)
-        && hex::decode_to_slice(text.trim(), &mut salt).is_ok()
+    if let Ok(text) = limited::read(&path, 128, false)
+        && hex::decode_to_slice(text.trim_ascii(), &mut salt).is_ok()
     {
         return Some(salt);
     }
     std::fs::create_dir_all(dir).ok()?;
+    if !crate::fsio::is_plain_folder(dir) {
+        return None;
+    }
     use std::io::Read;
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut salt))
         .ok()?;
     crate::fsio::atomic::write_atomic(&path, hex::encode(salt).as_bytes(), 0o600).ok()?;
     Some(salt)
+}
+
+/// A `--cache-dir` is state like `.skillmod`: refused when it is a symlink or not a folder, and,
+/// inside a git work tree, ignored by git and refused while git tracks anything in it (a
+/// committed salt and cache would let a repository forge what check reports). Returns whether it
+/// lies in a work tree; the error is why the run goes on without a cache.
+fn guard_cache_dir(dir: &Path) -> std::result::Result<bool, String> {
+    if std::fs::symlink_metadata(dir).is_ok() && !crate::fsio::is_plain_folder(dir) {
+        return Err(format!(
+            "STATE_DIR_UNSAFE: --cache-dir {} is a symlink or not a folder; checking without a cache",
+            dir.display()
+        ));
+    }
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let Some(existing) = absolute.ancestors().find(|a| a.is_dir()) else {
+        return Ok(false);
+    };
+    let Some(repo) = crate::vcs::Repo::discover(existing) else {
+        return Ok(false);
+    };
+    if repo.tracks_any_under(
+        &crate::fsio::canonical(existing)
+            .join(absolute.strip_prefix(existing).unwrap_or(Path::new(""))),
+    ) {
+        return Err(format!(
+            "CACHE_DIR_TRACKED: git tracks files in --cache-dir {}; a committed salt or cache could make check pass legacy lines. Use a folder outside the repository, or `git rm -r --cached` it; checking without a cache",
+            dir.display()
+        ));
+    }
+    if std::fs::create_dir_all(dir).is_ok() && crate::fsio::is_plain_folder(dir) {
+        crate::fsio::ensure_state_ignored(dir);
+    }
+    Ok(true)
 }
 
 /// The user's own cache folder for skillmod (never inside a repository).
@@ -147,6 +188,7 @@ impl Cache {
             hits: Mutex::new(Vec::new()),
             added: Mutex::new(HashMap::new()),
             places: Mutex::new(HashMap::new()),
+            in_work_tree: false,
         }
     }
 
@@ -155,19 +197,38 @@ impl Cache {
     /// usable salt, or an unsafe `.skillmod`, means no cache (with the reason). Anything
     /// unreadable or from another version starts empty.
     pub fn load(root: &Path, cache_dir: Option<&Path>) -> (Cache, Option<String>) {
+        let mut in_work_tree = false;
         let location = match cache_dir {
-            Some(dir) => salt_in(dir).map(|salt| Location {
-                file: dir.join(FILE_NAME),
-                salt,
-            }),
-            None => match crate::fsio::backup::state_dir(root) {
+            Some(dir) => {
+                match guard_cache_dir(dir) {
+                    Ok(in_tree) => in_work_tree = in_tree,
+                    Err(why) => return (Cache::disabled(), Some(why)),
+                }
+                salt_in(dir).map(|salt| Location {
+                    file: dir.join(FILE_NAME),
+                    salt,
+                })
+            }
+            None => match crate::fsio::backup::state_dir(root).and_then(|state| {
+                let cache = state.join("cache");
+                if std::fs::symlink_metadata(&cache).is_ok() && !crate::fsio::is_plain_folder(&cache) {
+                    return Err(crate::error::Error::new(
+                        "STATE_DIR_UNSAFE",
+                        format!(
+                            "{} is a symlink or not a folder; remove it (it may have come with the repository). Checking without a cache",
+                            cache.display()
+                        ),
+                    ));
+                }
+                Ok(state)
+            }) {
                 Ok(state) => user_cache_dir()
                     .and_then(|dir| salt_in(&dir))
                     .map(|salt| Location {
                         file: state.join("cache").join(FILE_NAME),
                         salt,
                     }),
-                Err(e) => return (Cache::disabled(), Some(e.message)),
+                Err(e) => return (Cache::disabled(), Some(format!("{}: {}", e.code, e.message))),
             },
         };
         let Some(location) = location else {
@@ -176,12 +237,14 @@ impl Cache {
                 Some("no writable cache folder for the cache's key (set --cache-dir, XDG_CACHE_HOME or HOME); checking without a cache".to_string()),
             );
         };
-        let stored = std::fs::read(&location.file)
+        // Not followed if a link, never blocking on a FIFO, never larger than a cache can be.
+        let stored = limited::read(&location.file, MAX_FILE_BYTES, false)
             .ok()
             .and_then(|bytes| postcard::from_bytes::<Stored>(&bytes).ok())
             .filter(|stored| stored.version == version())
             .unwrap_or_default();
         let mut cache = Cache::empty(Some(location.file), location.salt);
+        cache.in_work_tree = in_work_tree;
         cache.old = stored.entries;
         cache.old_places = stored.places;
         (cache, None)
@@ -298,11 +361,14 @@ impl Cache {
         let Some(dir) = path.parent() else {
             return;
         };
-        if std::fs::create_dir_all(dir).is_err() {
+        if std::fs::create_dir_all(dir).is_err() || !crate::fsio::is_plain_folder(dir) {
             return;
         }
         if dir.parent().and_then(|p| p.file_name()) == Some(std::ffi::OsStr::new(STATE_DIR)) {
             crate::fsio::ensure_state_ignored(dir.parent().unwrap_or(dir));
+        }
+        if self.in_work_tree {
+            crate::fsio::ensure_state_ignored(dir);
         }
         let Ok(bytes) = postcard::to_stdvec(&stored) else {
             return;

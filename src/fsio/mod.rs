@@ -83,7 +83,8 @@ impl<'a> Roots<'a> {
 /// Make sure the state folder `state` (`.skillmod/`) ignores itself for git.
 pub fn ensure_state_ignored(state: &Path) {
     let ignore = state.join(".gitignore");
-    let complete = std::fs::read(&ignore).is_ok_and(|b| b.ends_with(b"*\n"));
+    // Read as untrusted state: a FIFO or a link committed in its place is replaced, not read.
+    let complete = limited::read(&ignore, 4096, false).is_ok_and(|b| b.ends_with(b"*\n"));
     if !complete {
         // Atomic, so a full disk never leaves an empty .gitignore behind.
         let _ = atomic::write_atomic(
@@ -92,6 +93,12 @@ pub fn ensure_state_ignored(state: &Path) {
             0o644,
         );
     }
+}
+
+/// Whether `path` is a folder itself, not a symlink to one (state folders a repository could
+/// point elsewhere).
+pub fn is_plain_folder(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir() && !m.file_type().is_symlink())
 }
 
 /// Lowercase hex sha256 of some bytes.
