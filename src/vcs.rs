@@ -1,7 +1,7 @@
 //! Git, through the `git` command (so the user's config and hooks apply): which files are dirty,
 //! which changed since a revision or are staged, and committing exactly the migrated files.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -126,6 +126,92 @@ impl Repo {
     /// Files with staged changes.
     pub fn staged(&self) -> Result<HashSet<PathBuf>> {
         Ok(self.paths(&self.git(&["diff", "--cached", "--name-only", "-z", "--no-renames"])?))
+    }
+
+    /// Files whose work tree differs from the index (unstaged changes to tracked files).
+    pub fn unstaged(&self) -> Result<HashSet<PathBuf>> {
+        Ok(self.paths(&self.git(&["diff", "--name-only", "-z", "--no-renames"])?))
+    }
+
+    /// The staged content (index, stage 0) of each of `files` (absolute paths) that has one,
+    /// read with one `git cat-file --batch -Z` (no filters run, whatever the config says).
+    pub fn index_contents(&self, files: &[PathBuf]) -> Result<HashMap<PathBuf, Vec<u8>>> {
+        use std::io::Write;
+        let mut request = Vec::new();
+        let mut asked = Vec::new();
+        for file in files {
+            let canonical = crate::fsio::canonical(file);
+            let Ok(relative) = canonical.strip_prefix(&self.root) else {
+                continue;
+            };
+            request.extend_from_slice(b":");
+            request.extend_from_slice(relative.as_os_str().as_encoded_bytes());
+            request.push(0);
+            asked.push(file.clone());
+        }
+        let mut child = Command::new("git")
+            .args(["cat-file", "--batch", "-Z"])
+            .current_dir(&self.root)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| Error::new("GIT_FAILED", format!("cannot run git: {e}")))?;
+        let mut stdin = child.stdin.take();
+        let writer = std::thread::spawn(move || {
+            if let Some(stdin) = stdin.as_mut() {
+                let _ = stdin.write_all(&request);
+            }
+        });
+        let out = child
+            .wait_with_output()
+            .map_err(|e| Error::new("GIT_FAILED", format!("git cat-file failed: {e}")))?;
+        let _ = writer.join();
+        let mut contents = HashMap::new();
+        let mut rest = out.stdout.as_slice();
+        for file in asked {
+            // "<oid> blob <size>\0<content>\0", or "<name> missing\0".
+            let Some(header_end) = rest.iter().position(|&b| b == 0) else {
+                break;
+            };
+            let header = String::from_utf8_lossy(&rest[..header_end]).into_owned();
+            rest = &rest[header_end + 1..];
+            let mut words = header.split(' ');
+            let (Some(_), Some(kind), Some(size)) = (words.next(), words.next(), words.next())
+            else {
+                continue;
+            };
+            let Ok(size) = size.parse::<usize>() else {
+                continue;
+            };
+            if size + 1 > rest.len() {
+                break;
+            }
+            if kind == "blob" {
+                contents.insert(file, rest[..size].to_vec());
+            }
+            rest = &rest[size + 1..];
+        }
+        Ok(contents)
+    }
+
+    /// The paths (relative to the work tree) a commit changed, as git recorded them.
+    pub fn files_in_commit(&self, hash: &str) -> Result<Vec<String>> {
+        let out = self.git(&[
+            "diff-tree",
+            "--root",
+            "--no-commit-id",
+            "--name-only",
+            "--no-renames",
+            "-r",
+            "-z",
+            hash,
+        ])?;
+        Ok(out
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect())
     }
 
     /// Commit exactly `files` (absolute paths) with `message`; other staged changes stay staged.

@@ -193,3 +193,71 @@ fn commit_and_history_flags_need_git() {
         assert!(stderr(&out).contains("NOT_A_GIT_REPO"), "{}", stderr(&out));
     }
 }
+
+#[test]
+fn files_committed_is_read_from_the_commit_made() {
+    let tmp = repo_with_skills(&["a"]);
+    // A repository hook that stages another file into the commit.
+    let hook = tmp.path().join(".git/hooks/pre-commit");
+    std::fs::write(&hook, "#!/bin/sh\necho v2 > notes.txt\ngit add notes.txt\n").expect("hook");
+    set_mode(&hook, 0o755);
+    let (code, report) = migrate_json(tmp.path(), &["--commit", "skills"]);
+    assert_eq!(code, 0, "{report}");
+    let in_commit = git(
+        tmp.path(),
+        &[
+            "diff-tree",
+            "--root",
+            "--no-commit-id",
+            "--name-only",
+            "-r",
+            "HEAD",
+        ],
+    );
+    let listed: Vec<&str> = report["files_committed"]
+        .as_array()
+        .expect("files_committed")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let expected: Vec<&str> = in_commit.lines().collect();
+    assert_eq!(listed, expected, "{report}");
+    assert!(listed.contains(&"notes.txt"), "{report}");
+}
+
+#[test]
+fn check_staged_reads_the_index_and_migrate_staged_refuses_unstaged_changes() {
+    let tmp = repo_with_skills(&["a"]);
+    let script = tmp.path().join("skills/a/execute.sh");
+    // Staged: a legacy line; the work tree alone is fixed.
+    std::fs::write(
+        &script,
+        b"#!/bin/bash\necho SUCCESS\necho \"Confidence: 1\"\n",
+    )
+    .expect("edit");
+    git(tmp.path(), &["add", "skills/a/execute.sh"]);
+    std::fs::write(&script, b"#!/bin/bash\necho done >&2\n").expect("fix");
+    let out = run(skillmod(tmp.path()).args(["check", "--staged", "--no-cache"]));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the staged legacy line: {}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains("skills/a/execute.sh:2:1: SKM001"),
+        "{}",
+        stdout(&out)
+    );
+    let (code, report) = migrate_json(tmp.path(), &["--staged", "--allow-dirty"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        report["files"][0]["errors"][0]["code"], "STAGED_DIFFERS",
+        "{report}"
+    );
+    assert_eq!(
+        std::fs::read(&script).expect("read"),
+        b"#!/bin/bash\necho done >&2\n",
+        "untouched"
+    );
+}

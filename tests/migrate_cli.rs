@@ -477,3 +477,41 @@ fn parse_error_decides_only_where_it_touches_what_migrate_reads() {
         touched
     );
 }
+
+#[test]
+fn a_forced_run_that_changes_nothing_records_nothing_and_restore_undoes_the_first() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let main = b"#!/bin/bash\n. \"$(dirname \"$0\")/lib.sh\"\nlog_ok\necho SUCCESS\n";
+    let lib = b"log_ok() {\n  echo \"Created: report.md\"\n}\n";
+    write_script(tmp.path(), "s/execute.sh", main);
+    write_script(tmp.path(), "s/lib.sh", lib);
+    let first = run(skillmod(tmp.path()).args(["migrate", "--force", "--include", "*.sh", "s"]));
+    assert!(first.status.success(), "{}", stderr(&first));
+    let migrated_lib = std::fs::read(tmp.path().join("s/lib.sh")).expect("lib");
+    assert_ne!(migrated_lib, lib, "the library was rewritten");
+    let (code, second) = json_report(
+        tmp.path(),
+        &["migrate", "--force", "--include", "*.sh", "s"],
+    );
+    assert_eq!(code, 0, "{second}");
+    assert_eq!(
+        second["backup_run"],
+        Value::Null,
+        "nothing recorded: {second}"
+    );
+    for file in second["files"].as_array().expect("files") {
+        assert_eq!(file["status"], "already_migrated", "{file}");
+        assert!(file["backup"].is_null(), "{file}");
+    }
+    assert!(second.to_string().contains("NOTHING_TO_CHANGE"), "{second}");
+    let restored = run(skillmod(tmp.path()).args(["restore"]));
+    assert!(restored.status.success(), "{}", stderr(&restored));
+    assert_eq!(
+        std::fs::read(tmp.path().join("s/lib.sh")).expect("lib"),
+        lib
+    );
+    assert_eq!(
+        std::fs::read(tmp.path().join("s/execute.sh")).expect("main"),
+        main
+    );
+}

@@ -429,11 +429,22 @@ pub struct CheckReport {
     pub statistics: std::collections::BTreeMap<&'static str, usize>,
 }
 
-/// Check `files` in parallel (or, with `stdin`, that one script under its name); `on_file` sees
-/// each file's findings in path order.
+/// Where the bytes checked come from.
+#[derive(Debug, Clone, Copy)]
+pub enum Bodies<'a> {
+    /// Each file as it is on disk.
+    Files,
+    /// One script read from stdin, shown under the name given (`check -`).
+    Stdin(&'a (String, Vec<u8>)),
+    /// Each file as git's index holds it (`check --staged`): what a commit would record.
+    Index(&'a std::collections::HashMap<PathBuf, Vec<u8>>),
+}
+
+/// Check `files` in parallel, reading each from `bodies`; `on_file` sees each file's findings
+/// in path order.
 pub fn run(
     files: &[PathBuf],
-    stdin: Option<&(String, Vec<u8>)>,
+    bodies: Bodies<'_>,
     options: &Options,
     cache: &Cache,
     mut on_file: impl FnMut(&[Finding]),
@@ -441,9 +452,28 @@ pub fn run(
     let mut report = CheckReport::default();
     crate::parallel::for_each_ordered(
         files,
-        |path, parser| match stdin {
-            Some((shown, bytes)) => check_body(shown, path, bytes, options, cache, parser),
-            None => check_file(path, options, cache, parser),
+        |path, parser| match bodies {
+            Bodies::Stdin((shown, bytes)) => check_body(shown, path, bytes, options, cache, parser),
+            Bodies::Files => check_file(path, options, cache, parser),
+            Bodies::Index(staged) => {
+                let shown = crate::fsio::display_path(path, &options.base);
+                match staged.get(path) {
+                    // Staged as deleted or not in the index: nothing to commit, nothing to check.
+                    None => clean(),
+                    Some(bytes) => {
+                        let body = crate::fsio::read::Script::from_body(bytes).body;
+                        if Dialect::is_shell_file(path, &body) {
+                            check_body(&shown, path, &body, options, cache, parser)
+                        } else {
+                            unread(
+                                &shown,
+                                ReadOutcome::Skipped(crate::migrate::not_shell()),
+                                &Profile::default(),
+                            )
+                        }
+                    }
+                }
+            }
         },
         |path, error| FileCheck {
             findings: vec![file_finding(

@@ -117,7 +117,20 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     } else {
         None
     };
-    let mut report = check::run(&files, stdin.as_ref(), &options, &cache, |findings| {
+    // `--staged` checks what the commit will hold: the index, not the work tree.
+    let staged = if args.paths.staged {
+        let repo = crate::vcs::Repo::discover(&options.base)
+            .ok_or_else(|| Error::new("NOT_A_GIT_REPO", "--staged needs a git work tree"))?;
+        Some(repo.index_contents(&files)?)
+    } else {
+        None
+    };
+    let bodies = match (&stdin, &staged) {
+        (Some(stdin), _) => check::Bodies::Stdin(stdin),
+        (None, Some(staged)) => check::Bodies::Index(staged),
+        (None, None) => check::Bodies::Files,
+    };
+    let mut report = check::run(&files, bodies, &options, &cache, |findings| {
         progress.inc();
         let written = progress.suspend(|| renderer.file(&mut stdout, findings));
         if let Err(e) = written {

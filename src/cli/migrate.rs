@@ -103,6 +103,15 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
             dirty.clone()
         },
         sourcing,
+        unstaged: if args.paths.staged {
+            let mut all = HashSet::new();
+            for repo in &repos {
+                all.extend(repo.unstaged()?);
+            }
+            Some(all)
+        } else {
+            None
+        },
     };
     let color = args.common.color.choice();
     let mut stdout = std::io::stdout().lock();
@@ -278,7 +287,13 @@ fn commit_migrated(repo: &Repo, report: &mut migrate::RunReport, args: &MigrateA
         )
     });
     let hash = repo.commit_only(&paths, &message, args.no_verify)?;
-    report.files_committed = migrated.iter().map(|(path, _)| path.clone()).collect();
+    // What the commit holds, as git recorded it: a hook may have staged more.
+    let base = crate::fsio::canonical(&working_dir()?);
+    report.files_committed = repo
+        .files_in_commit(&hash)?
+        .into_iter()
+        .map(|p| display_path(&repo.root.join(p), &base))
+        .collect();
     report.commit_created = true;
     report.commit_hash = Some(hash);
     Ok(())

@@ -39,6 +39,15 @@ pub fn process_file(
         report.errors.push(not_shell().into());
         return (report, None);
     }
+    if let Some(unstaged) = &options.unstaged
+        && unstaged.contains(&crate::fsio::canonical(path))
+    {
+        let reason = Error::new(
+            "STAGED_DIFFERS",
+            "--staged: the work tree differs from what is staged; stage (`git add`) or stash the unstaged changes first, so what is migrated is what the commit holds",
+        );
+        return fail(report, reason);
+    }
     let profile = match options.profiles.get_prepared(path) {
         Ok(profile) => profile,
         Err(error) => return fail(report, error),
@@ -192,6 +201,18 @@ pub fn process_file(
         Ok(body) => body,
         Err(e) => return fail(report, e),
     };
+    // A rewrite that changes no byte (a library already in its migrated form, under --force)
+    // is no migration: nothing is written, backed up or committed, and the report says why.
+    if body == script.body {
+        report.status = Status::AlreadyMigrated;
+        report.notes.push(ErrorEntry {
+            code: "NOTHING_TO_CHANGE",
+            message:
+                "the rewrite is byte-for-byte the file as it is; nothing was written or recorded"
+                    .into(),
+        });
+        return (report, None);
+    }
     // The real shell guards what is written; a dry run shows the plan without asking it.
     if !options.dry_run
         && let Some(refusal) = judge(&analysis, &script.body, &body)

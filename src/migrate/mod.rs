@@ -102,6 +102,9 @@ pub struct Options {
     pub dirty: Option<std::collections::HashSet<PathBuf>>,
     /// Which selected scripts source which (capture mode).
     pub sourcing: sourcing::Sourcing,
+    /// With `--staged`: files whose work tree differs from the index, never rewritten (the
+    /// commit would not hold what was migrated).
+    pub unstaged: Option<std::collections::HashSet<PathBuf>>,
 }
 
 /// The settings that shape one file's migration, built once per settings file.

@@ -22,6 +22,12 @@ const RUNTIME: &str = include_str!("../../templates/capture-runtime.sh.j2");
 /// The runtime's names all start with this; a script that uses it itself is refused.
 pub const RESERVED_PREFIX: &str = "__skm_";
 
+/// What a library's legacy lines call: the sourcing script's recorder, or `:` without one.
+const LIBRARY_RECORDER: &str = "${__skm_r:-:}";
+
+/// What a library's EXIT traps call: the runtime's chaining, or a plain `trap` without one.
+const LIBRARY_TRAP: &str = "${__skm_t:-trap}";
+
 /// Shell variables of the runtime that hold each run-time value, by template field.
 const FIELDS: &[(&str, &str)] = &[
     ("success", "__skm_ok"),
@@ -78,7 +84,15 @@ pub fn plan_capture_mode(
     default_confidence: f64,
     library_success: bool,
 ) -> Result<Plan> {
-    if let Some(at) = memchr::memmem::find(source, RESERVED_PREFIX.as_bytes()) {
+    // A migrated library's own hooks are skillmod's, not a clash: `--force` runs over it again.
+    let own = |at: usize| {
+        [LIBRARY_RECORDER, LIBRARY_TRAP]
+            .iter()
+            .any(|hook| at >= 2 && source[at - 2..].starts_with(hook.as_bytes()))
+    };
+    if let Some(at) =
+        memchr::memmem::find_iter(source, RESERVED_PREFIX.as_bytes()).find(|&at| !own(at))
+    {
         let line = source[..at].iter().filter(|&&b| b == b'\n').count() + 1;
         return Err(Error::new(
             "NAME_CLASH",
@@ -122,7 +136,7 @@ pub fn plan_capture_mode(
         // A library may be sourced by a script without the runtime: `${__skm_r:-:}` is then `:`.
         let recorder = match role {
             Role::Script => "__skm_rec",
-            Role::Library => "${__skm_r:-:}",
+            Role::Library => LIBRARY_RECORDER,
         };
         super::place_legacy_comment(&mut plan, analysis, source, statement);
         plan.push(
@@ -136,7 +150,7 @@ pub fn plan_capture_mode(
     }
     let chain = match role {
         Role::Script => "__skm_trap",
-        Role::Library => "${__skm_t:-trap}",
+        Role::Library => LIBRARY_TRAP,
     };
     for trap in analysis.exit_traps.iter().filter(|t| !t.in_subshell) {
         plan.push(
