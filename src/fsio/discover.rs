@@ -5,14 +5,14 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::{STATE_DIR, canonical};
-use crate::config::{Config, Resolver};
+use crate::config::{Config, PerSettings, Resolver};
 use crate::error::{Error, Result};
 
 /// The default script name inside a skill folder.
@@ -112,76 +112,59 @@ struct Filters {
 /// The filters in force in each folder: the flags', or each settings file's where no flag
 /// gives them, each built once. A bad glob in a settings file stops the walk with its error.
 struct FilterSet {
-    include_flag: Option<Vec<String>>,
-    exclude_flag: Option<(PathBuf, Vec<String>)>,
-    settings: Option<Arc<Resolver>>,
-    built: RwLock<HashMap<Option<PathBuf>, Arc<Filters>>>,
+    filters: PerSettings<Filters>,
     error: Mutex<Option<Error>>,
 }
 
 impl FilterSet {
     fn new(selection: &Selection) -> Result<FilterSet> {
-        let set = FilterSet {
-            include_flag: (!selection.include.is_empty()).then(|| selection.include.clone()),
-            exclude_flag: selection
-                .exclude
-                .clone()
-                .filter(|(_, globs)| !globs.is_empty()),
-            settings: selection.settings.clone(),
-            built: RwLock::new(HashMap::new()),
-            error: Mutex::new(None),
-        };
+        let include_flag = (!selection.include.is_empty()).then(|| selection.include.clone());
+        let exclude_flag = selection
+            .exclude
+            .clone()
+            .filter(|(_, globs)| !globs.is_empty());
         // Flags are checked at once, whatever is found.
-        if set.settings.is_none() || (set.include_flag.is_some() && set.exclude_flag.is_some()) {
-            set.build(&Config::default())?;
+        if let Some(globs) = &include_flag {
+            name_matcher(globs, "--include")?;
         }
-        Ok(set)
+        if let Some((root, globs)) = &exclude_flag {
+            Exclude::new(root, globs, "--exclude")?;
+        }
+        let resolver = match &selection.settings {
+            Some(resolver) => resolver.clone(),
+            None => Arc::new(Resolver::new(None, true, &[])?),
+        };
+        let filters = PerSettings::new(resolver, move |config: &Config| {
+            // A settings file's errors are prefixed with its path by `PerSettings`.
+            let origin = |key: &str| match config.path {
+                Some(_) => key.to_string(),
+                None => format!("--{key}"),
+            };
+            let names = match &include_flag {
+                Some(globs) => name_matcher(globs, "--include")?,
+                None => name_matcher(
+                    config.settings.include.as_deref().unwrap_or_default(),
+                    &origin("include"),
+                )?,
+            };
+            let exclude = match (&exclude_flag, &config.settings.exclude, config.dir()) {
+                (Some((root, globs)), _, _) => Some(Exclude::new(root, globs, "--exclude")?),
+                (None, Some(globs), Some(dir)) if !globs.is_empty() => {
+                    Some(Exclude::new(dir, globs, &origin("exclude"))?)
+                }
+                _ => None,
+            };
+            Ok(Filters { names, exclude })
+        });
+        Ok(FilterSet {
+            filters,
+            error: Mutex::new(None),
+        })
     }
 
     /// The filters for entries of the folder holding `path`.
     fn for_path(&self, path: &Path) -> Result<Arc<Filters>> {
-        let config = match &self.settings {
-            Some(resolver) => resolver.for_path(path)?,
-            None => Arc::new(Config::default()),
-        };
-        self.build(&config)
-    }
-
-    fn build(&self, config: &Config) -> Result<Arc<Filters>> {
-        let known = self
-            .built
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(&config.path)
-            .cloned();
-        if let Some(known) = known {
-            return Ok(known);
-        }
-        let mut built = self
-            .built
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let origin = |key: &str| match &config.path {
-            Some(file) => format!("{key} in {}", file.display()),
-            None => format!("--{key}"),
-        };
-        let names = match &self.include_flag {
-            Some(globs) => name_matcher(globs, "--include")?,
-            None => name_matcher(
-                config.settings.include.as_deref().unwrap_or_default(),
-                &origin("include"),
-            )?,
-        };
-        let exclude = match (&self.exclude_flag, &config.settings.exclude, config.dir()) {
-            (Some((root, globs)), _, _) => Some(Exclude::new(root, globs, "--exclude")?),
-            (None, Some(globs), Some(dir)) if !globs.is_empty() => {
-                Some(Exclude::new(dir, globs, &origin("exclude"))?)
-            }
-            _ => None,
-        };
-        let filters = Arc::new(Filters { names, exclude });
-        built.insert(config.path.clone(), filters.clone());
-        Ok(filters)
+        self.filters.get(path)
     }
 
     /// Whether `path` (as given) or a folder above it is excluded.
