@@ -37,6 +37,10 @@ fn echoes(lines: usize) -> String {
     s
 }
 
+fn legacy_lines(lines: usize) -> String {
+    String::from("#!/bin/bash\n") + &"echo \"SUCCESS\"\necho \"Created: a.txt\"\n".repeat(lines)
+}
+
 /// Nodes in a whole-file parse: the unit the survey's work is measured in.
 fn node_count(parser: &mut BashParser, source: &str) -> usize {
     let tree = parser.parse(source.as_bytes()).expect("parse");
@@ -62,6 +66,7 @@ fn work_per_node_stays_bounded_as_scripts_grow() {
         ("call chain", chain as fn(usize) -> String),
         ("heredocs", heredocs),
         ("echo lines", echoes),
+        ("legacy lines", legacy_lines),
     ] {
         let mut per_node = Vec::new();
         for size in [100, 200, 400, 800] {
