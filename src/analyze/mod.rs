@@ -8,6 +8,7 @@ pub mod legacy;
 pub mod misreads;
 pub mod parser;
 pub mod prefilter;
+pub mod runtime_link;
 pub mod scope;
 pub mod shell;
 pub mod suppress;
@@ -31,17 +32,6 @@ use std::ops::Range;
 pub const BLOCK_MARKER: &str = "# skillmod:json-output";
 /// Heredoc delimiter of the JSON block (seed 000's choice).
 pub const BLOCK_DELIMITER: &str = "EOF_JSON";
-/// How capture mode's runtime line starts; its presence marks a migrated script.
-pub const RUNTIME_MARKER: &str = ": 'skillmod:json-output runtime";
-/// How the runtime line's generated part ends.
-pub const RUNTIME_END: &str = "trap __skm_emit EXIT;";
-
-/// Byte range of capture mode's runtime line in `source`, if it has one: what the survey skips.
-pub fn runtime_range(source: &[u8]) -> Option<Range<usize>> {
-    let start = memchr::memmem::find(source, RUNTIME_MARKER.as_bytes())?;
-    let end = memchr::memmem::find(&source[start..], RUNTIME_END.as_bytes())?;
-    Some(start..start + end + RUNTIME_END.len())
-}
 
 /// One legacy output statement: an `echo` whose printed text is a legacy result line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -308,7 +298,8 @@ fn needles() -> Vec<&'static [u8]> {
         b"trap",
         BLOCK_DELIMITER.as_bytes(),
         BLOCK_MARKER.as_bytes(),
-        RUNTIME_MARKER.as_bytes(),
+        runtime_link::SOURCE_PREFIX.as_bytes(),
+        runtime_link::INLINE_MARKER.as_bytes(),
     ]
 }
 
@@ -323,7 +314,7 @@ fn examine(
 ) -> (Analysis, Vec<Vec<u8>>) {
     let (legacy, already_migrated, stdout_writes, exit_traps, wanted, visited, hidden) = {
         let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), offsets);
-        let runtime = runtime_range(source);
+        let runtime = runtime_link::find(source).map(|r| r.range());
         if let Some(range) = &runtime {
             for sites in [
                 &mut survey.echoes,

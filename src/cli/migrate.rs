@@ -96,6 +96,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         max_size: args.max_size,
         profiles,
         stdout_to_stderr: args.stdout_to_stderr,
+        keep_stdout: args.keep_stdout,
         base: base.clone(),
         dirty: if args.allow_dirty {
             None
@@ -140,8 +141,10 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         files_json = Array::open(&mut stdout, Some("files"), 2).ok();
     }
     let mut progress = Progress::new(files.len(), args.common.quiet || args.common.silent);
+    let mut runtimes = Vec::new();
     let mut report = migrate::run(&files, &options, &backups, render, |file, rendered| {
         progress.inc();
+        runtimes.extend(file.runtime.clone());
         progress.suspend(|| {
             if let Some(array) = files_json.as_mut() {
                 let _ = array.push(&mut stdout, file);
@@ -160,6 +163,33 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         });
     })?;
     progress.finish();
+    // The runtime files come after the scripts that source them, in the diff and on disk.
+    for (runtime, change) in migrate::runtime::write_all(runtimes, &options, &backups) {
+        if let Some(change) = change.as_ref().filter(|_| text && args.dry_run) {
+            let _ = diff::write_unified(
+                &mut stdout,
+                &runtime.path,
+                &change.before,
+                &change.after,
+                &change.edits,
+                colored,
+            );
+        }
+        if !runtime.errors.is_empty() && text && !args.common.silent {
+            for e in &runtime.errors {
+                let _ = writeln!(stderr, "{}: {}: {}", runtime.path, e.code, e.message);
+            }
+        }
+        if matches!(
+            runtime.status,
+            migrate::runtime::RuntimeStatus::Created | migrate::runtime::RuntimeStatus::Upgraded
+        ) {
+            report
+                .migrated
+                .push((runtime.path.clone(), runtime.abs_path.clone()));
+        }
+        report.runtime_files.push(runtime);
+    }
     report.temp_files_removed = removed.iter().map(|p| display_path(p, &base)).collect();
     report.settings_files = used.iter().map(|(p, _)| p.display().to_string()).collect();
     if !removed.is_empty() && !args.common.quiet && !args.common.silent {
@@ -227,7 +257,7 @@ fn profiles(args: &MigrateArgs, resolver: Arc<Resolver>) -> Result<PerSettings<P
         let (spec, path) = config.template(template_flag.as_deref())?;
         let template = Template::load_at(&spec, path.as_deref())?;
         let runtime = match mode {
-            migrate::Mode::Capture => Some(capture::render_runtime(&template)?),
+            migrate::Mode::Capture => Some(Arc::new(capture::render_runtime(&template)?)),
             migrate::Mode::Comment => None,
         };
         Ok(Profile {

@@ -222,9 +222,14 @@ pub struct MigrateArgs {
     /// Which printed lines are legacy lines [default: exact].
     #[arg(long, value_enum, value_name = "NAME")]
     pub vocabulary: Option<crate::analyze::Vocabulary>,
-    /// Redirect other statements that write to stdout (echo, printf, cat) to stderr.
+    /// Comment mode: redirect other statements that write to stdout (echo, printf, cat) to
+    /// stderr. Capture mode does this for every write when the script starts.
     #[arg(long)]
     pub stdout_to_stderr: bool,
+    /// Capture mode: leave the script's other output on stdout, before the JSON document (as
+    /// skillmod 0.1.0 did); by default it goes to stderr and stdout holds the document alone.
+    #[arg(long)]
+    pub keep_stdout: bool,
     /// Rewrite files that have uncommitted changes too (inside git they are refused by default).
     #[arg(long)]
     pub allow_dirty: bool,

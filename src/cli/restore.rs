@@ -264,6 +264,9 @@ fn restore_one(checked: &CheckedEntry, force: bool) -> (RestoreStatus, Option<Er
         Ok(_) => std::fs::read(target).ok().map(|b| sha256_hex(&b)),
         Err(_) => None,
     };
+    if entry.created {
+        return remove_created(target, current.as_deref(), &entry.sha256_after, force);
+    }
     match current.as_deref() {
         Some(sha) if sha == entry.sha256_before => return (RestoreStatus::Unchanged, None),
         Some(sha) if sha == entry.sha256_after || force => {}
@@ -313,5 +316,32 @@ fn restore_one(checked: &CheckedEntry, force: bool) -> (RestoreStatus, Option<Er
     match atomic::write_atomic(target, &original, entry.mode & MODE_MASK) {
         Ok(()) => (RestoreStatus::Restored, None),
         Err(e) => (RestoreStatus::Failed, Some(e)),
+    }
+}
+
+/// Undo the creation of a file (a runtime file the migration wrote): remove it, unless it was
+/// edited since (then only with `--force`).
+fn remove_created(
+    target: &Path,
+    current: Option<&str>,
+    sha_after: &str,
+    force: bool,
+) -> (RestoreStatus, Option<Error>) {
+    match current {
+        None => (RestoreStatus::Unchanged, None),
+        Some(sha) if sha != sha_after && !force => (
+            RestoreStatus::Refused,
+            Some(Error::new(
+                "FILE_CHANGED_SINCE_MIGRATION",
+                "the migration created this file and it was edited since; removing it would lose those edits. Use --force to remove it anyway",
+            )),
+        ),
+        Some(_) => match std::fs::remove_file(target) {
+            Ok(()) => (RestoreStatus::Restored, None),
+            Err(e) => (
+                RestoreStatus::Failed,
+                Some(Error::io("RESTORE_FAILED", "cannot remove", target, &e)),
+            ),
+        },
     }
 }

@@ -30,6 +30,9 @@ pub struct ManifestEntry {
     pub mode: u32,
     pub sha256_before: String,
     pub sha256_after: String,
+    /// The migration created the file (a runtime file): restoring removes it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub created: bool,
 }
 
 /// A manifest entry that passed every check: where to restore it and where its original is.
@@ -104,6 +107,29 @@ impl Backups {
         sha256_before: &str,
         sha256_after: &str,
     ) -> Result<PathBuf> {
+        self.save_new_or_old(
+            root,
+            path,
+            Some(original),
+            mode,
+            sha256_before,
+            sha256_after,
+        )
+    }
+
+    /// `save` for a file that may not exist yet (`None`): its entry says the migration created
+    /// it, so `restore` removes it.
+    pub fn save_new_or_old(
+        &self,
+        root: &Path,
+        path: &Path,
+        original: Option<&[u8]>,
+        mode: u32,
+        sha256_before: &str,
+        sha256_after: &str,
+    ) -> Result<PathBuf> {
+        let created = original.is_none();
+        let original = original.unwrap_or_default();
         let relative = relative_to(root, path).ok_or_else(|| {
             Error::new(
                 "BACKUP_FAILED",
@@ -148,6 +174,7 @@ impl Backups {
             mode,
             sha256_before: sha256_before.to_string(),
             sha256_after: sha256_after.to_string(),
+            created,
         };
         let mut line = serde_json::to_vec(&entry).map_err(|e| {
             Error::new(

@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use super::{Change, ErrorEntry, FileReport, Mode, Options, Status};
+use super::{Change, ErrorEntry, FileReport, Mode, Options, Status, runtime};
 use crate::analyze::shell::{Dialect, Judge};
 use crate::analyze::{
-    self, Analysis, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, RUNTIME_MARKER, Vocabulary, flow,
-    prefilter,
+    self, Analysis, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, Vocabulary, flow, prefilter,
+    runtime_link,
 };
 use crate::check::rules;
 use crate::error::Error;
@@ -101,10 +101,17 @@ pub fn process_file(
     }
     report.legacy = analysis.legacy.clone();
     report.stdout_writes = analysis.stdout_writes.clone();
-    if analysis.already_migrated {
-        report.status = Status::AlreadyMigrated;
-        return (report, None);
-    }
+    let upkeep = if analysis.already_migrated {
+        match upkeep(path, &script.body, profile, options, &mut report) {
+            Some(plan) => Some(plan),
+            None => {
+                report.status = Status::AlreadyMigrated;
+                return (report, None);
+            }
+        }
+    } else {
+        None
+    };
     if let Some(position) = analysis.legacy_in_parse_error {
         report.status = Status::Skipped;
         report
@@ -112,7 +119,7 @@ pub fn process_file(
             .push(parse_error_refusal(&analysis, position).into());
         return (report, None);
     }
-    if analysis.legacy.is_empty() && !options.force && hosted.is_none() {
+    if analysis.legacy.is_empty() && !options.force && hosted.is_none() && upkeep.is_none() {
         report.status = Status::NoLegacy;
         return (report, None);
     }
@@ -143,8 +150,9 @@ pub fn process_file(
         return fail(report, reason);
     }
     let skill_name = skill_name(path);
-    let planned = match profile.mode {
-        Mode::Comment => {
+    let planned = match (upkeep, profile.mode) {
+        (Some(plan), _) => Ok(plan),
+        (None, Mode::Comment) => {
             let context =
                 values::static_values(&analysis.legacy, profile.default_confidence, &skill_name);
             report.notes.extend(
@@ -161,21 +169,30 @@ pub fn process_file(
                 unreachable,
             )
         }
-        Mode::Capture => {
+        (None, Mode::Capture) => {
             let role = capture_role(path, &analysis, &script.body, options, parser);
             if let Some(note) = role_note(role, hosted) {
                 report.notes.push(note.into());
             }
             match &profile.runtime {
-                Some(runtime) => capture::plan_capture_mode(
-                    &analysis,
-                    &script.body,
-                    runtime,
-                    role.0,
-                    &skill_name,
-                    profile.default_confidence,
-                    hosted.unwrap_or(false),
-                ),
+                Some(runtime) => {
+                    let (at, relative) = runtime::location(path, &options.base, &runtime.file_name);
+                    if role.0 == Role::Script {
+                        request_runtime(&mut report, at, runtime, options);
+                    }
+                    let link = capture::Link {
+                        relative: &relative,
+                        default_confidence: profile.default_confidence,
+                        keep_stdout: options.keep_stdout,
+                    };
+                    capture::plan_capture_mode(
+                        &analysis,
+                        &script.body,
+                        &link,
+                        role.0,
+                        hosted.unwrap_or(false),
+                    )
+                }
                 None => Err(Error::new(
                     "INTERNAL_ERROR",
                     "capture mode without a runtime; please report this",
@@ -187,7 +204,8 @@ pub fn process_file(
         Ok(plan) => plan,
         Err(e) => return fail(report, e),
     };
-    if options.stdout_to_stderr {
+    // In capture mode the runtime moves every other write to stderr when the script starts.
+    if options.stdout_to_stderr && profile.mode == Mode::Comment {
         for write in &analysis.stdout_writes {
             plan.push(
                 write.end,
@@ -265,6 +283,62 @@ pub fn process_file(
     report.status = Status::Migrated;
     report.sha256_after = Some(sha_after);
     (report, Some(change))
+}
+
+/// A migrated script's upkeep in capture mode: 0.1.0's inline runtime is replaced by the source
+/// line (a plan), and the runtime file its source line names is requested when it is missing or
+/// older. None when nothing in the script changes.
+fn upkeep(
+    path: &Path,
+    body: &[u8],
+    profile: &super::Profile,
+    options: &Options,
+    report: &mut FileReport,
+) -> Option<rewrite::Plan> {
+    let runtime = profile.runtime.as_ref()?;
+    match runtime_link::find(body)? {
+        runtime_link::RuntimeLine::Inline { range } => {
+            let (at, relative) = runtime::location(path, &options.base, &runtime.file_name);
+            request_runtime(report, at, runtime, options);
+            report.notes.push(ErrorEntry {
+                code: "RUNTIME_UPGRADED",
+                message: format!(
+                    "skillmod 0.1.0's one-line runtime becomes one line sourcing {relative} (runtime version {})",
+                    capture::RUNTIME_VERSION
+                ),
+            });
+            let link = capture::Link {
+                relative: &relative,
+                default_confidence: profile.default_confidence,
+                keep_stdout: options.keep_stdout,
+            };
+            Some(capture::plan_upgrade(body, range, &link))
+        }
+        runtime_link::RuntimeLine::Sourced { relative, .. } => {
+            let named = runtime::named_by(path, &relative);
+            let name_matches = named
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy() == runtime.file_name);
+            if name_matches && runtime::state(&named) != runtime::State::Current {
+                request_runtime(report, named, runtime, options);
+            }
+            None
+        }
+    }
+}
+
+/// Ask for the runtime file at `at` to be written once all scripts are done.
+fn request_runtime(
+    report: &mut FileReport,
+    at: std::path::PathBuf,
+    runtime: &std::sync::Arc<capture::Runtime>,
+    options: &Options,
+) {
+    report.runtime_file = Some(display_path(&at, &options.base));
+    report.runtime = Some(runtime::Request {
+        path: at,
+        runtime: runtime.clone(),
+    });
 }
 
 /// Why a file with legacy markers and a parse error is not rewritten (check reports the same
@@ -435,9 +509,14 @@ fn last_command_always_exits(
 /// False when the file can hold neither a legacy statement nor the JSON block.
 fn might_need_parse(body: &[u8], vocabulary: Vocabulary) -> bool {
     prefilter::may_hold_legacy(body, vocabulary)
-        || [BLOCK_MARKER, BLOCK_DELIMITER, RUNTIME_MARKER]
-            .iter()
-            .any(|m| memchr::memmem::find(body, m.as_bytes()).is_some())
+        || [
+            BLOCK_MARKER,
+            BLOCK_DELIMITER,
+            runtime_link::SOURCE_PREFIX,
+            runtime_link::INLINE_MARKER,
+        ]
+        .iter()
+        .any(|m| memchr::memmem::find(body, m.as_bytes()).is_some())
 }
 
 /// The skill's name: the folder holding its script.

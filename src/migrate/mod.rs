@@ -2,6 +2,7 @@
 //! written with a backup. Files run in parallel; results come back in path order.
 
 mod file;
+pub mod runtime;
 pub mod sourcing;
 
 use std::path::{Path, PathBuf};
@@ -61,6 +62,12 @@ pub struct FileReport {
     /// The settings file that applied, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub settings: Option<String>,
+    /// The runtime file this script sources (capture mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime_file: Option<String>,
+    /// The runtime file to write once every script is done.
+    #[serde(skip)]
+    pub runtime: Option<runtime::Request>,
     #[serde(skip)]
     pub abs_path: PathBuf,
 }
@@ -94,8 +101,10 @@ pub struct Options {
     pub max_size: u64,
     /// What each file's settings (and the flags) say.
     pub profiles: PerSettings<Profile>,
-    /// Send other stdout writes (echo, printf, cat) to stderr.
+    /// Comment mode: send other stdout writes (echo, printf, cat) to stderr.
     pub stdout_to_stderr: bool,
+    /// Capture mode: leave the script's other output on stdout, before the document.
+    pub keep_stdout: bool,
     /// Folder that paths in reports are relative to.
     pub base: PathBuf,
     /// Inside git without `--allow-dirty`: files with uncommitted changes, never rewritten.
@@ -116,7 +125,7 @@ pub struct Profile {
     pub default_confidence: f64,
     pub template: Template,
     /// Capture mode's runtime for `template`, rendered once.
-    pub runtime: Option<crate::rewrite::capture::Runtime>,
+    pub runtime: Option<std::sync::Arc<crate::rewrite::capture::Runtime>>,
 }
 
 /// Counts per status.
@@ -165,6 +174,8 @@ pub struct RunReport {
     pub files_committed: Vec<String>,
     /// The settings files that applied to the files selected.
     pub settings_files: Vec<String>,
+    /// Capture mode's runtime files, written (or shown) after the scripts.
+    pub runtime_files: Vec<runtime::RuntimeReport>,
 }
 
 /// Migrate `files`. `render` turns a file's change into output (a diff, say) on the worker
@@ -208,6 +219,7 @@ where
         commit_hash: None,
         files_committed: Vec::new(),
         settings_files: Vec::new(),
+        runtime_files: Vec::new(),
     })
 }
 
@@ -232,6 +244,8 @@ impl FileReport {
             errors: Vec::new(),
             notes: Vec::new(),
             settings: options.profiles.source_of(path),
+            runtime_file: None,
+            runtime: None,
             abs_path: path.to_path_buf(),
         }
     }

@@ -1,10 +1,11 @@
 //! Capture mode: each legacy statement records what the shell computes at that moment
-//! (`__skm_rec KIND <the echo's own arguments>`), and a POSIX runtime, compacted to one line and
-//! put in front of the script's second line (so no line moves), prints one JSON document from an
-//! EXIT trap on every exit path of the main shell: the normal end, `exit N` anywhere, a `set -e`
-//! failure. Traps are not inherited by subshells or command substitutions, so those print
-//! nothing. The script's own `trap … EXIT` is chained, not lost. A library (a script meant to be
-//! sourced) gets no runtime: its legacy lines record into the runtime of the script sourcing it.
+//! (`__skm_rec KIND <the echo's own arguments>`), and one line after the shebang sources the
+//! runtime, a readable POSIX sh file written once per project (`skillmod-runtime.sh`). The
+//! runtime moves the script's stdout to stderr and prints one JSON document on the saved stdout
+//! from an EXIT trap on every exit path of the main shell: the normal end, `exit N` anywhere, a
+//! `set -e` failure, SIGTERM/SIGINT/SIGHUP. The script's own `trap … EXIT` is chained, not lost.
+//! A library (a script meant to be sourced) gets no source line: its legacy lines record into
+//! the runtime of the script sourcing it.
 
 use std::sync::OnceLock;
 
@@ -14,10 +15,17 @@ use serde::Serialize;
 use super::placement;
 use super::plan::{Plan, Reason};
 use super::template::{NOW_TOKEN, RUNTIME_SENTINEL, Template};
-use crate::analyze::{Analysis, LegacyKind, RUNTIME_END, RUNTIME_MARKER};
+use crate::analyze::runtime_link::{self, FILE_STEM, MISSING_STATUS, SOURCE_PREFIX};
+use crate::analyze::{Analysis, LegacyKind};
 use crate::error::{Error, Result};
 
 const RUNTIME: &str = include_str!("../../templates/capture-runtime.sh.j2");
+
+/// The runtime's version: 1 was 0.1.0's inline line; a file older than this is rewritten.
+pub const RUNTIME_VERSION: u32 = 2;
+
+/// The template whose runtime file is plain `skillmod-runtime.sh`.
+const DEFAULT_TEMPLATE: &str = "skill-output-v1";
 
 /// The runtime's names all start with this; a script that uses it itself is refused.
 pub const RESERVED_PREFIX: &str = "__skm_";
@@ -49,20 +57,32 @@ fn sentinel(field: &str) -> String {
 /// computes nothing it never prints.
 #[derive(Serialize)]
 struct RuntimeContext<'a> {
+    version: u32,
     template: &'a str,
     uses_time: bool,
     uses_errors: bool,
     uses_error_member: bool,
     uses_now: bool,
+    uses_name: bool,
     body: String,
 }
 
-/// The runtime for one template: the generated line (the same in every file) and whether the
-/// template prints the skill's name (then each file sets `__skm_name`).
-#[derive(Debug, Clone)]
+/// The runtime file for one template: its name and its text (the same for every script).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Runtime {
-    pub line: String,
-    uses_name: bool,
+    pub file_name: String,
+    pub text: String,
+}
+
+/// What one script's source line says: where the runtime lies from the script's folder, and
+/// the per-script settings that differ from the runtime's defaults.
+#[derive(Debug, Clone)]
+pub struct Link<'a> {
+    /// The runtime's path relative to the script's folder, `/`-separated.
+    pub relative: &'a str,
+    pub default_confidence: f64,
+    /// Leave the script's other output on stdout (`--stdout keep`).
+    pub keep_stdout: bool,
 }
 
 /// How a script takes part in capture mode.
@@ -78,10 +98,8 @@ pub enum Role {
 pub fn plan_capture_mode(
     analysis: &Analysis,
     source: &[u8],
-    runtime: &Runtime,
+    link: &Link,
     role: Role,
-    skill_name: &str,
-    default_confidence: f64,
     library_success: bool,
 ) -> Result<Plan> {
     // A migrated library's own hooks are skillmod's, not a clash: `--force` runs over it again.
@@ -166,49 +184,47 @@ pub fn plan_capture_mode(
                 .legacy
                 .iter()
                 .any(|s| matches!(s.kind, LegacyKind::Success | LegacyKind::Complete));
-        insert_runtime(
-            &mut plan,
-            source,
-            runtime,
-            skill_name,
-            default_confidence,
-            needs_marker,
-        );
+        insert_source_line(&mut plan, source, &source_line(link, needs_marker));
     }
     Ok(plan)
 }
 
-/// Put the runtime in front of the second line (line 1 is the shebang, a comment, so line 2
-/// always starts a new statement); the line numbers of the script stay what they were.
-fn insert_runtime(
-    plan: &mut Plan,
-    source: &[u8],
-    runtime: &Runtime,
-    skill_name: &str,
-    default_confidence: f64,
-    needs_marker: bool,
-) {
-    let eol = placement::line_ending(source);
-    let confidence = serde_json::Number::from_f64(default_confidence)
-        .map_or_else(|| "0.85".to_string(), |n| n.to_string());
-    let mut values = format!(
-        "__skm_dc={confidence} __skm_need={}",
-        u8::from(needs_marker)
-    );
-    if runtime.uses_name {
-        let json = serde_json::Value::from(skill_name).to_string();
-        values.push_str(&format!(" __skm_name={}", single_quoted(&json)));
+/// The line that loads the runtime: per-script settings, then `command .` (a missing file is an
+/// error the script survives in every shell, so the message below is printed), then exit 70.
+pub fn source_line(link: &Link, needs_marker: bool) -> String {
+    let mut settings = String::new();
+    if !needs_marker {
+        settings.push_str("__skm_need=0 ");
     }
-    let line = runtime.line.replacen(
-        RUNTIME_MARKER_LINE_END,
-        &format!("{RUNTIME_MARKER_LINE_END} {values};"),
-        1,
-    );
+    if (link.default_confidence - DEFAULT_CONFIDENCE).abs() > f64::EPSILON {
+        let confidence = serde_json::Number::from_f64(link.default_confidence)
+            .map_or_else(|| DEFAULT_CONFIDENCE.to_string(), |n| n.to_string());
+        settings.push_str(&format!("__skm_dc={confidence} "));
+    }
+    if link.keep_stdout {
+        settings.push_str("__skm_stdout=keep ");
+    }
+    format!(
+        "{settings}{SOURCE_PREFIX}{}\" || {{ echo \"run: skillmod migrate $0\" >&2; exit {MISSING_STATUS}; }}",
+        link.relative
+    )
+}
+
+/// The default confidence the runtime reports when the source line names none.
+const DEFAULT_CONFIDENCE: f64 = 0.85;
+
+/// Put the source line after the shebang (a script always has one: without it, it is a
+/// library). Every later line moves down by exactly one.
+fn insert_source_line(plan: &mut Plan, source: &[u8], line: &str) {
+    let eol = placement::line_ending(source);
     let first_end = placement::line_end(source, 0);
-    let second = memchr::memchr(b'\n', &source[first_end..]).map(|i| first_end + i + 1);
-    match second {
-        Some(at) if at < source.len() => plan.push(at, at, format!("{line} "), Reason::Runtime),
-        Some(at) => plan.push(at, at, format!("{line}{eol}"), Reason::Runtime),
+    match memchr::memchr(b'\n', &source[first_end..]) {
+        Some(i) => plan.push(
+            first_end + i + 1,
+            first_end + i + 1,
+            format!("{line}{eol}"),
+            Reason::Runtime,
+        ),
         None => plan.push(
             source.len(),
             source.len(),
@@ -218,11 +234,59 @@ fn insert_runtime(
     }
 }
 
-/// The end of the marker statement, after which each file's own values go.
-const RUNTIME_MARKER_LINE_END: &str = "at exit)';";
+/// Replace 0.1.0's inline runtime (in front of line 2) by the source line after the shebang,
+/// keeping the settings it held. Legacy statements were rewritten then and stay as they are.
+pub fn plan_upgrade(source: &[u8], inline: std::ops::Range<usize>, link: &Link) -> Plan {
+    let mut plan = Plan::default();
+    let old = &source[inline.clone()];
+    let needs_marker = runtime_link::setting(old, "__skm_need") != Some("0");
+    let confidence = runtime_link::setting(old, "__skm_dc")
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(link.default_confidence);
+    let link = Link {
+        default_confidence: confidence,
+        ..link.clone()
+    };
+    // The inline runtime was followed by one space, or by the line end when line 2 was empty.
+    let mut end = inline.end;
+    if source.get(end) == Some(&b' ') {
+        end += 1;
+    } else if source[end..].starts_with(b"\r\n") {
+        end += 2;
+    } else if source.get(end) == Some(&b'\n') {
+        end += 1;
+    }
+    plan.push(inline.start, end, "", Reason::Runtime);
+    insert_source_line(&mut plan, source, &source_line(&link, needs_marker));
+    plan
+}
 
-fn single_quoted(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
+/// The runtime file's name for a template: `skillmod-runtime.sh` for the default, else the
+/// template's file stem in it (`skillmod-runtime.envelope.sh`).
+pub fn runtime_file_name(template: &str) -> String {
+    if template == DEFAULT_TEMPLATE {
+        return format!("{FILE_STEM}.sh");
+    }
+    let stem = template.rsplit('/').next().unwrap_or(template);
+    let stem = stem.split('.').next().unwrap_or(stem);
+    let slug: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("{FILE_STEM}.{slug}.sh")
+}
+
+/// The version a runtime file's first line declares (`# skillmod-runtime 2 …`).
+pub fn version_of(text: &[u8]) -> Option<u32> {
+    let rest = text.strip_prefix(format!("# {FILE_STEM} ").as_bytes())?;
+    let end = rest.iter().position(|b| !b.is_ascii_digit())?;
+    std::str::from_utf8(&rest[..end]).ok()?.parse().ok()
 }
 
 /// The runtime template, compiled once per process.
@@ -261,16 +325,17 @@ pub fn render_runtime(template: &Template) -> Result<Runtime> {
         }
         args.push(arg.replace(NOW_TOKEN, "${__skm_now}"));
     }
-    // The name is safe to write into the marker's quotes: `Template::load_at` refuses others.
     let context = RuntimeContext {
+        version: RUNTIME_VERSION,
         template: &template.name,
         uses_time: uses("execution_time_ms"),
         uses_errors: uses("errors"),
         uses_error_member: uses("error_member"),
         uses_now: json.contains(NOW_TOKEN),
-        body: args.join(" "),
+        uses_name: uses("skill_name"),
+        body: args.join(" \\\n    "),
     };
-    let source = runtime_environment()
+    let text = runtime_environment()
         .as_ref()
         .map_err(|e| {
             Error::new(
@@ -286,31 +351,10 @@ pub fn render_runtime(template: &Template) -> Result<Runtime> {
                 format!("capture runtime failed to render: {e}"),
             )
         })?;
-    let line = compact(&source);
-    if !line.starts_with(RUNTIME_MARKER)
-        || !line.ends_with(RUNTIME_END)
-        || !line.contains(RUNTIME_MARKER_LINE_END)
-    {
-        return Err(Error::new(
-            "TEMPLATE_INVALID",
-            "capture runtime lost its marker or its final trap",
-        ));
-    }
     Ok(Runtime {
-        line,
-        uses_name: uses("skill_name"),
+        file_name: runtime_file_name(&template.name),
+        text: text + "\n",
     })
-}
-
-/// One line of shell from the runtime's source: comment lines and blank lines dropped, leading
-/// blanks trimmed, lines joined with a space (the source is written so that this is valid).
-fn compact(source: &str) -> String {
-    source
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]
@@ -320,33 +364,22 @@ mod tests {
     use crate::rewrite::template::BUILTINS;
 
     #[test]
-    fn runtime_is_one_clean_line_for_every_template() {
+    fn runtime_file_is_clean_short_lined_shell_for_every_template() {
         let mut parser = BashParser::new().expect("parser");
         for builtin in BUILTINS {
             let template = Template::load(builtin.name).expect("template");
             let runtime = render_runtime(&template).expect("render");
-            assert!(
-                !runtime.line.contains('\n'),
-                "{}: not one line",
-                builtin.name
-            );
-            let tree = parser.parse(runtime.line.as_bytes()).expect("parse");
-            assert_eq!(
-                error_count(&tree),
-                0,
-                "{}: runtime does not parse cleanly",
-                builtin.name
-            );
+            assert_eq!(version_of(runtime.text.as_bytes()), Some(RUNTIME_VERSION));
+            let long: Vec<&str> = runtime.text.lines().filter(|l| l.len() > 120).collect();
+            assert!(long.is_empty(), "{}: long lines {long:?}", builtin.name);
+            let tree = parser.parse(runtime.text.as_bytes()).expect("parse");
+            assert_eq!(error_count(&tree), 0, "{}: parse errors", builtin.name);
             for shell in ["bash", "dash"] {
                 let status = std::process::Command::new(shell)
-                    .args(["-n", "-c", &runtime.line])
+                    .args(["-n", "-c", &runtime.text])
                     .status()
                     .expect("shell");
-                assert!(
-                    status.success(),
-                    "{}: {shell} -n rejects the runtime",
-                    builtin.name
-                );
+                assert!(status.success(), "{}: {shell} -n rejects it", builtin.name);
             }
         }
     }
@@ -355,13 +388,37 @@ mod tests {
     fn runtime_holds_no_code_for_fields_the_template_does_not_print() {
         let v1 =
             render_runtime(&Template::load("skill-output-v1").expect("template")).expect("render");
-        assert!(!v1.line.contains("__skm_error_member"));
-        assert!(!v1.line.contains("__skm_now"));
-        assert!(!v1.uses_name);
+        assert_eq!(v1.file_name, "skillmod-runtime.sh");
+        assert!(!v1.text.contains("__skm_error_member"));
+        assert!(!v1.text.contains("__skm_now"));
+        assert!(!v1.text.contains("__skm_name"));
         let envelope =
             render_runtime(&Template::load("envelope").expect("template")).expect("render");
-        assert!(!envelope.line.contains("__skm_errors="));
-        assert!(envelope.line.contains("__skm_now=$(date"));
-        assert!(envelope.uses_name);
+        assert_eq!(envelope.file_name, "skillmod-runtime.envelope.sh");
+        assert!(!envelope.text.contains("__skm_errors="));
+        assert!(envelope.text.contains("__skm_now=$(date"));
+        assert!(envelope.text.contains("__skm_name="));
+    }
+
+    #[test]
+    fn source_line_is_short_and_names_only_what_differs() {
+        let link = Link {
+            relative: "../../skillmod-runtime.sh",
+            default_confidence: 0.85,
+            keep_stdout: false,
+        };
+        let line = source_line(&link, true);
+        assert!(line.starts_with(SOURCE_PREFIX), "{line}");
+        assert!(line.len() <= 120, "{} characters: {line}", line.len());
+        let other = Link {
+            default_confidence: 0.9,
+            keep_stdout: true,
+            ..link
+        };
+        let line = source_line(&other, false);
+        assert!(
+            line.starts_with("__skm_need=0 __skm_dc=0.9 __skm_stdout=keep command ."),
+            "{line}"
+        );
     }
 }
