@@ -216,6 +216,22 @@ impl Repo {
 
     /// Commit exactly `files` (absolute paths) with `message`; other staged changes stay staged.
     /// Returns the new commit's full hash.
+    /// Tell git about new files (`git add --intent-to-add`), so `commit --only` can take them.
+    pub fn intend_to_add(&self, files: &[PathBuf]) -> Result<()> {
+        if files.is_empty() {
+            return Ok(());
+        }
+        let mut args = vec!["add".to_string(), "--intent-to-add".into(), "--".into()];
+        for file in files {
+            let rel = file.strip_prefix(&self.root).unwrap_or(file);
+            args.push(rel.to_string_lossy().into_owned());
+        }
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.git(&refs)
+            .map(|_| ())
+            .map_err(|e| Error::new("COMMIT_FAILED", e.message))
+    }
+
     pub fn commit_only(&self, files: &[PathBuf], message: &str, no_verify: bool) -> Result<String> {
         let mut args: Vec<String> = vec![
             "commit".into(),

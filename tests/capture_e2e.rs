@@ -37,34 +37,43 @@ fn files_in(dir: &Path) -> BTreeSet<String> {
     out
 }
 
-fn run_in(shell: &str, script: &[u8], args: &[String]) -> Run {
+/// Run `script` as `work/execute.sh` in a fresh folder, with the runtime files migrate wrote in
+/// `tree` (if any) one folder up, where a skill one level below its project root finds them.
+fn run_in(shell: &str, script: &[u8], tree: Option<&Path>, args: &[String]) -> Run {
     let tmp = tempfile::tempdir().expect("tmp");
-    let path = write_script(tmp.path(), "execute.sh", script);
+    let work = tmp.path().join("work");
+    let path = write_script(&work, "execute.sh", script);
+    for entry in tree
+        .map(std::fs::read_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flatten()
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("skillmod-runtime") {
+            std::fs::copy(entry.path(), tmp.path().join(&name)).expect("copy runtime");
+        }
+    }
     let out = run(std::process::Command::new(shell)
         .arg(&path)
         .args(args)
-        .current_dir(tmp.path()));
+        .current_dir(&work));
     Run {
         status: out.status.code(),
         stdout: stdout(&out),
         stderr: stderr(&out),
-        files: files_in(tmp.path()),
+        files: files_in(&work),
     }
 }
 
-fn migrated(input: &[u8]) -> Vec<u8> {
+/// The migrated script and the folder migrate ran in (holding the runtime file).
+fn migrated(input: &[u8]) -> (Vec<u8>, tempfile::TempDir) {
     let tmp = tempfile::tempdir().expect("tmp");
     let path = write_script(tmp.path(), "s/execute.sh", input);
-    let out = run(skillmod(tmp.path()).args([
-        "migrate",
-        "--mode",
-        "capture",
-        "--stdout-to-stderr",
-        "--no-backup",
-        "s",
-    ]));
+    let out = run(skillmod(tmp.path()).args(["migrate", "--mode", "capture", "--no-backup", "s"]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    std::fs::read(path).expect("migrated")
+    (std::fs::read(path).expect("migrated"), tmp)
 }
 
 #[test]
@@ -87,7 +96,7 @@ fn migrated_skills_report_what_actually_happened_in_bash_and_dash() {
             .flatten()
             .filter_map(|a| a.as_str().map(String::from))
             .collect();
-        let after = migrated(&input);
+        let (after, tree) = migrated(&input);
         for shell in ["bash", "dash"] {
             let name = format!(
                 "{} ({shell})",
@@ -95,8 +104,8 @@ fn migrated_skills_report_what_actually_happened_in_bash_and_dash() {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default()
             );
-            let before = run_in(shell, &input, &args);
-            let now = run_in(shell, &after, &args);
+            let before = run_in(shell, &input, None, &args);
+            let now = run_in(shell, &after, Some(tree.path()), &args);
             assert_eq!(
                 now.status, before.status,
                 "{name}: exit status changed; stderr: {}",
@@ -197,7 +206,7 @@ fn capture_works_with_every_template() {
             ..ParseOptions::new(protocol)
         };
         for (args, ok) in [(vec![], true), (vec!["fail".to_string()], false)] {
-            let ran = run_in("bash", &after, &args);
+            let ran = run_in("bash", &after, Some(tmp.path()), &args);
             let outcome = check_output(&ran.stdout, &options, &schema);
             assert!(
                 outcome.valid,
@@ -316,7 +325,7 @@ fn every_template_output_is_judged_the_same_by_every_protocol_and_strictness() {
                 _ => vec![vec![]],
             };
             for args in runs {
-                let printed = run_in("sh", &after, &args).stdout;
+                let printed = run_in("sh", &after, Some(tmp.path()), &args).stdout;
                 for protocol in [
                     Protocol::Auto,
                     Protocol::Json,

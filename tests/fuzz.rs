@@ -64,9 +64,12 @@ fn rewrites(parser: &mut BashParser, source: &[u8]) -> Vec<(&'static str, Vec<u8
     {
         out.push(("comment", bytes));
     }
-    let runtime = capture::render_runtime(&template).expect("runtime");
-    if let Ok(plan) =
-        capture::plan_capture_mode(&analysis, source, &runtime, Role::Script, "s", 0.85, false)
+    let link = capture::Link {
+        relative: "skillmod-runtime.sh",
+        default_confidence: 0.85,
+        keep_stdout: false,
+    };
+    if let Ok(plan) = capture::plan_capture_mode(&analysis, source, &link, Role::Script, false)
         && let Ok(bytes) = rewrite::apply_checked(&plan, &analysis, source, parser)
     {
         out.push(("capture", bytes));

@@ -65,14 +65,23 @@ fn commit_holds_exactly_the_migrated_files_and_leaves_the_rest_alone() {
     assert_eq!(report["commit_created"], true);
     let head = git(tmp.path(), &["rev-parse", "HEAD"]);
     assert_eq!(report["commit_hash"].as_str(), Some(head.trim()));
+    // The runtime file capture mode created is part of the migration, so of the commit.
     assert_eq!(
         report["files_committed"],
-        serde_json::json!(["skills/a/execute.sh", "skills/b/execute.sh"])
+        serde_json::json!([
+            "skillmod-runtime.sh",
+            "skills/a/execute.sh",
+            "skills/b/execute.sh"
+        ])
     );
     let in_commit = git(tmp.path(), &["show", "--name-only", "--format=", "HEAD"]);
     assert_eq!(
         in_commit.lines().collect::<Vec<_>>(),
-        ["skills/a/execute.sh", "skills/b/execute.sh"]
+        [
+            "skillmod-runtime.sh",
+            "skills/a/execute.sh",
+            "skills/b/execute.sh"
+        ]
     );
     let message = git(tmp.path(), &["log", "-1", "--format=%s"]);
     assert_eq!(message.trim(), "skillmod: migrate 2 skills to JSON output");
@@ -124,7 +133,7 @@ fn text_summary_prints_the_short_hash() {
     let out = run(skillmod(tmp.path()).args(["migrate", "--commit", "skills"]));
     let head = git(tmp.path(), &["rev-parse", "--short=12", "HEAD"]);
     assert!(
-        stderr(&out).contains(&format!("committed {}: 1 files", head.trim())),
+        stderr(&out).contains(&format!("committed {}: 2 files", head.trim())),
         "{}",
         stderr(&out)
     );

@@ -244,11 +244,18 @@ fn a_torn_last_manifest_line_is_left_out_with_a_warning() {
     let out = run(skillmod(root).args(["restore"]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("torn line"), "{}", stderr(&out));
+    // The manifest holds a, b and the runtime file created last; the torn line is the
+    // runtime's, so both scripts come back and the runtime file stays.
     assert!(
-        stdout(&out).contains("1 of 1 files restored"),
+        stdout(&out).contains("2 of 2 files restored"),
         "{}",
         stdout(&out)
     );
+    assert_eq!(
+        std::fs::read(root.join("s/a/execute.sh")).expect("a"),
+        LEGACY
+    );
+    assert!(root.join("skillmod-runtime.sh").exists());
 }
 
 #[test]

@@ -180,10 +180,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
                 let _ = writeln!(stderr, "{}: {}: {}", runtime.path, e.code, e.message);
             }
         }
-        if matches!(
-            runtime.status,
-            migrate::runtime::RuntimeStatus::Created | migrate::runtime::RuntimeStatus::Upgraded
-        ) {
+        if runtime.written() {
             report
                 .migrated
                 .push((runtime.path.clone(), runtime.abs_path.clone()));
@@ -310,12 +307,31 @@ fn commit_migrated(repo: &Repo, report: &mut migrate::RunReport, args: &MigrateA
         .map(|(_, abs_path)| canonical(abs_path))
         .collect();
     let message = args.message.clone().unwrap_or_else(|| {
-        let n = migrated.len();
+        let n = migrated.len()
+            - report
+                .runtime_files
+                .iter()
+                .filter(|r| {
+                    r.backup.is_some()
+                        || matches!(
+                            r.status,
+                            migrate::runtime::RuntimeStatus::Created
+                                | migrate::runtime::RuntimeStatus::Upgraded
+                        )
+                })
+                .count();
         format!(
             "skillmod: migrate {n} skill{} to JSON output",
             if n == 1 { "" } else { "s" }
         )
     });
+    let created: Vec<PathBuf> = report
+        .runtime_files
+        .iter()
+        .filter(|r| r.status == migrate::runtime::RuntimeStatus::Created)
+        .map(|r| canonical(&r.abs_path))
+        .collect();
+    repo.intend_to_add(&created)?;
     let hash = repo.commit_only(&paths, &message, args.no_verify)?;
     // What the commit holds, as git recorded it: a hook may have staged more.
     let base = crate::fsio::canonical(&working_dir()?);

@@ -79,6 +79,16 @@ pub struct RuntimeReport {
     pub abs_path: PathBuf,
 }
 
+impl RuntimeReport {
+    /// Whether this run wrote the file (so it belongs in `--commit`).
+    pub fn written(&self) -> bool {
+        matches!(
+            self.status,
+            RuntimeStatus::Created | RuntimeStatus::Upgraded
+        )
+    }
+}
+
 /// What the state of a runtime file on disk is, for `check` and `migrate` alike.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum State {

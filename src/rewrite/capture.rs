@@ -217,6 +217,13 @@ const DEFAULT_CONFIDENCE: f64 = 0.85;
 /// library). Every later line moves down by exactly one.
 fn insert_source_line(plan: &mut Plan, source: &[u8], line: &str) {
     let eol = placement::line_ending(source);
+    // In a CRLF file the shell reads the `\r` as part of the last word (`}\r` closes nothing):
+    // a comment takes it instead.
+    let line = if eol == "\r\n" {
+        format!("{line} #")
+    } else {
+        line.to_string()
+    };
     let first_end = placement::line_end(source, 0);
     match memchr::memchr(b'\n', &source[first_end..]) {
         Some(i) => plan.push(

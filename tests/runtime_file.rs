@@ -1,0 +1,228 @@
+//! Capture mode's runtime file as a user meets it: stdout is the one document on every exit path
+//! (signals included), a missing runtime fails at once and says how to restore it, 0.1.0's inline
+//! runtime is upgraded in place once and restored exactly, `--keep-stdout` keeps the old output,
+//! and a skill written against the runtime's functions reports without legacy lines.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::*;
+use serde_json::Value;
+use skillmod::contract::{ParseOptions, Protocol, Schema, check_output};
+use wait_timeout::ChildExt;
+
+/// The whole stdout, read as `skillmod validate --strict` reads it: exactly one document.
+fn strict_document(stdout: &str) -> Value {
+    let schema = Schema::builtin("skill-output-v1").expect("schema");
+    let options = ParseOptions {
+        strict: true,
+        ..ParseOptions::new(Protocol::Json)
+    };
+    let outcome = check_output(stdout, &options, &schema);
+    assert!(outcome.valid, "{:?}\n{stdout}", outcome.errors);
+    outcome.value.expect("document")
+}
+
+fn sh(shell: &str, script: &Path, dir: &Path) -> std::process::Output {
+    run(Command::new(shell).arg(script).current_dir(dir))
+}
+
+#[test]
+fn other_output_goes_to_stderr_and_stdout_is_the_document_alone() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/bash\necho \"Processing...\"\nprintf 'step %s\\n' 1\nls -d . \necho \"Created: r.txt\"\necho SUCCESS\n";
+    let script = write_script(tmp.path(), "s/x/execute.sh", text);
+    let (code, _) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    assert_eq!(code, 0);
+    for shell in ["bash", "dash"] {
+        let out = sh(shell, &script, tmp.path());
+        let doc = strict_document(&stdout(&out));
+        assert_eq!(doc["success"], true, "{shell}");
+        assert_eq!(doc["deliverables"], serde_json::json!(["r.txt"]));
+        // The other writes, and the commands' own output, keep their order on stderr.
+        let err = stderr(&out);
+        assert_eq!(
+            err.lines().collect::<Vec<_>>(),
+            ["Processing...", "step 1", "."],
+            "{shell}"
+        );
+    }
+}
+
+#[test]
+fn keep_stdout_prints_the_other_output_before_the_document_as_0_1_0_did() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/sh\necho \"Processing...\"\necho SUCCESS\n";
+    let script = write_script(tmp.path(), "s/x/execute.sh", text);
+    json_report(
+        tmp.path(),
+        &["migrate", "--no-backup", "--keep-stdout", "s"],
+    );
+    let migrated = std::fs::read_to_string(&script).expect("read");
+    assert!(
+        migrated.contains("__skm_stdout=keep command ."),
+        "{migrated}"
+    );
+    let out = sh("sh", &script, tmp.path());
+    let printed = stdout(&out);
+    assert!(printed.starts_with("Processing...\n{"), "{printed}");
+    assert_eq!(
+        last_json(&printed).expect("document")["success"],
+        true,
+        "{printed}"
+    );
+}
+
+#[test]
+fn sigterm_and_sigint_end_the_run_with_a_document_that_says_so() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    // A busy loop of builtins: the shell takes the signal at once (it would wait for a
+    // foreground command to end first, as the README says).
+    let text = b"#!/bin/sh\necho \"Created: a.txt\"\nwhile :; do :; done\necho SUCCESS\n";
+    let script = write_script(tmp.path(), "s/x/execute.sh", text);
+    json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    for shell in ["bash", "dash"] {
+        for (signal, name, status) in [("-TERM", "TERM", 143), ("-INT", "INT", 130)] {
+            let out_file = tmp.path().join("out.json");
+            let mut child = Command::new(shell)
+                .arg(&script)
+                .current_dir(tmp.path())
+                .stdout(std::fs::File::create(&out_file).expect("out"))
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn");
+            std::thread::sleep(Duration::from_millis(300));
+            let killed = Command::new("kill")
+                .args([signal, &child.id().to_string()])
+                .status()
+                .expect("kill");
+            assert!(killed.success());
+            let done = child
+                .wait_timeout(Duration::from_secs(10))
+                .expect("wait")
+                .unwrap_or_else(|| panic!("{shell} {name}: still running"));
+            assert_eq!(done.code(), Some(status), "{shell} {name}");
+            let printed = std::fs::read_to_string(&out_file).expect("read");
+            let doc = strict_document(&printed);
+            assert_eq!(doc["success"], false, "{shell} {name}");
+            assert_eq!(doc["errors"][0]["code"], "SIGNAL", "{shell} {name}: {doc}");
+            assert_eq!(doc["errors"][0]["context"]["signal"], name);
+            assert_eq!(doc["deliverables"], serde_json::json!(["a.txt"]));
+        }
+    }
+}
+
+#[test]
+fn a_missing_runtime_fails_at_once_naming_the_file_and_the_command_that_restores_it() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(tmp.path(), "s/x/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
+    json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    let runtime = tmp.path().join("skillmod-runtime.sh");
+    std::fs::remove_file(&runtime).expect("remove");
+    for shell in ["bash", "dash"] {
+        let out = sh(shell, &script, tmp.path());
+        assert_eq!(out.status.code(), Some(70), "{shell}");
+        assert_eq!(stdout(&out), "", "{shell}: no half output");
+        let err = stderr(&out);
+        assert!(err.contains("skillmod-runtime.sh"), "{shell}: {err}");
+        assert!(err.contains("skillmod migrate"), "{shell}: {err}");
+    }
+    // The command it names brings the runtime back; the script is left as it is.
+    let before = std::fs::read(&script).expect("read");
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["files"][0]["status"], "already_migrated");
+    assert_eq!(report["runtime_files"][0]["status"], "created", "{report}");
+    assert_eq!(std::fs::read(&script).expect("read"), before);
+    let doc = strict_document(&stdout(&sh("bash", &script, tmp.path())));
+    assert_eq!(doc["success"], true);
+}
+
+#[test]
+fn a_skill_copied_with_its_folder_through_a_symlink_finds_the_runtime() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(
+        tmp.path(),
+        "skills/x/execute.sh",
+        b"#!/bin/sh\necho \"Created: a.txt\"\necho SUCCESS\n",
+    );
+    json_report(tmp.path(), &["migrate", "--no-backup", "skills"]);
+    std::os::unix::fs::symlink(tmp.path().join("skills/x"), tmp.path().join("linked"))
+        .expect("symlink");
+    let elsewhere = tempfile::tempdir().expect("cwd");
+    for path in [script.clone(), tmp.path().join("linked/execute.sh")] {
+        for shell in ["bash", "sh"] {
+            let out = sh(shell, &path, elsewhere.path());
+            let doc = strict_document(&stdout(&out));
+            assert_eq!(doc["deliverables"], serde_json::json!(["a.txt"]), "{shell}");
+        }
+    }
+    // ./execute.sh from its own folder.
+    set_mode(&script, 0o755);
+    let out = run(Command::new("./execute.sh").current_dir(tmp.path().join("skills/x")));
+    assert_eq!(strict_document(&stdout(&out))["success"], true);
+}
+
+#[test]
+fn a_0_1_0_migration_is_upgraded_once_and_restore_brings_it_back() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let old = std::fs::read(fixtures().join("upgrade/migrated-by-0.1.0.sh")).expect("fixture");
+    let script = write_script(tmp.path(), "s/gen/execute.sh", &old);
+    let (code, report) = json_report(tmp.path(), &["migrate", "s"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["files"][0]["status"], "migrated", "{report}");
+    assert_eq!(report["files"][0]["notes"][0]["code"], "RUNTIME_UPGRADED");
+    let upgraded = std::fs::read_to_string(&script).expect("read");
+    assert!(!upgraded.contains("__skm_emit"), "{upgraded}");
+    assert!(upgraded.lines().all(|l| l.len() <= 140), "{upgraded}");
+    // The legacy statements 0.1.0 rewrote are kept; every original line moved down by one.
+    let old_text = String::from_utf8_lossy(&old);
+    for (i, line) in old_text.lines().enumerate().skip(2) {
+        assert_eq!(upgraded.lines().nth(i + 1), Some(line), "line {}", i + 1);
+    }
+    let work = tempfile::tempdir().expect("work");
+    let doc = strict_document(&stdout(&sh("bash", &script, work.path())));
+    assert_eq!(doc["confidence"], 0.92);
+    assert_eq!(doc["deliverables"].as_array().map(Vec::len), Some(3));
+    // Once: a second run changes nothing.
+    let (_, again) = json_report(tmp.path(), &["migrate", "s"]);
+    assert_eq!(again["files"][0]["status"], "already_migrated", "{again}");
+    assert_eq!(again["runtime_files"], serde_json::json!([]), "{again}");
+    let out = run(skillmod(tmp.path()).args(["restore"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&script).expect("read"), old);
+    assert!(!tmp.path().join("skillmod-runtime.sh").exists());
+}
+
+#[test]
+fn a_skill_written_with_the_runtime_functions_reports_without_legacy_lines() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    // Any migration writes the runtime file; the new skill sources it the same way.
+    write_script(
+        tmp.path(),
+        "skills/old/execute.sh",
+        b"#!/bin/sh\necho SUCCESS\n",
+    );
+    json_report(tmp.path(), &["migrate", "--no-backup", "skills"]);
+    let text = std::fs::read(fixtures().join("authored/execute.sh")).expect("fixture");
+    let script = write_script(tmp.path(), "skills/new/execute.sh", &text);
+    let check = run(skillmod(tmp.path()).args(["check", "skills"]));
+    assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+    let work = tempfile::tempdir().expect("work");
+    let doc = strict_document(&stdout(&sh("sh", &script, work.path())));
+    assert_eq!(doc["success"], true, "{doc}");
+    assert_eq!(doc["confidence"], 0.9);
+    assert_eq!(doc["deliverables"], serde_json::json!(["notes.md"]));
+    assert_eq!(doc["metrics"]["files_created"], 1);
+    // With an error reported, the run fails and says why.
+    let out = run(Command::new("sh")
+        .arg(&script)
+        .arg("--fail")
+        .current_dir(work.path()));
+    let doc = strict_document(&stdout(&out));
+    assert_eq!(doc["success"], false);
+    assert_eq!(doc["errors"][0]["code"], "INPUT_MISSING");
+}
