@@ -284,12 +284,18 @@ fn stdout_writes_are_reported_and_captured_output_is_untouched() {
         })
         .collect();
     assert_eq!(writes, [(2, "stdout_write"), (5, "stdout_write")]);
+    // Before migration: one note naming both lines, not a warning each.
     let check = run(skillmod(tmp.path()).args(["check", "s"]));
     assert!(
-        stdout(&check).contains("s/execute.sh:2:1: SKM002 stdout_write: echo \"Processing...\""),
+        stdout(&check).contains("s/execute.sh:2:1: SKM002 2 other stdout write(s) (line 2, 5)"),
         "{}",
         stdout(&check)
     );
+    // Once migrated, the runtime sends them to stderr: check has nothing to say about them.
+    run(skillmod(tmp.path()).args(["migrate", "--no-backup", "s"]));
+    let check = run(skillmod(tmp.path()).args(["check", "s"]));
+    assert_eq!(check.status.code(), Some(0), "{}", stdout(&check));
+    assert!(!stdout(&check).contains("SKM002"), "{}", stdout(&check));
 }
 
 #[test]

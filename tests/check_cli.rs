@@ -310,6 +310,15 @@ fn stdout_writes_are_reported_only_for_scripts_under_the_contract() {
     let out = run(skillmod(tmp.path()).args(["check", "--include", "*.sh", "."]));
     let text = stdout(&out);
     assert!(!text.contains("plain.sh"), "{text}");
+    // Capture mode (the default) will move them: one note for the file, not one per write.
+    assert!(
+        text.contains("legacy.sh:2:1: SKM002 1 other stdout write(s) (line 2) will go to stderr"),
+        "{text}"
+    );
+    // Comment mode leaves them where they are: each is a warning of its own, with a fix.
+    std::fs::write(tmp.path().join("skillmod.toml"), "mode = \"comment\"\n").expect("settings");
+    let out = run(skillmod(tmp.path()).args(["check", "--include", "*.sh", "."]));
+    let text = stdout(&out);
     assert!(
         text.contains("legacy.sh:2:1: SKM002 stdout_write: echo"),
         "{text}"

@@ -148,7 +148,7 @@ fn github_annotations_resolve_from_the_repository_root() {
     );
     assert!(
         text.contains(
-            "::warning file=sub/execute.sh,line=2,col=1,title=skillmod SKM002 (stdout-write)::"
+            "::notice file=sub/execute.sh,line=2,col=1,title=skillmod SKM002 (stdout-write)::"
         ),
         "{text}"
     );

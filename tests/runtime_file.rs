@@ -226,3 +226,49 @@ fn a_skill_written_with_the_runtime_functions_reports_without_legacy_lines() {
     assert_eq!(doc["success"], false);
     assert_eq!(doc["errors"][0]["code"], "INPUT_MISSING");
 }
+
+#[test]
+fn check_reports_a_missing_runtime_as_an_error_and_an_old_one_as_a_warning() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "s/x/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
+    let old = std::fs::read(fixtures().join("upgrade/migrated-by-0.1.0.sh")).expect("fixture");
+    write_script(tmp.path(), "s/old/execute.sh", &old);
+    json_report(tmp.path(), &["migrate", "--no-backup", "s/x"]);
+    let codes = |doc: &Value, key: &str| -> Vec<(String, String)> {
+        doc[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| {
+                let reason = f["reason"].as_str().unwrap_or_default().to_string();
+                (f["path"].as_str().unwrap_or_default().to_string(), reason)
+            })
+            .collect()
+    };
+    let (code, doc) = json_report(tmp.path(), &["check", "s"]);
+    assert_eq!(code, 0, "an old runtime still works: a warning only {doc}");
+    assert_eq!(
+        codes(&doc, "warnings"),
+        [(
+            "s/old/execute.sh".to_string(),
+            "RUNTIME_OUTDATED".to_string()
+        )]
+    );
+    // Deleting the runtime file is seen at once, though check's cache knows the script.
+    std::fs::remove_file(tmp.path().join("skillmod-runtime.sh")).expect("remove");
+    let (code, doc) = json_report(tmp.path(), &["check", "s"]);
+    assert_eq!(code, 1, "{doc}");
+    assert_eq!(
+        codes(&doc, "findings"),
+        [("s/x/execute.sh".to_string(), "RUNTIME_MISSING".to_string())]
+    );
+    // The fix it prints is the one that works: afterwards check is clean.
+    let fix = doc["findings"][0]["fix"].as_str().expect("fix");
+    assert_eq!(fix, "skillmod migrate s/x/execute.sh");
+    let args: Vec<&str> = fix.split(' ').skip(1).collect();
+    run(skillmod(tmp.path()).args(&args));
+    run(skillmod(tmp.path()).args(["migrate", "s/old/execute.sh"]));
+    let (code, doc) = json_report(tmp.path(), &["check", "s"]);
+    assert_eq!(code, 0, "{doc}");
+    assert_eq!(doc["warnings"], serde_json::json!([]), "{doc}");
+}

@@ -59,6 +59,13 @@ pub struct Entry {
     pub parse_error: Option<(usize, usize)>,
     /// The content mentions `skillmod: ignore`, so applying the suppressions needs its bytes.
     pub mentions_suppression: bool,
+    /// The runtime a migrated script loads: the path its source line names (relative to the
+    /// script), or None with `inline_runtime` for 0.1.0's inline runtime. Its state on disk is
+    /// looked at on every run, never cached.
+    pub runtime: Option<String>,
+    pub inline_runtime: bool,
+    /// The source line keeps the script's other output on stdout (`__skm_stdout=keep`).
+    pub keep_stdout: bool,
 }
 
 /// A salted BLAKE3 hash: of a file's content, or of its place (path and stat).

@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::analyze::shell::Dialect;
-use crate::analyze::{self, BashParser, Vocabulary, prefilter};
+use crate::analyze::{self, BashParser, Vocabulary, prefilter, runtime_link};
 use crate::config::PerSettings;
 use crate::error::Error;
 use crate::fsio::read::{ReadOutcome, read_script_at, stat};
+use crate::migrate::runtime::State;
 use cache::{Cache, Place};
 
 pub use rules::{Finding, Selection, Severity};
@@ -52,6 +53,9 @@ pub struct Profile {
     pub selection: Selection,
     /// Which printed lines are legacy lines.
     pub vocabulary: Vocabulary,
+    /// How migrate would rewrite the file (settings `mode`): capture mode moves other stdout
+    /// writes to stderr, so they are one note, not a warning each.
+    pub mode: crate::migrate::Mode,
 }
 
 fn file_finding(rule: &'static rules::Rule, path: &str, error: &Error) -> Finding {
@@ -103,7 +107,7 @@ pub fn check_file(
     match place.as_ref().and_then(|p| cache.get_place(p)) {
         Some(Place::Clean) => return clean(),
         Some(Place::Analyzed(entry)) if !entry.mentions_suppression => {
-            return report(&shown, entry, None, options, profile, parser);
+            return report(&shown, Some(path), entry, None, options, profile, parser);
         }
         _ => {}
     }
@@ -113,7 +117,16 @@ pub fn check_file(
             ReadOutcome::Skipped(crate::migrate::not_shell()),
             profile,
         ),
-        Ok(script) => check_body_at(&shown, &script.body, options, profile, cache, parser, place),
+        Ok(script) => check_body_at(
+            &shown,
+            Some(path),
+            &script.body,
+            options,
+            profile,
+            cache,
+            parser,
+            place,
+        ),
         Err(outcome) => unread(&shown, outcome, profile),
     }
 }
@@ -168,7 +181,7 @@ pub fn check_body(
     parser: &mut BashParser,
 ) -> FileCheck {
     match options.profiles.get_prepared(path) {
-        Ok(profile) => check_body_at(shown, body, options, &profile, cache, parser, None),
+        Ok(profile) => check_body_at(shown, None, body, options, &profile, cache, parser, None),
         Err(error) => whole_file(
             &rules::UNREADABLE,
             shown,
@@ -180,8 +193,10 @@ pub fn check_body(
 }
 
 /// `check_body` for a file at `place` (its place key), which learns what was found there.
+#[allow(clippy::too_many_arguments)]
 fn check_body_at(
     shown: &str,
+    script: Option<&Path>,
     body: &[u8],
     options: &Options,
     profile: &Profile,
@@ -190,13 +205,20 @@ fn check_body_at(
     place: Option<cache::Key>,
 ) -> FileCheck {
     if !prefilter::may_hold_legacy(body, profile.vocabulary) {
-        // No legacy line can be here, but a directive is reported wherever it stands.
-        if analyze::suppress::Suppressions::may_occur(body) {
+        // No legacy line can be here, but a directive is reported wherever it stands, and a
+        // skill written against the runtime needs its runtime file.
+        let link = runtime_link::find(body);
+        if analyze::suppress::Suppressions::may_occur(body) || link.is_some() {
             let entry = cache::Entry {
-                mentions_suppression: true,
-                ..cache::Entry::default()
+                mentions_suppression: analyze::suppress::Suppressions::may_occur(body),
+                ..runtime_entry(body, link)
             };
-            return report(shown, entry, Some(body), options, profile, parser);
+            if let Some(place) = place.filter(|_| !entry.mentions_suppression) {
+                let key = cache.key(body, profile.vocabulary);
+                cache.put(key, entry.clone());
+                cache.put_place(place, Some(key));
+            }
+            return report(shown, script, entry, Some(body), options, profile, parser);
         }
         if let Some(place) = place {
             cache.put_place(place, None);
@@ -230,6 +252,7 @@ fn check_body_at(
                         })
                         .collect(),
                     mentions_suppression: analyze::suppress::Suppressions::may_occur(body),
+                    ..runtime_entry(body, runtime_link::find(body))
                 };
                 cache.put(key, entry.clone());
                 entry
@@ -242,13 +265,84 @@ fn check_body_at(
     if let Some(place) = place {
         cache.put_place(place, Some(key));
     }
-    report(shown, entry, Some(body), options, profile, parser)
+    report(shown, script, entry, Some(body), options, profile, parser)
+}
+
+/// The part of a cache entry that names the runtime a migrated script loads.
+fn runtime_entry(body: &[u8], link: Option<runtime_link::RuntimeLine>) -> cache::Entry {
+    let mut keep_stdout = false;
+    let (runtime, inline_runtime) = match link {
+        Some(runtime_link::RuntimeLine::Sourced { relative, line }) => {
+            keep_stdout = body[line].windows(13).any(|w| w == b"__skm_stdout=");
+            (Some(relative), false)
+        }
+        Some(runtime_link::RuntimeLine::Inline { .. }) => (None, true),
+        None => (None, false),
+    };
+    cache::Entry {
+        runtime,
+        inline_runtime,
+        keep_stdout,
+        ..cache::Entry::default()
+    }
+}
+
+/// SKM007 for a migrated script: its runtime file missing (error) or older (warning), or its
+/// 0.1.0 inline runtime (warning). Read from disk on every run.
+fn runtime_finding(shown: &str, script: &Path, entry: &cache::Entry) -> Option<Finding> {
+    let rule = &rules::RUNTIME_OUT_OF_DATE;
+    let (severity, reason, message) = if entry.inline_runtime {
+        (
+            rules::Severity::Warning,
+            "RUNTIME_OUTDATED",
+            "carries skillmod 0.1.0's one-line inline runtime; migrate replaces it by one line sourcing skillmod-runtime.sh".to_string(),
+        )
+    } else {
+        let relative = entry.runtime.as_deref()?;
+        let file = crate::migrate::runtime::named_by(script, relative);
+        match crate::migrate::runtime::state(&file) {
+            State::Current | State::Newer(_) => return None,
+            State::Missing => (
+                rules::Severity::Error,
+                "RUNTIME_MISSING",
+                format!(
+                    "sources {relative}, which does not exist: the skill exits 70 without a document"
+                ),
+            ),
+            State::Older(v) => (
+                rules::Severity::Warning,
+                "RUNTIME_OUTDATED",
+                format!(
+                    "sources {relative}, runtime version {v}, older than this skillmod's {}",
+                    crate::rewrite::capture::RUNTIME_VERSION
+                ),
+            ),
+        }
+    };
+    Some(Finding {
+        code: rule.code,
+        severity,
+        path: shown.to_string(),
+        // The runtime line follows the shebang in both forms.
+        line: 2,
+        column: 1,
+        message,
+        kind: None,
+        text: None,
+        fix: Some(format!(
+            "skillmod migrate {}",
+            crate::report::quote_path(shown)
+        )),
+        reason: Some(reason),
+    })
 }
 
 /// The findings of an analysis, with the file's suppressions (`body`, needed only when the entry
 /// mentions one) and the selection applied.
+#[allow(clippy::too_many_arguments)]
 fn report(
     shown: &str,
+    script: Option<&Path>,
     entry: cache::Entry,
     body: Option<&[u8]>,
     options: &Options,
@@ -282,6 +376,59 @@ fn report(
         "skillmod migrate {vocabulary}{}",
         crate::report::quote_path(&shown)
     );
+    let runtime = script.and_then(|path| runtime_finding(&shown, path, &entry));
+    // Where the runtime moves stdout to stderr (a capture-migrated script, or one migrate would
+    // migrate in capture mode), other writes are no contract breach: one note, not a warning each.
+    let moved_by_runtime = entry.runtime.is_some() && !entry.keep_stdout;
+    let unmigrated = !entry.legacy.is_empty();
+    let will_move = unmigrated && profile.mode == crate::migrate::Mode::Capture;
+    let writes = if moved_by_runtime {
+        Vec::new()
+    } else if will_move && !entry.stdout_writes.is_empty() {
+        let first = &entry.stdout_writes[0];
+        let lines: Vec<String> = entry
+            .stdout_writes
+            .iter()
+            .map(|w| w.line.to_string())
+            .collect();
+        vec![Finding {
+            code: rules::STDOUT_WRITE.code,
+            severity: rules::Severity::Note,
+            path: shown.clone(),
+            line: first.line,
+            column: first.column,
+            message: format!(
+                "{} other stdout write(s) (line {}) will go to stderr once migrated: capture mode's runtime moves them",
+                lines.len(),
+                lines.join(", ")
+            ),
+            kind: None,
+            text: None,
+            fix: Some(fix.clone()),
+            reason: None,
+        }]
+    } else {
+        entry
+            .stdout_writes
+            .into_iter()
+            .map(|w| Finding {
+                code: rules::STDOUT_WRITE.code,
+                severity: rules::STDOUT_WRITE.severity,
+                path: shown.clone(),
+                line: w.line,
+                column: w.column,
+                message: format!(
+                    "`{}` writes to stdout beside the JSON contract; send it to stderr (`>&2`)",
+                    w.text
+                ),
+                kind: None,
+                text: Some(w.text),
+                // Before migration comment mode can redirect them; after, only an edit can.
+                fix: unmigrated.then(|| format!("{fix} --stdout-to-stderr")),
+                reason: None,
+            })
+            .collect()
+    };
     let mut findings: Vec<Finding> = entry
         .legacy
         .into_iter()
@@ -297,21 +444,7 @@ fn report(
             fix: Some(fix.clone()),
             reason: None,
         })
-        .chain(entry.stdout_writes.into_iter().map(|w| Finding {
-            code: rules::STDOUT_WRITE.code,
-            severity: rules::STDOUT_WRITE.severity,
-            path: shown.clone(),
-            line: w.line,
-            column: w.column,
-            message: format!(
-                "`{}` writes to stdout beside the JSON contract; send it to stderr (`>&2`)",
-                w.text
-            ),
-            kind: None,
-            text: Some(w.text),
-            fix: Some(format!("{fix} --stdout-to-stderr")),
-            reason: None,
-        }))
+        .chain(writes)
         .collect();
     let mut suppressed = 0;
     if let Some(body) = body.filter(|_| entry.mentions_suppression) {
@@ -365,6 +498,7 @@ fn report(
         Outcome::Checked
     };
     findings.extend(unparsable);
+    findings.extend(runtime);
     findings.retain(|f| profile.selection.allows(f.code));
     findings.sort_by_key(|f| (f.line, f.column));
     FileCheck {

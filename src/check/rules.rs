@@ -92,6 +92,15 @@ pub const INVALID_SUPPRESSION: Rule = Rule {
     anchor: "rules",
 };
 
+pub const RUNTIME_OUT_OF_DATE: Rule = Rule {
+    code: "SKM007",
+    name: "runtime-out-of-date",
+    severity: Severity::Error,
+    summary: "Migrated skill whose runtime file is missing or older than skillmod's",
+    explanation: "A capture-mode skill sources skillmod-runtime.sh from its project root. When that file is missing the skill exits 70 without a document (an error); when it, or the skill's own 0.1.0 inline runtime, is older than this skillmod's runtime, it still works but misses fixes (a warning). Run `skillmod migrate` on the skill: it writes or upgrades the runtime, with a backup.",
+    anchor: "rules",
+};
+
 /// Every rule, in code order (SARIF rule indices follow this order).
 pub const RULES: &[&Rule] = &[
     &LEGACY_OUTPUT,
@@ -100,6 +109,7 @@ pub const RULES: &[&Rule] = &[
     &SKIPPED,
     &UNUSED_SUPPRESSION,
     &INVALID_SUPPRESSION,
+    &RUNTIME_OUT_OF_DATE,
 ];
 
 /// Where the rules are documented.

@@ -58,6 +58,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         Ok(Profile {
             selection,
             vocabulary: vocabulary_flag.or(settings.vocabulary).unwrap_or_default(),
+            mode: settings.mode.unwrap_or_default(),
         })
     });
     let used = profiles.prepare(&files)?;

@@ -228,11 +228,17 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     if let Some(e) = &commit_error {
         let _ = writeln!(stderr, "error[{}]: {}", e.code, e.message);
     }
-    Ok(if report.summary.failed > 0 || commit_error.is_some() {
-        1
-    } else {
-        0
-    })
+    let runtime_failed = report.runtime_files.iter().any(|r| {
+        r.status == migrate::runtime::RuntimeStatus::Failed
+            || !r.errors.is_empty() && !matches!(r.status, migrate::runtime::RuntimeStatus::Kept)
+    });
+    Ok(
+        if report.summary.failed > 0 || commit_error.is_some() || runtime_failed {
+            1
+        } else {
+            0
+        },
+    )
 }
 
 /// What each settings file (with the flags winning) makes of a migration: mode, vocabulary,

@@ -39,8 +39,13 @@ impl CheckJsonWriter {
             match finding.severity {
                 _ if finding.code == rules::UNREADABLE.code => {}
                 Severity::Error => self.findings.push(out, finding)?,
-                Severity::Warning => self.warnings.push(&mut self.warnings_text, finding)?,
-                Severity::Note => self.skipped.push(&mut self.skipped_text, finding)?,
+                Severity::Note if finding.code == rules::SKIPPED.code => {
+                    self.skipped.push(&mut self.skipped_text, finding)?
+                }
+                // Other notes (SKM002's one per file) are remarks about a checked file.
+                Severity::Warning | Severity::Note => {
+                    self.warnings.push(&mut self.warnings_text, finding)?
+                }
             }
         }
         Ok(())

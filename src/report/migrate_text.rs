@@ -1,6 +1,7 @@
 //! The human report of a migrate run: problems always, every file with `--verbose`, then a
 //! summary line.
 
+use crate::migrate::runtime::RuntimeStatus;
 use std::io::{self, Write};
 use std::time::Duration;
 
@@ -96,6 +97,22 @@ pub fn write_summary(
         s.failed,
         elapsed.as_secs_f64()
     )?;
+    for runtime in &report.runtime_files {
+        let what = match runtime.status {
+            RuntimeStatus::Created => "created",
+            RuntimeStatus::Upgraded => "upgraded",
+            RuntimeStatus::WouldCreate => "would be created",
+            RuntimeStatus::WouldUpgrade => "would be upgraded",
+            RuntimeStatus::UpToDate => continue,
+            RuntimeStatus::Kept => "left as it is",
+            RuntimeStatus::Failed => "failed",
+        };
+        writeln!(
+            out,
+            "runtime {} {what} (version {}); the migrated skills source it",
+            runtime.path, runtime.version
+        )?;
+    }
     if !report.unrelated_dirty.is_empty() {
         writeln!(
             out,

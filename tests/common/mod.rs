@@ -20,6 +20,9 @@ pub struct CachedEntry {
     pub stdout_writes: Vec<(usize, usize, String)>,
     pub parse_error: Option<(usize, usize)>,
     pub mentions_suppression: bool,
+    pub runtime: Option<String>,
+    pub inline_runtime: bool,
+    pub keep_stdout: bool,
 }
 
 /// The check cache stored at `path`.
