@@ -314,7 +314,7 @@ fn a_sourced_library_gets_no_runtime_and_its_values_reach_the_sourcing_script() 
     );
     let lib_text = std::fs::read_to_string(&library).expect("read");
     assert!(
-        !lib_text.contains("skillmod:json-output runtime"),
+        !lib_text.contains("skillmod-runtime.sh"),
         "{lib_text}"
     );
     assert!(lib_text.contains("${__skm_t:-trap} 'echo lib-trap >&2' EXIT"));
@@ -380,7 +380,7 @@ fn a_top_level_return_makes_a_script_a_library() {
         text.contains("${__skm_r:-:} created \"Created: x\""),
         "{text}"
     );
-    assert!(!text.contains("trap __skm_emit"));
+    assert!(!text.contains("skillmod-runtime"));
 }
 
 #[test]

@@ -289,7 +289,7 @@ fn migrate_takes_mode_template_and_confidence_from_settings() {
     let script = tmp.path().join("skills/report/run.sh");
     let text = std::fs::read_to_string(&script).expect("read");
     assert!(
-        text.contains("EOF_JSON") && !text.contains("__skm_emit"),
+        text.contains("EOF_JSON") && !text.contains("skillmod-runtime"),
         "comment mode: {text}"
     );
     assert_eq!(

@@ -80,7 +80,7 @@ git add skills/fresh/execute.sh
 echo "# unstaged note" >>skills/new/execute.sh
 expect fail git commit -m "add fresh skill"
 output_has present "files were modified by this hook"
-grep -q "skillmod:json-output runtime" skills/fresh/execute.sh || { echo "FAIL: not migrated" >&2; exit 1; }
+grep -q "skillmod-runtime.sh" skills/fresh/execute.sh || { echo "FAIL: not migrated" >&2; exit 1; }
 grep -q "# unstaged note" skills/new/execute.sh || { echo "FAIL: unstaged edit lost" >&2; exit 1; }
 git add skills/fresh/execute.sh
 expect pass git commit -m "add fresh skill"
