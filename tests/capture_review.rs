@@ -313,10 +313,7 @@ fn a_sourced_library_gets_no_runtime_and_its_values_reach_the_sourcing_script() 
         "SOURCED_LIBRARY"
     );
     let lib_text = std::fs::read_to_string(&library).expect("read");
-    assert!(
-        !lib_text.contains("skillmod-runtime.sh"),
-        "{lib_text}"
-    );
+    assert!(!lib_text.contains("skillmod-runtime.sh"), "{lib_text}");
     assert!(lib_text.contains("${__skm_t:-trap} 'echo lib-trap >&2' EXIT"));
     let ran = run_script(
         "bash",
