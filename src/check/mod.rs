@@ -44,6 +44,8 @@ pub struct Options {
     pub report_unused_suppressions: bool,
     /// What each file's settings (and the flags) say.
     pub profiles: PerSettings<Profile>,
+    /// The runtime files migrated scripts source, each read once per run (SKM007).
+    pub runtimes: crate::migrate::runtime::States,
 }
 
 /// The settings that shape one file's check.
@@ -273,7 +275,7 @@ fn runtime_entry(body: &[u8], link: Option<runtime_link::RuntimeLine>) -> cache:
     let mut keep_stdout = false;
     let (runtime, inline_runtime) = match link {
         Some(runtime_link::RuntimeLine::Sourced { relative, line }) => {
-            keep_stdout = body[line].windows(13).any(|w| w == b"__skm_stdout=");
+            keep_stdout = runtime_link::setting(&body[line], "__skm_stdout").is_some();
             (Some(relative), false)
         }
         Some(runtime_link::RuntimeLine::Inline { .. }) => (None, true),
@@ -289,7 +291,12 @@ fn runtime_entry(body: &[u8], link: Option<runtime_link::RuntimeLine>) -> cache:
 
 /// SKM007 for a migrated script: its runtime file missing (error) or older (warning), or its
 /// 0.1.0 inline runtime (warning). Read from disk on every run.
-fn runtime_finding(shown: &str, script: &Path, entry: &cache::Entry) -> Option<Finding> {
+fn runtime_finding(
+    shown: &str,
+    script: &Path,
+    entry: &cache::Entry,
+    runtimes: &crate::migrate::runtime::States,
+) -> Option<Finding> {
     let rule = &rules::RUNTIME_OUT_OF_DATE;
     let (severity, reason, message) = if entry.inline_runtime {
         (
@@ -300,7 +307,7 @@ fn runtime_finding(shown: &str, script: &Path, entry: &cache::Entry) -> Option<F
     } else {
         let relative = entry.runtime.as_deref()?;
         let file = crate::migrate::runtime::named_by(script, relative);
-        match crate::migrate::runtime::state(&file) {
+        match runtimes.state(&file) {
             State::Current | State::Newer(_) => return None,
             State::Missing => (
                 rules::Severity::Error,
@@ -376,7 +383,7 @@ fn report(
         "skillmod migrate {vocabulary}{}",
         crate::report::quote_path(&shown)
     );
-    let runtime = script.and_then(|path| runtime_finding(&shown, path, &entry));
+    let runtime = script.and_then(|path| runtime_finding(&shown, path, &entry, &options.runtimes));
     // Where the runtime moves stdout to stderr (a capture-migrated script, or one migrate would
     // migrate in capture mode), other writes are no contract breach: one note, not a warning each.
     let moved_by_runtime = entry.runtime.is_some() && !entry.keep_stdout;

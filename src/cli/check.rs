@@ -89,6 +89,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         base,
         report_unused_suppressions: args.report_unused_suppressions,
         profiles,
+        runtimes: Default::default(),
     };
     let color = args.common.color.choice();
     let (mut stdout, colored) = crate::report::stdout(color);

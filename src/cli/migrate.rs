@@ -20,9 +20,6 @@ use crate::report::{diff, migrate_text};
 use crate::rewrite::{Template, capture};
 use crate::vcs::Repo;
 
-/// Confidence reported when neither a `Confidence:` line, the flag nor the settings give one.
-const DEFAULT_CONFIDENCE: f64 = 0.85;
-
 /// Whether output to stdout gets color, as `--color`, NO_COLOR and the terminal decide.
 fn color_enabled(choice: anstream::ColorChoice) -> bool {
     let stream = anstream::AutoStream::new(std::io::stdout(), choice);
@@ -268,7 +265,7 @@ fn profiles(args: &MigrateArgs, resolver: Arc<Resolver>) -> Result<PerSettings<P
             vocabulary: vocabulary.or(settings.vocabulary).unwrap_or_default(),
             default_confidence: confidence
                 .or(settings.default_confidence)
-                .unwrap_or(DEFAULT_CONFIDENCE),
+                .unwrap_or(capture::DEFAULT_CONFIDENCE),
             template,
             runtime,
         })

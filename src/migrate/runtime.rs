@@ -112,6 +112,24 @@ pub fn state(path: &Path) -> State {
     }
 }
 
+/// `state` remembered per runtime file for one run: every script of a project sources the same
+/// file, so it is read once, not once per script.
+#[derive(Debug, Default)]
+pub struct States(std::sync::Mutex<std::collections::HashMap<PathBuf, State>>);
+
+impl States {
+    pub fn state(&self, path: &Path) -> State {
+        if let Some(known) = self.0.lock().ok().and_then(|m| m.get(path).cloned()) {
+            return known;
+        }
+        let found = state(path);
+        if let Ok(mut known) = self.0.lock() {
+            known.insert(path.to_path_buf(), found.clone());
+        }
+        found
+    }
+}
+
 /// Write every runtime file requested (once per path): returns the reports and, in a dry run,
 /// each change for the diff.
 pub fn write_all(

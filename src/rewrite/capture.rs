@@ -210,8 +210,9 @@ pub fn source_line(link: &Link, needs_marker: bool) -> String {
     )
 }
 
-/// The default confidence the runtime reports when the source line names none.
-const DEFAULT_CONFIDENCE: f64 = 0.85;
+/// The default confidence of a migration: what the runtime reports when neither the skill, its
+/// source line nor the settings give one (the runtime file spells the same 0.85).
+pub const DEFAULT_CONFIDENCE: f64 = 0.85;
 
 /// Put the source line after the shebang (a script always has one: without it, it is a
 /// library). Every later line moves down by exactly one.
@@ -416,6 +417,12 @@ mod tests {
         };
         let line = source_line(&link, true);
         assert!(line.starts_with(SOURCE_PREFIX), "{line}");
+        // The README's promise: under 120 characters up to five folders below the root.
+        let deep = Link {
+            relative: "../../../../../skillmod-runtime.sh",
+            ..link.clone()
+        };
+        let line = source_line(&deep, true);
         assert!(line.len() <= 120, "{} characters: {line}", line.len());
         let other = Link {
             default_confidence: 0.9,
