@@ -188,16 +188,16 @@ fn every_script_sources_one_runtime_file_and_names_only_its_own_settings() {
         "s/b/execute.sh",
         b"#!/bin/sh\nset -e\necho \"Created: x\"\n",
     );
-    migrate(tmp.path(), "capture", &["--default-confidence", "0.5"]);
+    migrate(tmp.path(), "capture", &["--default-confidence", "0.7"]);
     let line_2 = |rel: &str| -> String {
         let text = std::fs::read_to_string(tmp.path().join(rel)).expect("read");
         text.lines().nth(1).expect("line 2").to_string()
     };
     let tail = "command . \"$(dirname -- \"$0\")/../../skillmod-runtime.sh\" || { echo \"run: skillmod migrate $0\" >&2; exit 70; }";
-    assert_eq!(line_2("s/a/execute.sh"), format!("__skm_dc=0.5 {tail}"));
+    assert_eq!(line_2("s/a/execute.sh"), format!("__skm_dc=0.7 {tail}"));
     assert_eq!(
         line_2("s/b/execute.sh"),
-        format!("__skm_need=0 __skm_dc=0.5 {tail}")
+        format!("__skm_need=0 __skm_dc=0.7 {tail}")
     );
     let runtime = std::fs::read_to_string(tmp.path().join("skillmod-runtime.sh")).expect("runtime");
     assert!(runtime.starts_with("# skillmod-runtime 2 "), "{runtime}");
@@ -457,12 +457,16 @@ echo "SUCCESS"
         );
         assert_eq!(doc["metrics"]["files_created"], 4002);
         assert_eq!(deliverables[0].as_str().map(str::len), Some(4000));
+        // The value is what the shell's echo printed: dash's reads `\e` as ESC, bash's keeps it.
+        let printed = if shell == "dash" {
+            "ab\"cd\u{1b}fg"
+        } else {
+            "ab\"cd\\efg"
+        };
         assert_eq!(
-            deliverables[1]
-                .as_str()
-                .map(|s| s.matches("ab\"cd\\efg").count()),
+            deliverables[1].as_str().map(|s| s.matches(printed).count()),
             Some(10000),
-            "{shell}: quotes and backslashes survive escaping"
+            "{shell}: quotes, backslashes and control characters survive escaping"
         );
     }
 }

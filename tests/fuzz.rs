@@ -58,7 +58,11 @@ fn rewrites(parser: &mut BashParser, source: &[u8]) -> Vec<(&'static str, Vec<u8
         return out;
     }
     let template = Template::load("skill-output-v1").expect("template");
-    let context = values::static_values(&analysis.legacy, 0.85, "s");
+    let context = values::static_values(
+        &analysis.legacy,
+        skillmod::contract::legacy_text::DEFAULT_CONFIDENCE,
+        "s",
+    );
     if let Ok(plan) = rewrite::plan_comment_mode(&analysis, source, &template, &context, None)
         && let Ok(bytes) = rewrite::apply_checked(&plan, &analysis, source, parser)
     {
@@ -66,7 +70,7 @@ fn rewrites(parser: &mut BashParser, source: &[u8]) -> Vec<(&'static str, Vec<u8
     }
     let link = capture::Link {
         relative: "skillmod-runtime.sh",
-        default_confidence: 0.85,
+        default_confidence: skillmod::contract::legacy_text::DEFAULT_CONFIDENCE,
         keep_stdout: false,
     };
     if let Ok(plan) = capture::plan_capture_mode(&analysis, source, &link, Role::Script, false)

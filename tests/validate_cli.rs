@@ -81,8 +81,100 @@ fn run_reports_exit_status_stderr_tail_and_duration() {
     let result = &doc["results"][0];
     assert_eq!(result["valid"], true, "{doc}");
     assert_eq!(result["run"]["exit_status"], 3);
-    assert_eq!(result["run"]["stderr_tail"][0], "working in s with ARG1");
+    // The skill runs where the user runs it (the working folder), not in its own folder.
+    let here = tmp
+        .path()
+        .file_name()
+        .and_then(|n| n.to_str())
+        .expect("name");
+    assert_eq!(
+        result["run"]["stderr_tail"][0],
+        format!("working in {here} with ARG1")
+    );
     assert!(result["run"]["duration_ms"].as_u64().is_some());
+}
+
+#[test]
+fn run_never_writes_into_the_skill_folder_unasked() {
+    // A scaffolding skill writes relative to its working folder.
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "skills/scaffold/execute.sh",
+        b"#!/bin/bash\necho hi > made.txt\necho '{\"success\":true,\"confidence\":0.9,\"deliverables\":[\"made.txt\"],\"metrics\":{},\"errors\":[]}'\n",
+    );
+    std::fs::create_dir(tmp.path().join("work")).expect("mkdir");
+    let skill_folder_made = || tmp.path().join("skills/scaffold/made.txt").exists();
+    // Default: the working folder, as a user runs a skill.
+    let out = run(skillmod(&tmp.path().join("work")).args([
+        "validate",
+        "--run",
+        "../skills/scaffold/execute.sh",
+    ]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(tmp.path().join("work/made.txt").exists());
+    assert!(!skill_folder_made());
+    // --cwd DIR: there.
+    std::fs::create_dir(tmp.path().join("elsewhere")).expect("mkdir");
+    let out = run(skillmod(tmp.path()).args([
+        "validate",
+        "--cwd",
+        "elsewhere",
+        "--run",
+        "skills/scaffold/execute.sh",
+    ]));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(tmp.path().join("elsewhere/made.txt").exists());
+    // --cwd-temp: a fresh folder, removed afterwards; nothing lands in the repository.
+    std::fs::remove_file(tmp.path().join("work/made.txt")).expect("rm");
+    let out = run(skillmod(&tmp.path().join("work")).args([
+        "validate",
+        "--cwd-temp",
+        "--run",
+        "../skills/scaffold/execute.sh",
+    ]));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!tmp.path().join("work/made.txt").exists());
+    assert!(!skill_folder_made());
+    // A --cwd that is not a folder is a usage error with a code.
+    let out = run(skillmod(tmp.path()).args([
+        "validate",
+        "--cwd",
+        "nope",
+        "--run",
+        "skills/scaffold/execute.sh",
+    ]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("INVALID_ARGUMENT"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn stray_text_around_one_document_is_named_with_its_offset() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let doc = r#"{"success":true,"confidence":0.9,"deliverables":[],"metrics":{},"errors":[]}"#;
+    for (stdout, offset) in [
+        (format!("Generating...\n{doc}\n"), 0),
+        (format!("{doc}\ndone\n"), doc.len() + 1),
+    ] {
+        for extra in [&[][..], &["--strict"][..], &["--protocol", "json"][..]] {
+            let out = run_with_stdin(
+                skillmod(tmp.path())
+                    .args(["validate", "--format", "json", "-"])
+                    .args(extra),
+                stdout.as_bytes(),
+            );
+            assert_eq!(out.status.code(), Some(1));
+            let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+            let error = &report["results"][0]["errors"][0];
+            assert_eq!(error["code"], "STRAY_OUTPUT", "{extra:?} {report}");
+            assert_eq!(error["context"]["stray_offset"], offset, "{report}");
+            assert!(error["message"].as_str().is_some_and(|m| m.contains(">&2")));
+        }
+    }
 }
 
 #[test]

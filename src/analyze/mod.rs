@@ -78,6 +78,10 @@ pub struct Analysis {
     pub stdout_writes: Vec<StdoutWrite>,
     /// `trap … EXIT` commands, which capture mode must chain rather than let replace its trap.
     pub exit_traps: Vec<ExitTrap>,
+    /// Line and column of the first stdout write that prints a JSON object of the script's own
+    /// (`echo '{"ok": true}'`, `printf '{"n":%d}'`, a `cat` heredoc starting with `{`) in a
+    /// script not migrated yet: migrating would give it a second document.
+    pub prints_json: Option<(usize, usize)>,
     /// What the analysis cost, for tests that bound it by structure rather than time.
     pub work: Work,
 }
@@ -312,7 +316,7 @@ fn examine(
     vocabulary: Vocabulary,
     offsets: &[usize],
 ) -> (Analysis, Vec<Vec<u8>>) {
-    let (legacy, already_migrated, stdout_writes, exit_traps, wanted, visited, hidden) = {
+    let (legacy, already_migrated, stdout_writes, exit_traps, wanted, visited, hidden, prints_json) = {
         let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), offsets);
         let runtime = runtime_link::find(source).map(|r| r.range());
         if let Some(range) = &runtime {
@@ -325,18 +329,19 @@ fn examine(
                 sites.retain(|site| !range.contains(&site.node.start_byte()));
             }
         }
+        let dialect = Dialect::detect(source);
         let hidden = survey
             .echoes
             .iter()
             .filter(|site| survey.reach(site) == Err(context::NotStdout::ParseError))
-            .filter_map(|site| legacy_statement(site.node, source, vocabulary))
+            .filter_map(|site| legacy_statement(site.node, source, vocabulary, dialect))
             .map(|s| (s.line, s.column))
             .min();
         let mut legacy: Vec<LegacyStatement> = survey
             .echoes
             .iter()
             .filter(|site| survey.reach(site).is_ok())
-            .filter_map(|site| legacy_statement(site.node, source, vocabulary))
+            .filter_map(|site| legacy_statement(site.node, source, vocabulary, dialect))
             .collect();
         legacy.sort_by_key(|s| s.start);
         let has_block = survey.marker_comment
@@ -362,6 +367,22 @@ fn examine(
             .map(|site| stdout_write(site.node, source))
             .collect();
         stdout_writes.sort_by_key(|w| w.start);
+        let prints_json = if has_block {
+            None
+        } else {
+            stdout_writes
+                .iter()
+                .find(|w| {
+                    survey
+                        .echoes
+                        .iter()
+                        .chain(&survey.printfs)
+                        .chain(&survey.cats)
+                        .find(|site| site.node.start_byte() == w.start)
+                        .is_some_and(|site| prints_json_object(site.node, source, dialect))
+                })
+                .map(|w| (w.line, w.column))
+        };
         // Other stdout writes matter only in a script under the JSON contract (one with legacy
         // lines or the JSON block); anywhere else they are just what the script prints.
         if legacy.is_empty() && !has_block {
@@ -381,6 +402,7 @@ fn examine(
             wanted,
             survey.visited,
             hidden,
+            prints_json,
         )
     };
     let final_exit = final_top_level_exit(tree.root_node(), source);
@@ -411,6 +433,7 @@ fn examine(
         parse_errors,
         stdout_writes,
         exit_traps,
+        prints_json,
         work: Work {
             parses: 0,
             nodes: visited,
@@ -424,9 +447,10 @@ fn legacy_statement(
     command: Node<'_>,
     source: &[u8],
     vocabulary: Vocabulary,
+    dialect: Dialect,
 ) -> Option<LegacyStatement> {
     let bytes = parser::node_bytes(command, source);
-    let printed = words::echo_output(command, source);
+    let printed = words::echo_output(command, source, dialect);
     let (kind, value) = vocabulary.classify(&printed)?;
     let position = command.start_position();
     // `echo 2>/dev/null SUCCESS`: the statement runs to the end of the words bash echoes.
@@ -584,6 +608,50 @@ fn opens_json_heredoc(cat: Node<'_>, source: &[u8]) -> bool {
                 })
                 && !context::redirects_stdout(r, source)
         })
+}
+
+/// Whether an echo, printf or cat prints text that opens a JSON object: `{` then a quoted key,
+/// `}` or nothing more on the line (a document printed line by line).
+fn prints_json_object(command: Node<'_>, source: &[u8], dialect: Dialect) -> bool {
+    let opens_object = |text: &str| {
+        text.trim_start().strip_prefix('{').is_some_and(|rest| {
+            let rest = rest.trim_start_matches([' ', '\t']);
+            rest.is_empty() || rest.starts_with(['"', '}', '\n'])
+        })
+    };
+    match command_name_bytes(command, source) {
+        Some(b"echo") => {
+            let printed = words::echo_output(command, source, dialect);
+            let prefix = printed.literal_prefix();
+            opens_object(prefix) && (prefix.trim() != "{" || printed.segments.len() == 1)
+        }
+        Some(b"printf") => {
+            let mut cursor = command.walk();
+            let format = command
+                .children_by_field_name("argument", &mut cursor)
+                .map(|arg| words::word_value(arg, source))
+                .find(|v| !v.literal_prefix().starts_with('-'));
+            format.is_some_and(|f| opens_object(&f.literal_prefix().replace("\\n", "\n")))
+        }
+        Some(b"cat") => heredoc_body(command, source).is_some_and(|body| opens_object(&body)),
+        _ => false,
+    }
+}
+
+/// The text of the heredoc a command reads, if it reads one.
+fn heredoc_body(command: Node<'_>, source: &[u8]) -> Option<String> {
+    let parent = command
+        .parent()
+        .filter(|p| p.kind() == "redirected_statement")?;
+    let mut cursor = parent.walk();
+    let redirect = parent
+        .children_by_field_name("redirect", &mut cursor)
+        .find(|r| r.kind() == "heredoc_redirect")?;
+    let mut inner = redirect.walk();
+    let body = redirect
+        .named_children(&mut inner)
+        .find(|n| n.kind() == "heredoc_body")?;
+    Some(node_text(body, source))
 }
 
 /// The start byte of the last top-level statement when it is an `exit` command.

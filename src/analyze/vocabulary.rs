@@ -11,7 +11,7 @@ use aho_corasick::AhoCorasick;
 use serde::{Deserialize, Serialize};
 
 use super::legacy::{LegacyKind, LegacyValue};
-use super::words::Printed;
+use super::words::{Printed, Segment};
 
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, clap::ValueEnum,
@@ -109,9 +109,26 @@ impl Vocabulary {
         }
     }
 
+    /// One line of a skill's output, classified as the analyzer classifies an `echo` that prints
+    /// it: `validate` reads output through this, so both judge the same text alike.
+    pub fn classify_line(self, line: &str) -> Option<(LegacyKind, Option<LegacyValue>)> {
+        self.classify(&Printed {
+            segments: vec![Segment::Literal(line.to_string())],
+        })
+    }
+
+    /// The markers, for messages.
+    pub fn summary(self) -> &'static str {
+        match self {
+            Vocabulary::Exact => "SUCCESS, COMPLETE, Confidence:, Created:, Modified:",
+            Vocabulary::Original => {
+                "success, complete(d), confidence:, created:, modified:, updated:, generated:, any case, after decorations"
+            }
+        }
+    }
+
     /// Classify printed text; `None` when it is not a legacy line of this vocabulary.
     pub fn classify(self, printed: &Printed) -> Option<(LegacyKind, Option<LegacyValue>)> {
-        let prefix = printed.literal_prefix();
         let exact_lines = [LegacyKind::Success, LegacyKind::Complete].map(|k| (k.marker(), k));
         let exact_values = [
             LegacyKind::Confidence,
@@ -119,16 +136,20 @@ impl Vocabulary {
             LegacyKind::Modified,
         ]
         .map(|k| (k.marker(), k));
-        let (skip, line_markers, value_markers, ignore_case): (usize, &[_], &[_], bool) = match self
-        {
-            Vocabulary::Exact => (0, &exact_lines, &exact_values, false),
-            Vocabulary::Original => (
-                decoration_len(prefix),
-                &LINE_MARKERS_ORIGINAL,
-                &VALUE_MARKERS_ORIGINAL,
-                true,
-            ),
-        };
+        let undecorated;
+        let (printed, line_markers, value_markers, ignore_case): (&Printed, &[_], &[_], bool) =
+            match self {
+                Vocabulary::Exact => (printed, &exact_lines, &exact_values, false),
+                Vocabulary::Original => {
+                    undecorated = undecorate(printed)?;
+                    (
+                        &undecorated,
+                        &LINE_MARKERS_ORIGINAL,
+                        &VALUE_MARKERS_ORIGINAL,
+                        true,
+                    )
+                }
+            };
         let same = |a: &str, b: &str| {
             if ignore_case {
                 a.eq_ignore_ascii_case(b)
@@ -137,23 +158,22 @@ impl Vocabulary {
             }
         };
         if let Some(text) = printed.as_literal() {
-            let rest = &text[skip..];
             let rest = if ignore_case {
-                rest.trim_end_matches(|c: char| !c.is_alphanumeric())
+                text.trim_end_matches(|c: char| !c.is_alphanumeric())
             } else {
-                rest
+                &text
             };
             if let Some((_, kind)) = line_markers.iter().find(|(m, _)| same(m, rest)) {
                 return Some((*kind, None));
             }
         }
-        let rest = &prefix[skip..];
+        let rest = printed.literal_prefix();
         for (marker, kind) in value_markers {
             if rest
                 .get(..marker.len())
                 .is_some_and(|head| same(head, marker))
             {
-                let value = printed.after_prefix(skip + marker.len());
+                let value = printed.after_prefix(marker.len());
                 let value = match value.as_literal() {
                     Some(text) => LegacyValue::Literal(text.trim().to_string()),
                     None => LegacyValue::RunTime(value.render().trim().to_string()),
@@ -163,6 +183,99 @@ impl Vocabulary {
         }
         None
     }
+}
+
+/// The printed text without what the original vocabulary reads as decoration: blanks, symbols,
+/// emoji and short tags before the marker, colour variables (`${GREEN}`, `$NC`) anywhere before
+/// it or at the end, and ANSI escape sequences anywhere. `None` when the decoration says the line
+/// failed (`[ERROR] success`, `✗ Created: a`): such a line is never a result line.
+fn undecorate(printed: &Printed) -> Option<Printed> {
+    let mut out = Printed::default();
+    let mut decoration = String::new();
+    let mut in_prefix = true;
+    let count = printed.segments.len();
+    for (i, segment) in printed.segments.iter().enumerate() {
+        match segment {
+            Segment::Dynamic(source) if is_colour_variable(source) => {
+                // A colour before the marker, or closing the line, prints no text that matters.
+                if in_prefix || printed.segments[i + 1..count].iter().all(is_colourless) {
+                    continue;
+                }
+                out.segments.push(segment.clone());
+            }
+            Segment::Dynamic(_) => {
+                in_prefix = false;
+                out.segments.push(segment.clone());
+            }
+            Segment::Literal(text) => {
+                let text = strip_ansi(text);
+                if in_prefix {
+                    let skip = decoration_len(&text);
+                    decoration.push_str(&text[..skip]);
+                    if skip < text.len() {
+                        in_prefix = false;
+                        out.push_literal(&text[skip..]);
+                    }
+                } else {
+                    out.push_literal(&text);
+                }
+            }
+        }
+    }
+    (!says_failure(&decoration)).then_some(out)
+}
+
+/// A segment that prints nothing a reader sees: a colour variable or escape sequences alone.
+fn is_colourless(segment: &Segment) -> bool {
+    match segment {
+        Segment::Dynamic(source) => is_colour_variable(source),
+        Segment::Literal(text) => strip_ansi(text).trim().is_empty(),
+    }
+}
+
+/// `$NAME` or `${NAME}` with an upper-case name: how scripts spell colour codes (`${GREEN}`,
+/// `$NC`, `${BOLD}`).
+fn is_colour_variable(source: &str) -> bool {
+    let name = source.strip_prefix('$').unwrap_or("");
+    let name = name
+        .strip_prefix('{')
+        .and_then(|n| n.strip_suffix('}'))
+        .unwrap_or(name);
+    name.starts_with(|c: char| c.is_ascii_uppercase())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// The text without ANSI CSI sequences (`ESC [ params letter`, colours and styles).
+fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\u{1b}') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Words and symbols that mark a failed line in the original parser (checked first there too).
+fn says_failure(decoration: &str) -> bool {
+    let lower = decoration.to_ascii_lowercase();
+    ["error", "fail", "abort"].iter().any(|w| lower.contains(w))
+        || decoration.contains(['✗', '✘', '❌', '⛔'])
 }
 
 /// Bytes of decoration before a marker: blanks, symbols and emoji (anything but letters, digits

@@ -3,6 +3,7 @@
 use tree_sitter::Node;
 
 use super::parser::node_text;
+use super::shell::Dialect;
 
 /// A piece of printed text: known now, or only at run time (kept as its source form).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,7 +19,7 @@ pub struct Printed {
 }
 
 impl Printed {
-    fn push_literal(&mut self, text: &str) {
+    pub(crate) fn push_literal(&mut self, text: &str) {
         if let Some(Segment::Literal(last)) = self.segments.last_mut() {
             last.push_str(text);
         } else if !text.is_empty() {
@@ -107,19 +108,25 @@ pub fn swallowed_arguments(command: Node<'_>) -> Vec<Node<'_>> {
     out
 }
 
-/// What `echo ARGS...` prints: flags (-n, -e, -E and combinations) are dropped, arguments joined by spaces.
-pub fn echo_output(command: Node<'_>, source: &[u8]) -> Printed {
+/// What `echo ARGS...` prints, as the script's shell prints it: bash's echo takes `-n`, `-e`
+/// and `-E` (and combinations) as flags and reads backslash escapes only with `-e`; dash's (sh
+/// scripts) takes only `-n` and always reads them. Arguments are joined by spaces.
+pub fn echo_output(command: Node<'_>, source: &[u8], dialect: Dialect) -> Printed {
     let mut printed = Printed::default();
     let mut cursor = command.walk();
     let mut first = true;
     let mut in_flags = true;
+    let mut escapes = dialect == Dialect::Posix;
     let own: Vec<Node<'_>> = command
         .children_by_field_name("argument", &mut cursor)
         .collect();
     for arg in own.into_iter().chain(swallowed_arguments(command)) {
         let value = word_value(arg, source);
         if in_flags {
-            if value.as_literal().is_some_and(|text| is_echo_flag(&text)) {
+            if let Some(flags) = value.as_literal().filter(|t| is_echo_flag(t, dialect)) {
+                if let Some(last) = flags.chars().rev().find(|c| matches!(c, 'e' | 'E')) {
+                    escapes = last == 'e';
+                }
                 continue;
             }
             in_flags = false;
@@ -128,15 +135,118 @@ pub fn echo_output(command: Node<'_>, source: &[u8]) -> Printed {
             printed.push_literal(" ");
         }
         first = false;
-        printed.append(value);
+        if escapes {
+            for segment in value.segments {
+                match segment {
+                    Segment::Literal(text) => printed.push_literal(&echo_escapes(&text, dialect)),
+                    Segment::Dynamic(source) => printed.push_dynamic(source),
+                }
+            }
+        } else {
+            printed.append(value);
+        }
     }
     printed
 }
 
-fn is_echo_flag(text: &str) -> bool {
-    text.len() > 1
-        && text.starts_with('-')
-        && text[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
+fn is_echo_flag(text: &str, dialect: Dialect) -> bool {
+    let allowed: &[char] = match dialect {
+        Dialect::Bash => &['n', 'e', 'E'],
+        Dialect::Posix => &['n'],
+    };
+    text.len() > 1 && text.starts_with('-') && text[1..].chars().all(|c| allowed.contains(&c))
+}
+
+/// Backslash escapes as `echo -e` (bash) or dash's `echo` reads them. `\c` ends the output.
+fn echo_escapes(text: &str, dialect: Dialect) -> String {
+    let bash = dialect == Dialect::Bash;
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(&next) = chars.peek() else {
+            out.push('\\');
+            break;
+        };
+        let simple = match next {
+            'a' => Some('\u{7}'),
+            'b' => Some('\u{8}'),
+            'f' => Some('\u{c}'),
+            'n' => Some('\n'),
+            'r' => Some('\r'),
+            't' => Some('\t'),
+            'v' => Some('\u{b}'),
+            '\\' => Some('\\'),
+            'e' => Some('\u{1b}'),
+            'E' if bash => Some('\u{1b}'),
+            _ => None,
+        };
+        if let Some(s) = simple {
+            chars.next();
+            out.push(s);
+            continue;
+        }
+        match next {
+            'c' => break,
+            '0' => {
+                chars.next();
+                out.push(char::from(digits(&mut chars, 8, 3) as u8));
+            }
+            // dash reads `\101` as octal too; bash's echo only `\0101`.
+            '1'..='7' if !bash => out.push(char::from(digits(&mut chars, 8, 3) as u8)),
+            'x' if bash => {
+                chars.next();
+                if chars.peek().is_some_and(char::is_ascii_hexdigit) {
+                    out.push(char::from(digits(&mut chars, 16, 2) as u8));
+                } else {
+                    out.push_str("\\x");
+                }
+            }
+            'u' | 'U' if bash => {
+                chars.next();
+                let max = if next == 'u' { 4 } else { 8 };
+                let mut code = 0;
+                let mut any = false;
+                for _ in 0..max {
+                    match chars.peek().and_then(|c| c.to_digit(16)) {
+                        Some(d) => {
+                            code = code * 16 + d;
+                            any = true;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                match char::from_u32(code).filter(|_| any) {
+                    Some(c) => out.push(c),
+                    None => {
+                        out.push('\\');
+                        out.push(next);
+                    }
+                }
+            }
+            _ => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// Up to `max` digits of `radix`, as a number (masked to a byte by the caller's shells).
+fn digits(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, radix: u32, max: usize) -> u32 {
+    let mut value = 0;
+    for _ in 0..max {
+        match chars.peek().and_then(|c| c.to_digit(radix)) {
+            Some(d) => {
+                value = value * radix + d;
+                chars.next();
+            }
+            None => break,
+        }
+    }
+    value & 0xff
 }
 
 /// The value of one shell word after quote removal, with expansions kept as run-time segments.

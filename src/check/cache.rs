@@ -22,7 +22,7 @@ use crate::fsio::{STATE_DIR, limited};
 const MAX_ENTRIES: usize = 200_000;
 /// Bumped when the stored shape or the analysis changes, so old caches are dropped rather than
 /// misread or trusted.
-const FORMAT: &str = "5";
+const FORMAT: &str = "6";
 /// The cache file's name in its folder.
 const FILE_NAME: &str = "check.bin";
 
@@ -66,6 +66,8 @@ pub struct Entry {
     pub inline_runtime: bool,
     /// The source line keeps the script's other output on stdout (`__skm_stdout=keep`).
     pub keep_stdout: bool,
+    /// Line and column where the script prints a JSON document of its own.
+    pub prints_json: Option<(usize, usize)>,
 }
 
 /// A salted BLAKE3 hash: of a file's content, or of its place (path and stat).

@@ -254,6 +254,7 @@ fn check_body_at(
                         })
                         .collect(),
                     mentions_suppression: analyze::suppress::Suppressions::may_occur(body),
+                    prints_json: analysis.prints_json,
                     ..runtime_entry(body, runtime_link::find(body))
                 };
                 cache.put(key, entry.clone());
@@ -436,6 +437,20 @@ fn report(
             })
             .collect()
     };
+    let prints_json = entry.prints_json.map(|(line, column)| Finding {
+        code: rules::PRINTS_JSON.code,
+        severity: rules::PRINTS_JSON.severity,
+        path: shown.clone(),
+        line,
+        column,
+        message: format!(
+            "line {line}:{column} prints a JSON document of the script's own and the script has legacy lines, so migrate refuses it (PRINTS_JSON) rather than print a second document; report through this document and drop the legacy lines, or suppress them"
+        ),
+        kind: None,
+        text: None,
+        fix: None,
+        reason: None,
+    });
     let mut findings: Vec<Finding> = entry
         .legacy
         .into_iter()
@@ -498,6 +513,10 @@ fn report(
                     }),
             );
         }
+    }
+    // The refusal stands only while a legacy line is left to migrate (as in migrate).
+    if findings.iter().any(|f| f.code == rules::LEGACY_OUTPUT.code) {
+        findings.extend(prints_json);
     }
     let outcome = if unparsable.is_some() {
         Outcome::Failed

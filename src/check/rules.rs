@@ -101,6 +101,15 @@ pub const RUNTIME_OUT_OF_DATE: Rule = Rule {
     anchor: "rules",
 };
 
+pub const PRINTS_JSON: Rule = Rule {
+    code: "SKM008",
+    name: "prints-json",
+    severity: Severity::Error,
+    summary: "Script with legacy lines that already prints a JSON document of its own",
+    explanation: "The script prints its own JSON document on stdout on some path (a `--json` mode, say) and also has legacy lines. Migrating would print a second document after the first, so migrate refuses it (PRINTS_JSON). Report the result through the script's own document (or the runtime's skillmod_* functions) and remove the legacy lines, or suppress them with `# skillmod: ignore[SKM001]`.",
+    anchor: "rules",
+};
+
 /// Every rule, in code order (SARIF rule indices follow this order).
 pub const RULES: &[&Rule] = &[
     &LEGACY_OUTPUT,
@@ -110,6 +119,7 @@ pub const RULES: &[&Rule] = &[
     &UNUSED_SUPPRESSION,
     &INVALID_SUPPRESSION,
     &RUNTIME_OUT_OF_DATE,
+    &PRINTS_JSON,
 ];
 
 /// Where the rules are documented.

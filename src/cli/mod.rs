@@ -206,7 +206,7 @@ pub struct MigrateArgs {
     /// Do not save originals under .skillmod/backups.
     #[arg(long)]
     pub no_backup: bool,
-    /// Confidence reported when no literal `Confidence:` line gives one (0..1) [default: 0.85].
+    /// Confidence reported when no `Confidence:` line gives one (0..1) [default: 0.5].
     #[arg(long, value_name = "X")]
     pub default_confidence: Option<f64>,
     /// JSON block template: a built-in name or a path to a .j2 file [default: skill-output-v1].
@@ -308,9 +308,21 @@ pub struct CheckArgs {
 pub struct ValidateArgs {
     /// Captured outputs to validate; `-` reads stdin.
     pub inputs: Vec<String>,
-    /// Run this skill (in its own folder) and validate its stdout; arguments go after `--`.
+    /// Run this skill and validate its stdout; arguments go after `--`.
     #[arg(long, value_name = "SCRIPT")]
     pub run: Option<PathBuf>,
+    /// Folder a --run skill runs in (default: the working folder, as a user runs a skill).
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "run",
+        conflicts_with = "cwd_temp"
+    )]
+    pub cwd: Option<PathBuf>,
+    /// Run a --run skill in a fresh temporary folder, removed afterwards (files it writes
+    /// relative to its working folder go nowhere that matters).
+    #[arg(long, requires = "run")]
+    pub cwd_temp: bool,
     /// Arguments for --run.
     #[arg(last = true, value_name = "ARGS")]
     pub run_args: Vec<String>,
@@ -333,11 +345,17 @@ pub struct ValidateArgs {
     /// Read JSON Lines from stdin: each line is one output document.
     #[arg(long)]
     pub jsonl: bool,
-    /// Confidence for legacy output without a valid `Confidence:` line.
-    #[arg(long, default_value_t = crate::contract::legacy_text::DEFAULT_CONFIDENCE, value_name = "X")]
-    pub default_confidence: f64,
+    /// Confidence for legacy output without a valid `Confidence:` line [default: 0.5, or the
+    /// settings file's].
+    #[arg(long, value_name = "X")]
+    pub default_confidence: Option<f64>,
+    /// Which output lines are legacy result lines [default: exact, or the settings file's].
+    #[arg(long, value_enum)]
+    pub vocabulary: Option<crate::analyze::Vocabulary>,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+    #[command(flatten)]
+    pub settings: SettingsArgs,
     #[command(flatten)]
     pub common: Common,
 }
@@ -410,7 +428,8 @@ pub struct Common {
     pub jobs: Option<usize>,
 }
 
-/// Where settings come from, for the commands that read settings files (check, migrate).
+/// Where settings come from, for the commands that read settings files (check, migrate,
+/// validate).
 #[derive(Debug, Clone, Args, Default)]
 pub struct SettingsArgs {
     /// Read settings from this file for every script, instead of each script's nearest

@@ -39,18 +39,35 @@ struct Report {
 
 pub fn run(args: &ValidateArgs) -> Result<i32> {
     let schema = Schema::load(&args.schema)?;
-    let options = ParseOptions {
-        protocol: args.protocol,
-        strict: args.strict,
-        default_confidence: args.default_confidence,
-    };
+    let options = parse_options(args)?;
     let mut results = Vec::new();
     if let Some(script) = &args.run {
         let limits = Limits {
             timeout: Duration::from_secs_f64(args.timeout),
             max_output: args.max_output,
         };
-        let ran = run_skill(script, &args.run_args, limits)?;
+        let temp = if args.cwd_temp {
+            Some(tempfile::tempdir().map_err(|e| {
+                Error::new("RUN_FAILED", format!("cannot make a temporary folder: {e}"))
+            })?)
+        } else {
+            None
+        };
+        let cwd = match (&temp, &args.cwd) {
+            (Some(dir), _) => dir.path().to_path_buf(),
+            (None, Some(dir)) if dir.is_dir() => dir.clone(),
+            (None, Some(dir)) => {
+                return Err(Error::new(
+                    "INVALID_ARGUMENT",
+                    format!(
+                        "--cwd {}: not a folder; pass an existing folder, or --cwd-temp",
+                        dir.display()
+                    ),
+                ));
+            }
+            (None, None) => super::working_dir()?,
+        };
+        let ran = run_skill(script, &args.run_args, &cwd, limits)?;
         let mut outcome = check_bytes(&ran.stdout, &options, &schema);
         if ran.output_exceeded {
             outcome.valid = false;
@@ -160,6 +177,39 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
     };
     written.map_err(|e| Error::output("cannot write the report", &e))?;
     Ok(if invalid { 1 } else { 0 })
+}
+
+/// The protocol and legacy reading: flags first, then the settings file that check and migrate
+/// read for the same script (for --run, the script's; otherwise the working folder's), so the
+/// three commands read legacy lines with one vocabulary and one default confidence.
+fn parse_options(args: &ValidateArgs) -> Result<ParseOptions> {
+    let place = match &args.run {
+        Some(script) => script.clone(),
+        None => super::working_dir()?.join("-"),
+    };
+    let named: Vec<std::path::PathBuf> = place
+        .parent()
+        .map(|p| p.to_path_buf())
+        .into_iter()
+        .collect();
+    let config = args.settings.resolver(&named)?.for_path(&place)?;
+    let settings = &config.settings;
+    let default_confidence = args
+        .default_confidence
+        .or(settings.default_confidence)
+        .unwrap_or(contract::legacy_text::DEFAULT_CONFIDENCE);
+    if !(0.0..=1.0).contains(&default_confidence) {
+        return Err(Error::new(
+            "INVALID_ARGUMENT",
+            format!("default confidence {default_confidence} is not in 0..1"),
+        ));
+    }
+    Ok(ParseOptions {
+        protocol: args.protocol,
+        strict: args.strict,
+        default_confidence,
+        vocabulary: args.vocabulary.or(settings.vocabulary).unwrap_or_default(),
+    })
 }
 
 /// One judgement for every source (file, stdin, a line, a run): output must be UTF-8, and

@@ -1,102 +1,161 @@
-//! Legacy text output turned into the v1 structure (seed 000's fallback), without the original
-//! parser's weak spots: `Modified 3 files` is not a deliverable (the colon is required), `87%`
-//! means 0.87, and `1.5` or `HIGH` fall back to the default with a warning instead of a guess.
+//! How legacy text reads as a result: one set of rules for `validate`'s legacy protocol, the
+//! comment-mode block and (spelled in sh) the capture runtime, so a skill's outcome reads the
+//! same before and after migration.
+//!
+//! - A line is a legacy line when the vocabulary (`exact` or `original`) classifies it as the
+//!   analyzer classifies an `echo` printing it; text without one is no result (`NO_OUTPUT_FOUND`),
+//!   so arbitrary prose is never accepted.
+//! - Success: any legacy line, as the seeds' parser read it (the exit status and a success line
+//!   never reached are what only a run can add; see the README's outcome table).
+//! - Confidence: the last `Confidence:` value, a number in 0..1 or an integer percentage; anything
+//!   else is reported (`CONFIDENCE_INVALID`) and the default is used, never a guess.
+//! - Deliverables: values that can be paths (see [`is_deliverable`]), each once, in order.
 
 use serde_json::{Value, json};
 
 use super::ContractError;
+use crate::analyze::{LegacyKind, LegacyValue, Vocabulary};
 
-/// The original parser's default confidence for legacy output.
+/// The one default confidence: what legacy text without a valid `Confidence:` line reads as, in
+/// `validate` and in what `migrate` writes (the seeds' parser read legacy output this way).
 pub const DEFAULT_CONFIDENCE: f64 = 0.5;
 
 /// Parse legacy lines; `NO_OUTPUT_FOUND` when no line is a legacy result line.
-pub fn parse(text: &str, default_confidence: f64) -> Result<Value, ContractError> {
+pub fn parse(
+    text: &str,
+    default_confidence: f64,
+    vocabulary: Vocabulary,
+) -> Result<Value, ContractError> {
     let mut marked = false;
-    let mut completed = false;
-    let mut confidence = None;
+    let mut confidence: Option<&str> = None;
+    let mut confidence_text = String::new();
     let mut deliverables: Vec<String> = Vec::new();
     let (mut created, mut modified) = (0u64, 0u64);
-    let mut errors: Vec<Value> = Vec::new();
-    for raw in text.lines() {
-        let line = raw.trim();
-        if line == "SUCCESS" || line == "COMPLETE" {
-            marked = true;
-            completed = true;
-        } else if let Some(rest) = line.strip_prefix("Confidence:") {
-            marked = true;
-            match read_confidence(rest.trim()) {
-                Some(value) => confidence = Some(value),
-                None => errors.push(json!({
-                    "code": "CONFIDENCE_INVALID",
-                    "message": format!("confidence '{}' is not a number in 0..1; used {default_confidence}", rest.trim()),
-                })),
+    for line in text.lines() {
+        let Some((kind, value)) = vocabulary.classify_line(line) else {
+            continue;
+        };
+        marked = true;
+        let value = match value {
+            Some(LegacyValue::Literal(v) | LegacyValue::RunTime(v)) => v,
+            None => String::new(),
+        };
+        match kind {
+            LegacyKind::Confidence => {
+                confidence_text = value;
+                confidence = Some("set");
             }
-        } else if let Some(path) = line
-            .strip_prefix("Created:")
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-        {
-            marked = true;
-            created += 1;
-            push_unique(&mut deliverables, path);
-        } else if let Some(path) = line
-            .strip_prefix("Modified:")
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-        {
-            marked = true;
-            modified += 1;
-            push_unique(&mut deliverables, path);
-        } else if let Some(message) = line.strip_prefix("ERROR:").map(str::trim) {
-            marked = true;
-            errors.push(json!({ "code": "LEGACY_ERROR", "message": if message.is_empty() { "ERROR" } else { message } }));
+            LegacyKind::Created | LegacyKind::Modified if is_deliverable(&value) => {
+                if kind == LegacyKind::Created {
+                    created += 1;
+                } else {
+                    modified += 1;
+                }
+                if !deliverables.contains(&value) {
+                    deliverables.push(value);
+                }
+            }
+            _ => {}
         }
     }
     if !marked {
         return Err(ContractError::new(
             "NO_OUTPUT_FOUND",
-            "no JSON document and no legacy result line (SUCCESS, COMPLETE, Confidence:, Created:, Modified:)",
+            format!(
+                "no JSON document and no legacy result line ({} vocabulary: {})",
+                vocabulary.as_str(),
+                vocabulary.summary()
+            ),
             json!({ "protocol": "legacy" }),
         ));
     }
-    let failed = errors.iter().any(|e| e["code"] == "LEGACY_ERROR");
+    let mut errors: Vec<Value> = Vec::new();
+    let confidence = match confidence.map(|_| read_confidence(&confidence_text)) {
+        None => default_confidence,
+        Some(Some(value)) => value,
+        Some(None) => {
+            errors.push(json!({
+                "code": "CONFIDENCE_INVALID",
+                "message": "confidence is not a number in 0..1; the default was reported",
+                "context": { "value": confidence_text },
+            }));
+            default_confidence
+        }
+    };
     Ok(json!({
-        "success": completed && !failed,
-        "confidence": confidence.unwrap_or(default_confidence),
+        "success": true,
+        "confidence": confidence,
         "deliverables": deliverables,
         "metrics": { "files_created": created, "files_modified": modified },
         "errors": errors,
     }))
 }
 
-fn push_unique(list: &mut Vec<String>, item: &str) {
-    if !list.iter().any(|x| x == item) {
-        list.push(item.to_string());
+/// A confidence as the runtime reads it: `0`, `0.x`, `.x`, `1`, `1.0…` (digits and one dot), or
+/// an integer percentage `0%`..`100%`; None for anything else (`HIGH`, `1.5`, `0.85+`, `87.5%`).
+pub fn read_confidence(text: &str) -> Option<f64> {
+    if let Some(percent) = text.strip_suffix('%') {
+        let digits = !percent.is_empty() && percent.len() <= 3;
+        if !digits || !percent.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let value: u32 = percent.parse().ok()?;
+        return (value <= 100).then(|| f64::from(value) / 100.0);
     }
+    let plain = text.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && text.bytes().filter(|&b| b == b'.').count() <= 1
+        && text != "."
+        && !text.is_empty();
+    let shaped = match text.as_bytes() {
+        [b'0'] | [b'1'] => true,
+        [b'0', b'.', ..] | [b'.', ..] => true,
+        [b'1', b'.', rest @ ..] => rest.iter().all(|&b| b == b'0'),
+        _ => false,
+    };
+    if !(plain && shaped) {
+        return None;
+    }
+    let padded = if text.ends_with('.') {
+        format!("{text}0")
+    } else {
+        text.to_string()
+    };
+    padded.parse().ok()
 }
 
-/// `0.92`, `1`, `.5`, or a percentage `87%`; None outside 0..1 or when not a number.
-fn read_confidence(text: &str) -> Option<f64> {
-    let (number, scale) = match text.strip_suffix('%') {
-        Some(n) => (n.trim(), 100.0),
-        None => (text, 1.0),
-    };
-    let plain = !number.is_empty() && number.chars().all(|c| c.is_ascii_digit() || c == '.');
-    let value = number.parse::<f64>().ok().filter(|_| plain)? / scale;
-    (0.0..=1.0).contains(&value).then_some(value)
+/// Whether a `Created:`/`Modified:` value can name a file: not empty, not a timestamp
+/// (`2026-11-24…`), not a count followed by words (`3 spec directories`, unless it holds a `/`),
+/// not markdown emphasis (`**Generated:** …`, `_draft_`). The runtime spells the same rule in sh
+/// (`__skm_is_path`).
+pub fn is_deliverable(value: &str) -> bool {
+    let b = value.as_bytes();
+    if b.is_empty() {
+        return false;
+    }
+    let date = b.len() >= 8
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[5..7].iter().all(u8::is_ascii_digit)
+        && b[7] == b'-';
+    let count =
+        b[0].is_ascii_digit() && value.contains(char::is_whitespace) && !value.contains('/');
+    let emphasis = b[0] == b'*' || (b.len() >= 2 && b[0] == b'_' && b[b.len() - 1] == b'_');
+    !(date || count || emphasis)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn exact(text: &str) -> Result<Value, ContractError> {
+        parse(text, DEFAULT_CONFIDENCE, Vocabulary::Exact)
+    }
+
     #[test]
     fn legacy_lines_become_the_v1_structure() {
-        let value = parse(
-            "working...\nCreated: src/a.ts\nModified: b.md\nConfidence: 87%\nSUCCESS\n",
-            0.5,
-        )
-        .expect("parsed");
+        let value =
+            exact("working...\nCreated: src/a.ts\nModified: b.md\nConfidence: 87%\nSUCCESS\n")
+                .expect("parsed");
         assert_eq!(value["success"], true);
         assert_eq!(value["confidence"], 0.87);
         assert_eq!(value["deliverables"], json!(["src/a.ts", "b.md"]));
@@ -108,24 +167,86 @@ mod tests {
 
     #[test]
     fn weak_spots_of_the_original_parser_are_fixed() {
-        let value = parse("Modified 3 files\nConfidence: 1.5\nCOMPLETE\n", 0.5).expect("parsed");
+        let value = exact("Modified 3 files\nConfidence: 1.5\nCOMPLETE\n").expect("parsed");
         assert_eq!(value["deliverables"], json!([]));
         assert_eq!(value["confidence"], 0.5);
         assert_eq!(value["errors"][0]["code"], "CONFIDENCE_INVALID");
+        assert_eq!(value["errors"][0]["context"]["value"], "1.5");
     }
 
     #[test]
-    fn error_lines_mean_failure() {
-        let value = parse("ERROR: disk full\nSUCCESS\n", 0.5).expect("parsed");
-        assert_eq!(value["success"], false);
-        assert_eq!(value["errors"][0]["code"], "LEGACY_ERROR");
+    fn the_last_confidence_line_counts_as_in_the_runtime() {
+        let value = exact("Confidence: low\nConfidence: 0.7\nSUCCESS\n").expect("parsed");
+        assert_eq!(value["confidence"], 0.7);
+        assert_eq!(value["errors"], json!([]));
+        let value = exact("Confidence: 0.7\nConfidence: 0.85+\n").expect("parsed");
+        assert_eq!(value["confidence"], 0.5);
+        assert_eq!(value["errors"][0]["context"]["value"], "0.85+");
     }
 
     #[test]
-    fn text_without_result_lines_is_no_output() {
+    fn any_legacy_line_reads_as_success_and_prose_is_no_result() {
+        assert_eq!(exact("Created: a.md\n").expect("parsed")["success"], true);
         assert_eq!(
-            parse("hello\n", 0.5).map_err(|e| e.code),
+            exact("hello\nall done\n").map_err(|e| e.code),
             Err("NO_OUTPUT_FOUND")
         );
+        // `ERROR:` is not in the vocabulary: the exit status tells a failure, as after migration.
+        assert_eq!(
+            exact("ERROR: disk full\n").map_err(|e| e.code),
+            Err("NO_OUTPUT_FOUND")
+        );
+    }
+
+    #[test]
+    fn exact_reads_lines_as_the_analyzer_reads_echo() {
+        assert!(exact("  SUCCESS\n").is_err());
+        assert!(exact("Success\n").is_err());
+        assert!(parse("✅ Success!\n", 0.5, Vocabulary::Original).is_ok());
+    }
+
+    #[test]
+    fn confidence_shapes_follow_the_runtime() {
+        for (text, want) in [
+            ("0.92", Some(0.92)),
+            ("1", Some(1.0)),
+            ("1.00", Some(1.0)),
+            (".5", Some(0.5)),
+            ("0.", Some(0.0)),
+            ("87%", Some(0.87)),
+            ("100%", Some(1.0)),
+            ("5%", Some(0.05)),
+        ] {
+            assert_eq!(read_confidence(text), want, "{text}");
+        }
+        for text in [
+            "", ".", "1.5", "HIGH", "low", "0.85+", "87.5%", "101%", "-0.1", "00.5", "1.01",
+        ] {
+            assert_eq!(read_confidence(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn values_that_cannot_be_paths_are_not_deliverables() {
+        for value in [
+            "src/a.ts",
+            "report.md",
+            "3/notes.md",
+            "2026-report.md",
+            "_build/x",
+        ] {
+            assert!(is_deliverable(value), "{value}");
+        }
+        for value in [
+            "",
+            "3 spec directories",
+            "2026-11-24T10:00:00Z",
+            "2026-11-24",
+            "** $(date)",
+            "**Generated:** today",
+            "_draft_",
+        ] {
+            assert!(!is_deliverable(value), "{value}");
+        }
     }
 }

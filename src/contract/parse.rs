@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::ContractError;
 use super::legacy_text;
+use crate::analyze::Vocabulary;
 
 const FINAL_START: &str = "<<<FINAL_RESULT>>>";
 const FINAL_END: &str = "<<<END_FINAL_RESULT>>>";
@@ -46,6 +47,8 @@ pub struct ParseOptions {
     pub strict: bool,
     /// Confidence for legacy output without a valid `Confidence:` line.
     pub default_confidence: f64,
+    /// Which lines are legacy result lines (the same vocabulary check and migrate use).
+    pub vocabulary: Vocabulary,
 }
 
 impl ParseOptions {
@@ -54,6 +57,7 @@ impl ParseOptions {
             protocol,
             strict: false,
             default_confidence: legacy_text::DEFAULT_CONFIDENCE,
+            vocabulary: Vocabulary::default(),
         }
     }
 }
@@ -79,10 +83,7 @@ pub fn parse_output(stdout: &str, options: &ParseOptions) -> Result<Parsed, Cont
             "legacy output is not accepted in strict mode",
             Value::Null,
         )),
-        Protocol::Legacy => found(
-            legacy_text::parse(stdout, options.default_confidence)?,
-            Protocol::Legacy,
-        ),
+        Protocol::Legacy => found(legacy(stdout, options)?, Protocol::Legacy),
         Protocol::Auto => {
             // Strict keeps each protocol strict (nothing but the document and its markers) and
             // allows no legacy fallback; it never narrows auto to plain JSON.
@@ -99,10 +100,10 @@ pub fn parse_output(stdout: &str, options: &ParseOptions) -> Result<Parsed, Cont
             if options.strict {
                 return found(json_document(stdout)?, Protocol::Json);
             }
-            found(
-                legacy_text::parse(stdout, options.default_confidence)?,
-                Protocol::Legacy,
-            )
+            if let Some(stray) = stray_document(stdout) {
+                return Err(stray);
+            }
+            found(legacy(stdout, options)?, Protocol::Legacy)
         }
     }
 }
@@ -116,7 +117,53 @@ fn json_document(text: &str) -> Result<Value, ContractError> {
             Value::Null,
         ));
     }
-    serde_json::from_str(trimmed).map_err(|e| malformed(&e, "json"))
+    serde_json::from_str(trimmed)
+        .map_err(|e| stray_document(text).unwrap_or_else(|| malformed(&e, "json")))
+}
+
+fn legacy(stdout: &str, options: &ParseOptions) -> Result<Value, ContractError> {
+    legacy_text::parse(stdout, options.default_confidence, options.vocabulary)
+}
+
+/// `STRAY_OUTPUT` when the text holds one JSON object (starting a line) with other text before
+/// or after it: the skill printed its document and something else on stdout.
+fn stray_document(text: &str) -> Option<ContractError> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let indent = line.len() - line.trim_start().len();
+        if line.trim_start().starts_with('{') {
+            let start = offset + indent;
+            let mut documents =
+                serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+            if let Some(Ok(Value::Object(_))) = documents.next() {
+                let end = start + documents.byte_offset();
+                let before = !text[..start].trim().is_empty();
+                let after = !text[end..].trim().is_empty();
+                if !(before || after) {
+                    return None;
+                }
+                let (stray_at, place) = if before {
+                    (text.len() - text.trim_start().len(), "before")
+                } else {
+                    (
+                        end + (text[end..].len() - text[end..].trim_start().len()),
+                        "after",
+                    )
+                };
+                return Some(ContractError::new(
+                    "STRAY_OUTPUT",
+                    format!(
+                        "stdout holds one JSON document (bytes {start}..{end}) and other text {place} it, from byte {stray_at}; \
+                         print only the document on stdout: send other text to stderr (>&2), or migrate \
+                         the skill with skillmod migrate (its stdout is then the document alone)"
+                    ),
+                    json!({ "document_start": start, "document_end": end, "stray_offset": stray_at }),
+                ));
+            }
+        }
+        offset += line.len();
+    }
+    None
 }
 
 fn malformed(e: &serde_json::Error, protocol: &str) -> ContractError {

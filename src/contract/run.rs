@@ -1,4 +1,5 @@
-//! Running a skill to validate what it prints: in its own folder and process group, stdout and
+//! Running a skill to validate what it prints: in a folder the caller picks (where a user would
+//! run it: the working folder, never the skill's own folder unasked) and its own process group, stdout and
 //! stderr captured up to a size limit, exit status and duration recorded. One deadline bounds
 //! the whole run: the script, whatever it left running in its group (killed when it ends), and
 //! the reading of pipes that a process outside the group may still hold open.
@@ -44,13 +45,12 @@ pub struct Limits {
     pub max_output: u64,
 }
 
-/// Run `script` with `args` in the script's folder, within `limits`.
-pub fn run_skill(script: &Path, args: &[String], limits: Limits) -> Result<RunResult> {
+/// Run `script` with `args` in the folder `cwd`, within `limits`.
+pub fn run_skill(script: &Path, args: &[String], cwd: &Path, limits: Limits) -> Result<RunResult> {
     let source = std::fs::read(script)
         .map_err(|e| Error::io("SCRIPT_NOT_FOUND", "cannot read", script, &e))?;
     let absolute = std::path::absolute(script)
         .map_err(|e| Error::io("SCRIPT_NOT_FOUND", "cannot resolve", script, &e))?;
-    let folder = absolute.parent().unwrap_or(Path::new("."));
     let shell = Dialect::detect(&source).syntax_checker();
     let started = Instant::now();
     let deadline = started + limits.timeout;
@@ -59,7 +59,7 @@ pub fn run_skill(script: &Path, args: &[String], limits: Limits) -> Result<RunRe
     let mut child = command
         .arg(&absolute)
         .args(args)
-        .current_dir(folder)
+        .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -123,6 +123,20 @@ pub fn process_file(
         report.status = Status::NoLegacy;
         return (report, None);
     }
+    // A script that prints a document of its own would print two: refused, as check reports.
+    if let Some((line, column)) = analysis.prints_json.filter(|_| upkeep.is_none()) {
+        report.status = Status::Skipped;
+        report.errors.push(
+            Error::new(
+                "PRINTS_JSON",
+                format!(
+                    "line {line}:{column} already prints a JSON document on stdout, so migrating would print a second one; report through that document and drop the legacy lines, or suppress them with # skillmod: ignore[SKM001] (check: SKM008)"
+                ),
+            )
+            .into(),
+        );
+        return (report, None);
+    }
     if analysis.parse_errors > 0 {
         report.status = Status::Skipped;
         report.errors.push(

@@ -59,6 +59,7 @@ fn sentinel(field: &str) -> String {
 struct RuntimeContext<'a> {
     version: u32,
     template: &'a str,
+    default_confidence: f64,
     uses_time: bool,
     uses_errors: bool,
     uses_error_member: bool,
@@ -211,8 +212,8 @@ pub fn source_line(link: &Link, needs_marker: bool) -> String {
 }
 
 /// The default confidence of a migration: what the runtime reports when neither the skill, its
-/// source line nor the settings give one (the runtime file spells the same 0.85).
-pub const DEFAULT_CONFIDENCE: f64 = 0.85;
+/// source line nor the settings give one; the same one `validate` reads legacy text with.
+pub use crate::contract::legacy_text::DEFAULT_CONFIDENCE;
 
 /// Put the source line after the shebang (a script always has one: without it, it is a
 /// library). Every later line moves down by exactly one.
@@ -336,6 +337,7 @@ pub fn render_runtime(template: &Template) -> Result<Runtime> {
     let context = RuntimeContext {
         version: RUNTIME_VERSION,
         template: &template.name,
+        default_confidence: DEFAULT_CONFIDENCE,
         uses_time: uses("execution_time_ms"),
         uses_errors: uses("errors"),
         uses_error_member: uses("error_member"),
@@ -412,7 +414,7 @@ mod tests {
     fn source_line_is_short_and_names_only_what_differs() {
         let link = Link {
             relative: "../../skillmod-runtime.sh",
-            default_confidence: 0.85,
+            default_confidence: DEFAULT_CONFIDENCE,
             keep_stdout: false,
         };
         let line = source_line(&link, true);

@@ -328,7 +328,11 @@ mod tests {
         let source = b"if true; then\n  echo SUCCESS\nfi\n";
         let mut parser = BashParser::new().expect("parser");
         let analysis = analyze::analyze(&mut parser, source, Vocabulary::Exact).expect("analysis");
-        let context = values::static_values(&analysis.legacy, 0.85, "t");
+        let context = values::static_values(
+            &analysis.legacy,
+            crate::contract::legacy_text::DEFAULT_CONFIDENCE,
+            "t",
+        );
         let template = Template::load("skill-output-v1").expect("built-in template");
         let plan = plan_comment_mode(&analysis, source, &template, &context, None).expect("plan");
         let rewritten = apply_checked(&plan, &analysis, source, &mut parser).expect("valid");

@@ -23,6 +23,7 @@ pub struct CachedEntry {
     pub runtime: Option<String>,
     pub inline_runtime: bool,
     pub keep_stdout: bool,
+    pub prints_json: Option<(usize, usize)>,
 }
 
 /// The check cache stored at `path`.
