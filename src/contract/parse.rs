@@ -88,8 +88,14 @@ pub fn parse_output(stdout: &str, options: &ParseOptions) -> Result<Parsed, Cont
             // Strict keeps each protocol strict (nothing but the document and its markers) and
             // allows no legacy fallback; it never narrows auto to plain JSON.
             let trimmed = stdout.trim();
-            if trimmed.starts_with('{') || trimmed.starts_with('[') {
+            if trimmed.starts_with('{') {
                 return found(json_document(stdout)?, Protocol::Json);
+            }
+            // `[` opens a JSON array, or a log line (`[info] start`): only a whole array counts.
+            if trimmed.starts_with('[') {
+                if let Ok(value) = serde_json::from_str(trimmed) {
+                    return found(value, Protocol::Json);
+                }
             }
             if stdout.contains(FINAL_START) {
                 return found(final_result(stdout, options.strict)?, Protocol::FinalResult);

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::analyze::{LegacyKind, LegacyStatement, LegacyValue};
+use crate::contract::legacy_text::{is_deliverable, read_confidence};
 
 /// Values for the JSON block, as known before run time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -41,7 +42,7 @@ pub fn static_values(
                     confidence = Some(number);
                 }
             }
-            LegacyKind::Created | LegacyKind::Modified if !text.is_empty() => {
+            LegacyKind::Created | LegacyKind::Modified if is_deliverable(text) => {
                 if statement.kind == LegacyKind::Created {
                     files_created += 1;
                 } else {
@@ -90,14 +91,9 @@ pub fn invalid_confidences(legacy: &[LegacyStatement]) -> Vec<crate::error::Erro
         .collect()
 }
 
-/// A confidence literal as a JSON number, when it is a plain decimal in 0..=1.
+/// A confidence literal as a JSON number, read as `validate` and the runtime read it.
 pub fn parse_confidence(text: &str) -> Option<serde_json::Number> {
-    let plain = !text.is_empty() && text.chars().all(|c| c.is_ascii_digit() || c == '.');
-    let value: f64 = text.parse().ok().filter(|_| plain)?;
-    if !(0.0..=1.0).contains(&value) {
-        return None;
-    }
-    serde_json::Number::from_f64(value)
+    read_confidence(text).and_then(serde_json::Number::from_f64)
 }
 
 #[cfg(test)]
@@ -118,9 +114,12 @@ mod tests {
             parse_confidence(".5").map(|n| n.to_string()),
             Some("0.5".into())
         );
+        assert_eq!(
+            parse_confidence("87%").map(|n| n.to_string()),
+            Some("0.87".into())
+        );
         assert_eq!(parse_confidence("1.5"), None);
         assert_eq!(parse_confidence("HIGH"), None);
-        assert_eq!(parse_confidence("87%"), None);
         assert_eq!(parse_confidence("-0.1"), None);
     }
 }
