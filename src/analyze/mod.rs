@@ -79,8 +79,9 @@ pub struct Analysis {
     /// `trap … EXIT` commands, which capture mode must chain rather than let replace its trap.
     pub exit_traps: Vec<ExitTrap>,
     /// Line and column of the first stdout write that prints a JSON object of the script's own
-    /// (`echo '{"ok": true}'`, `printf '{"n":%d}'`, a `cat` heredoc starting with `{`) in a
-    /// script not migrated yet: migrating would give it a second document.
+    /// (`echo '{"ok": true}'`, `printf '{"n":%d}'`, a `cat` heredoc starting with `{`, an
+    /// `EOF_JSON` block written by hand), in a script skillmod has not migrated: migrating its
+    /// legacy lines would give it a second document.
     pub prints_json: Option<(usize, usize)>,
     /// What the analysis cost, for tests that bound it by structure rather than time.
     pub work: Work,
@@ -367,8 +368,20 @@ fn examine(
             .map(|site| stdout_write(site.node, source))
             .collect();
         stdout_writes.sort_by_key(|w| w.start);
-        let prints_json = if has_block {
+        // skillmod's own block (its marker or runtime) is not the script's own document; a
+        // hand-written `EOF_JSON` heredoc is.
+        let own_block = survey.marker_comment || runtime.is_some();
+        let json_heredoc = survey
+            .cats
+            .iter()
+            .filter(|site| survey.reach(site).is_ok() && opens_json_heredoc(site.node, source))
+            .map(|site| stdout_write(site.node, source))
+            .map(|w| (w.line, w.column))
+            .next();
+        let prints_json = if own_block {
             None
+        } else if json_heredoc.is_some() {
+            json_heredoc
         } else {
             stdout_writes
                 .iter()

@@ -68,6 +68,8 @@ pub struct Entry {
     pub keep_stdout: bool,
     /// Line and column where the script prints a JSON document of its own.
     pub prints_json: Option<(usize, usize)>,
+    /// Why capture mode would refuse the script as it is: line, code, message.
+    pub capture_refusal: Option<(usize, String, String)>,
 }
 
 /// A salted BLAKE3 hash: of a file's content, or of its place (path and stat).

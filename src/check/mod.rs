@@ -232,6 +232,10 @@ fn check_body_at(
         Some(found) => found,
         None => match analyze::analyze(parser, body, profile.vocabulary) {
             Ok(analysis) => {
+                let capture_refusal = (!analysis.legacy.is_empty() && !analysis.already_migrated)
+                    .then(|| crate::rewrite::capture::refusal(&analysis, body))
+                    .flatten()
+                    .map(|(line, e)| (line, e.code.to_string(), e.message));
                 let entry = cache::Entry {
                     parse_error: analysis.legacy_in_parse_error,
                     legacy: analysis
@@ -255,6 +259,7 @@ fn check_body_at(
                         .collect(),
                     mentions_suppression: analyze::suppress::Suppressions::may_occur(body),
                     prints_json: analysis.prints_json,
+                    capture_refusal,
                     ..runtime_entry(body, runtime_link::find(body))
                 };
                 cache.put(key, entry.clone());
@@ -437,15 +442,27 @@ fn report(
             })
             .collect()
     };
-    let prints_json = entry.prints_json.map(|(line, column)| Finding {
-        code: rules::PRINTS_JSON.code,
-        severity: rules::PRINTS_JSON.severity,
+    // What migrate would refuse the file for, as it is (SKM008, with migrate's code).
+    let refusal = match (entry.prints_json, &entry.capture_refusal) {
+        (Some((line, column)), _) => Some((
+            line,
+            column,
+            format!(
+                "PRINTS_JSON: line {line}:{column} prints a JSON document of the script's own, so migrate refuses the script rather than print a second document; report through this document and drop the legacy lines, or suppress them"
+            ),
+        )),
+        (None, Some((line, code, message))) if profile.mode == crate::migrate::Mode::Capture => {
+            Some((*line, 1, format!("{code}: {message}")))
+        }
+        _ => None,
+    };
+    let cannot_migrate = refusal.map(|(line, column, message)| Finding {
+        code: rules::CANNOT_MIGRATE.code,
+        severity: rules::CANNOT_MIGRATE.severity,
         path: shown.clone(),
         line,
         column,
-        message: format!(
-            "line {line}:{column} prints a JSON document of the script's own and the script has legacy lines, so migrate refuses it (PRINTS_JSON) rather than print a second document; report through this document and drop the legacy lines, or suppress them"
-        ),
+        message,
         kind: None,
         text: None,
         fix: None,
@@ -516,7 +533,7 @@ fn report(
     }
     // The refusal stands only while a legacy line is left to migrate (as in migrate).
     if findings.iter().any(|f| f.code == rules::LEGACY_OUTPUT.code) {
-        findings.extend(prints_json);
+        findings.extend(cannot_migrate);
     }
     let outcome = if unparsable.is_some() {
         Outcome::Failed

@@ -101,12 +101,12 @@ pub const RUNTIME_OUT_OF_DATE: Rule = Rule {
     anchor: "rules",
 };
 
-pub const PRINTS_JSON: Rule = Rule {
+pub const CANNOT_MIGRATE: Rule = Rule {
     code: "SKM008",
-    name: "prints-json",
+    name: "cannot-migrate",
     severity: Severity::Error,
-    summary: "Script with legacy lines that already prints a JSON document of its own",
-    explanation: "The script prints its own JSON document on stdout on some path (a `--json` mode, say) and also has legacy lines. Migrating would print a second document after the first, so migrate refuses it (PRINTS_JSON). Report the result through the script's own document (or the runtime's skillmod_* functions) and remove the legacy lines, or suppress them with `# skillmod: ignore[SKM001]`.",
+    summary: "Script with legacy lines that migrate refuses as it is",
+    explanation: "The script has legacy lines, but migrate would refuse it, for the reason the message names with migrate's own code: PRINTS_JSON (the script already prints a JSON document of its own on some path, a `--json` mode say, and a migration would print a second one: report through that document and drop the legacy lines, or suppress them), NAME_CLASH (it uses the runtime's reserved `__skm_` names: rename them) or TRAP_UNSUPPORTED (a `trap` whose signal list is computed at run time: list its signals literally). `--mode comment` avoids the last two.",
     anchor: "rules",
 };
 
@@ -119,7 +119,7 @@ pub const RULES: &[&Rule] = &[
     &UNUSED_SUPPRESSION,
     &INVALID_SUPPRESSION,
     &RUNTIME_OUT_OF_DATE,
-    &PRINTS_JSON,
+    &CANNOT_MIGRATE,
 ];
 
 /// Where the rules are documented.

@@ -92,10 +92,10 @@ pub fn parse_output(stdout: &str, options: &ParseOptions) -> Result<Parsed, Cont
                 return found(json_document(stdout)?, Protocol::Json);
             }
             // `[` opens a JSON array, or a log line (`[info] start`): only a whole array counts.
-            if trimmed.starts_with('[') {
-                if let Ok(value) = serde_json::from_str(trimmed) {
-                    return found(value, Protocol::Json);
-                }
+            if trimmed.starts_with('[')
+                && let Ok(value) = serde_json::from_str(trimmed)
+            {
+                return found(value, Protocol::Json);
             }
             if stdout.contains(FINAL_START) {
                 return found(final_result(stdout, options.strict)?, Protocol::FinalResult);

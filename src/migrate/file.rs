@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use super::sourcing::Hosted;
 use super::{Change, ErrorEntry, FileReport, Mode, Options, Status, runtime};
 use crate::analyze::shell::{Dialect, Judge};
 use crate::analyze::{
@@ -101,6 +102,21 @@ pub fn process_file(
     }
     report.legacy = analysis.legacy.clone();
     report.stdout_writes = analysis.stdout_writes.clone();
+    // A script that prints a document of its own would print two: refused, as check reports.
+    let would_rewrite = !analysis.legacy.is_empty() || options.force || hosted.is_some();
+    if let (Some((line, column)), true) = (analysis.prints_json, would_rewrite) {
+        report.status = Status::Skipped;
+        report.errors.push(
+            Error::new(
+                "PRINTS_JSON",
+                format!(
+                    "line {line}:{column} already prints a JSON document on stdout, so migrating would print a second one; report through that document and drop the legacy lines, or suppress them with # skillmod: ignore[SKM001] (check: SKM008)"
+                ),
+            )
+            .into(),
+        );
+        return (report, None);
+    }
     let upkeep = if analysis.already_migrated {
         match upkeep(path, &script.body, profile, options, &mut report) {
             Some(plan) => Some(plan),
@@ -121,20 +137,6 @@ pub fn process_file(
     }
     if analysis.legacy.is_empty() && !options.force && hosted.is_none() && upkeep.is_none() {
         report.status = Status::NoLegacy;
-        return (report, None);
-    }
-    // A script that prints a document of its own would print two: refused, as check reports.
-    if let Some((line, column)) = analysis.prints_json.filter(|_| upkeep.is_none()) {
-        report.status = Status::Skipped;
-        report.errors.push(
-            Error::new(
-                "PRINTS_JSON",
-                format!(
-                    "line {line}:{column} already prints a JSON document on stdout, so migrating would print a second one; report through that document and drop the legacy lines, or suppress them with # skillmod: ignore[SKM001] (check: SKM008)"
-                ),
-            )
-            .into(),
-        );
         return (report, None);
     }
     if analysis.parse_errors > 0 {
@@ -204,7 +206,7 @@ pub fn process_file(
                         &script.body,
                         &link,
                         role.0,
-                        hosted.unwrap_or(false),
+                        hosted.is_some_and(|h| h.success),
                     )
                 }
                 None => Err(Error::new(
@@ -455,16 +457,24 @@ fn capture_role(
     }
 }
 
-fn role_note((_, reason): (Role, Option<LibraryReason>), hosted: Option<bool>) -> Option<Error> {
+fn role_note((_, reason): (Role, Option<LibraryReason>), hosted: Option<&Hosted>) -> Option<Error> {
     let why = match reason {
         Some(LibraryReason::NoShebang) => "has no shebang",
         Some(LibraryReason::Sourced) => "is sourced by another selected script",
         Some(LibraryReason::TopLevelReturn) => "returns at top level",
         None => {
-            return hosted.map(|_| {
+            return hosted.map(|hosted| {
+                let names: Vec<String> = hosted
+                    .libraries
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect();
                 Error::new(
                     "SOURCES_LIBRARY",
-                    "sources a library with legacy lines: it gets the runtime, which prints the JSON document those lines record into",
+                    format!(
+                        "sources {} with legacy lines: it gets the runtime, which prints the JSON document those lines record into",
+                        names.join(", ")
+                    ),
                 )
             });
         }

@@ -2,13 +2,16 @@
 //! selected script is a library: capture mode gives it no runtime and no EXIT trap of its own,
 //! since those would replace the sourcing script's. A script that sources a library holding
 //! legacy lines gets the runtime even without legacy lines of its own, so the library's values
-//! reach a JSON document. The paths are read off each line, as far as they are literal: a leading
-//! expansion (`"$DIR/lib.sh"`, `"$(dirname "$0")/lib.sh"`) is taken as the script's own folder.
+//! reach a JSON document. Both are read from the syntax tree, as check reads them: the paths are
+//! the first arguments of `source`/`.` commands, as far as they are literal (a leading expansion,
+//! `"$DIR/lib.sh"` or `"$(dirname "$0")/lib.sh"`, is taken as the script's own folder), and a
+//! library holds legacy lines when the analyzer finds some that its suppressions leave (a log
+//! helper printing `[SUCCESS] $1` holds none).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::analyze::{Vocabulary, prefilter};
+use crate::analyze::{BashParser, LegacyKind, Vocabulary, prefilter, suppress::Suppressions};
 
 /// What names one file however it is reached: device and inode (its canonical path elsewhere).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -34,17 +37,26 @@ fn id_of(path: &Path) -> Option<FileId> {
 #[derive(Debug, Default, Clone)]
 pub struct Sourcing {
     libraries: HashSet<FileId>,
-    /// Scripts sourcing a library that may hold legacy lines: whether one holds a SUCCESS or
-    /// COMPLETE marker (then the script must reach one to report success).
-    hosts: HashMap<FileId, bool>,
+    /// Scripts sourcing a library that holds legacy lines, and what they source.
+    hosts: HashMap<FileId, Hosted>,
+}
+
+/// What a script sourcing libraries with legacy lines needs to know of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Hosted {
+    /// One of them holds a SUCCESS or COMPLETE line (then the script must reach one to report
+    /// success).
+    pub success: bool,
+    /// Their paths as the script names them, for the report.
+    pub libraries: Vec<PathBuf>,
 }
 
 /// One selected file as the pre-pass read it.
 struct Scanned {
     id: FileId,
-    /// The files it sources that exist, and whether each may hold legacy lines (`None`: it
-    /// cannot; else whether it may hold a success marker).
-    sourced: Vec<(FileId, Option<bool>)>,
+    /// The files it sources that exist (and their paths), and whether each holds legacy lines
+    /// (`None`: it holds none; else whether it holds a success line).
+    sourced: Vec<(FileId, PathBuf, Option<bool>)>,
 }
 
 impl Sourcing {
@@ -70,14 +82,15 @@ impl Sourcing {
         }
         let selected: HashSet<&FileId> = scanned.iter().map(|s| &s.id).collect();
         for script in &scanned {
-            for (library, legacy) in &script.sourced {
+            for (library, path, legacy) in &script.sourced {
                 if *library == script.id || !selected.contains(library) {
                     continue;
                 }
                 sourcing.libraries.insert(library.clone());
                 if let Some(success) = legacy {
                     let entry = sourcing.hosts.entry(script.id.clone()).or_default();
-                    *entry |= success;
+                    entry.success |= success;
+                    entry.libraries.push(path.clone());
                 }
             }
         }
@@ -89,13 +102,13 @@ impl Sourcing {
         !self.libraries.is_empty() && id_of(path).is_some_and(|id| self.libraries.contains(&id))
     }
 
-    /// For a script that sources a library with legacy lines: whether that library holds a
-    /// SUCCESS/COMPLETE marker. None for any other script.
-    pub fn hosts_library(&self, path: &Path) -> Option<bool> {
+    /// For a script that sources libraries with legacy lines: what it needs to know of them.
+    /// None for any other script.
+    pub fn hosts_library(&self, path: &Path) -> Option<&Hosted> {
         if self.hosts.is_empty() {
             return None;
         }
-        id_of(path).and_then(|id| self.hosts.get(&id).copied())
+        id_of(path).and_then(|id| self.hosts.get(&id))
     }
 }
 
@@ -114,7 +127,7 @@ fn scan_one(
     let sourced = sourced_paths(&bytes)
         .into_iter()
         .filter_map(|target| {
-            let library = dir.join(target);
+            let library = dir.join(&target);
             let meta = std::fs::metadata(&library).ok()?;
             let id = file_id(&library, &meta)?;
             let known = libraries.lock().ok()?.get(&id).copied();
@@ -126,7 +139,7 @@ fn scan_one(
                 }
                 legacy
             });
-            Some((id, legacy))
+            Some((id, library, legacy))
         })
         .collect();
     Some(Scanned { id, sourced })
@@ -138,41 +151,63 @@ fn read_small(path: &Path, meta: &std::fs::Metadata, max_size: u64) -> Option<Ve
         .flatten()
 }
 
-/// None when the file cannot hold a legacy line; else whether it may hold a success marker.
+/// None when the file holds no legacy line (after its suppressions), as the analyzer and check
+/// read it; else whether it holds a SUCCESS/COMPLETE line.
 fn legacy_in(bytes: &[u8], vocabulary: Vocabulary) -> Option<bool> {
-    prefilter::may_hold_legacy(bytes, vocabulary).then(|| vocabulary.mentions_success(bytes))
+    if !prefilter::may_hold_legacy(bytes, vocabulary) {
+        return None;
+    }
+    let mut parser = BashParser::new().ok()?;
+    let analysis = crate::analyze::analyze(&mut parser, bytes, vocabulary).ok()?;
+    let mut legacy = analysis.legacy;
+    if Suppressions::may_occur(bytes) {
+        let (suppressions, _) = Suppressions::parse(&mut parser, bytes);
+        let keys: Vec<(usize, &str)> = legacy
+            .iter()
+            .map(|l| (l.start, crate::check::rules::LEGACY_OUTPUT.code))
+            .collect();
+        let mut drop = suppressions.suppresses(&keys).into_iter();
+        legacy.retain(|_| !drop.next().unwrap_or(false));
+    }
+    (!legacy.is_empty()).then(|| {
+        legacy
+            .iter()
+            .any(|l| matches!(l.kind, LegacyKind::Success | LegacyKind::Complete))
+    })
 }
 
-/// The paths named by `source`/`.` commands that start a statement (after blanks, or after
-/// `then`, `do`, `else`, `&&`, `||` or `;`), relative to the sourcing script's folder.
+/// The first arguments of the `source` and `.` commands in the syntax tree, relative to the
+/// sourcing script's folder, as far as they are literal.
 fn sourced_paths(bytes: &[u8]) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let may_source = |line: &[u8]| {
-        [&b"source"[..], b". ", b".\t"]
-            .iter()
-            .any(|word| memchr::memmem::find(line, word).is_some())
-    };
-    if !may_source(bytes) {
+    let may_source = [&b"source"[..], b". ", b".\t"]
+        .iter()
+        .any(|word| memchr::memmem::find(bytes, word).is_some());
+    if !may_source {
         return out;
     }
-    for line in bytes.split(|&b| b == b'\n').filter(|line| may_source(line)) {
-        let line = String::from_utf8_lossy(line);
-        let line = line.split(" #").next().unwrap_or("");
-        for statement in line.split([';', '&', '|']) {
-            let statement = statement.trim_start();
-            let statement = ["then ", "do ", "else "]
-                .iter()
-                .find_map(|w| statement.strip_prefix(w))
-                .unwrap_or(statement)
-                .trim_start();
-            let argument = ["source ", ". ", "source\t", ".\t"]
-                .iter()
-                .find_map(|w| statement.strip_prefix(w));
-            if let Some(argument) = argument {
-                out.extend(literal_tail(argument.trim()));
+    let Some(tree) = BashParser::new().ok().and_then(|mut p| p.parse(bytes).ok()) else {
+        return out;
+    };
+    let mut cursor = tree.walk();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "command"
+            && matches!(
+                crate::analyze::context::command_name_bytes(node, bytes),
+                Some(b"source" | b".")
+            )
+        {
+            let first = node.child_by_field_name("argument");
+            if let Some(argument) = first {
+                let text = String::from_utf8_lossy(&bytes[argument.byte_range()]);
+                out.extend(literal_tail(text.trim()));
             }
         }
+        stack.extend(node.children(&mut cursor));
     }
+    out.sort();
+    out.dedup();
     out
 }
 
@@ -216,12 +251,26 @@ mod tests {
         assert_eq!(
             sourced_paths(script),
             vec![
-                PathBuf::from("lib/common.sh"),
                 PathBuf::from("./helpers.sh"),
-                PathBuf::from("util.sh"),
+                PathBuf::from("lib/common.sh"),
                 PathBuf::from("more.sh"),
+                PathBuf::from("util.sh"),
             ]
         );
+        // Words in strings, comments and heredocs source nothing.
+        let prose = b"#!/bin/bash\necho \"source a.sh\"\n# . b.sh\ncat <<EOF\nsource c.sh\nEOF\n";
+        assert!(sourced_paths(prose).is_empty());
+    }
+
+    #[test]
+    fn a_log_helper_that_prints_a_marker_is_no_legacy_line() {
+        let helper =
+            b"log_ok() { echo \"[SUCCESS] $1\"; }\nwarn() { echo \"SUCCESS rate low\" >&2; }\n";
+        assert_eq!(legacy_in(helper, Vocabulary::Exact), None);
+        let real = b"finish() { echo \"SUCCESS\"; }\n";
+        assert_eq!(legacy_in(real, Vocabulary::Exact), Some(true));
+        let suppressed = b"finish() { echo \"SUCCESS\"; } # skillmod: ignore[SKM001]\n";
+        assert_eq!(legacy_in(suppressed, Vocabulary::Exact), None);
     }
 
     #[test]
@@ -241,7 +290,9 @@ mod tests {
         let sourcing = Sourcing::scan(&files, 1 << 20, &|_| Vocabulary::Exact);
         assert!(sourcing.is_library(&root.join("lib/../lib/common.sh")));
         assert!(!sourcing.is_library(&script));
-        assert_eq!(sourcing.hosts_library(&script), Some(true));
+        let hosted = sourcing.hosts_library(&script).expect("hosts");
+        assert!(hosted.success);
+        assert!(hosted.libraries[0].ends_with("lib/common.sh"));
         assert_eq!(sourcing.hosts_library(&root.join("lib/common.sh")), None);
         // Not selected, not a library: only selected files are linked.
         let alone = Sourcing::scan(&files[..1], 1 << 20, &|_| Vocabulary::Exact);

@@ -95,14 +95,10 @@ pub enum Role {
     Library,
 }
 
-/// Plan capture mode for one script.
-pub fn plan_capture_mode(
-    analysis: &Analysis,
-    source: &[u8],
-    link: &Link,
-    role: Role,
-    library_success: bool,
-) -> Result<Plan> {
+/// Why capture mode cannot rewrite a script as it is, found before any edit (check reports the
+/// same as SKM008): the line, and the refusal. `NAME_CLASH` for the runtime's reserved names,
+/// `TRAP_UNSUPPORTED` for a trap whose signal list is computed at run time.
+pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
     // A migrated library's own hooks are skillmod's, not a clash: `--force` runs over it again.
     let own = |at: usize| {
         [LIBRARY_RECORDER, LIBRARY_TRAP]
@@ -113,10 +109,13 @@ pub fn plan_capture_mode(
         memchr::memmem::find_iter(source, RESERVED_PREFIX.as_bytes()).find(|&at| !own(at))
     {
         let line = source[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-        return Err(Error::new(
-            "NAME_CLASH",
-            format!(
-                "line {line}: the script uses the name prefix `{RESERVED_PREFIX}`, which capture mode's runtime reserves; rename it, or migrate with --mode comment"
+        return Some((
+            line,
+            Error::new(
+                "NAME_CLASH",
+                format!(
+                    "line {line}: the script uses the name prefix `{RESERVED_PREFIX}`, which capture mode's runtime reserves; rename it, or migrate with --mode comment"
+                ),
             ),
         ));
     }
@@ -125,13 +124,30 @@ pub fn plan_capture_mode(
         .iter()
         .find(|t| t.dynamic && !t.in_subshell)
     {
-        return Err(Error::new(
-            "TRAP_UNSUPPORTED",
-            format!(
-                "line {}: a `trap` whose signal list is computed at run time may replace the EXIT trap that prints the JSON; list its signals literally or migrate with --mode comment",
-                trap.line
+        return Some((
+            trap.line,
+            Error::new(
+                "TRAP_UNSUPPORTED",
+                format!(
+                    "line {}: a `trap` whose signal list is computed at run time may replace the EXIT trap that prints the JSON; list its signals literally or migrate with --mode comment",
+                    trap.line
+                ),
             ),
         ));
+    }
+    None
+}
+
+/// Plan capture mode for one script.
+pub fn plan_capture_mode(
+    analysis: &Analysis,
+    source: &[u8],
+    link: &Link,
+    role: Role,
+    library_success: bool,
+) -> Result<Plan> {
+    if let Some((_, error)) = refusal(analysis, source) {
+        return Err(error);
     }
     let mut plan = Plan::default();
     let root = analysis.tree.root_node();

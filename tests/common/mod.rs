@@ -24,6 +24,7 @@ pub struct CachedEntry {
     pub inline_runtime: bool,
     pub keep_stdout: bool,
     pub prints_json: Option<(usize, usize)>,
+    pub capture_refusal: Option<(usize, String, String)>,
 }
 
 /// The check cache stored at `path`.
