@@ -310,3 +310,148 @@ proptest! {
         prop_assert_eq!(judged.files, scripts.len());
     }
 }
+
+/// Every finding of a check over `root` with a fix command, as (path, code, fix).
+fn fixes(root: &Path, extra: &[&str]) -> BTreeSet<(String, String, String)> {
+    let out = run(skillmod(root)
+        .args(["check", "--format", "json", "--no-cache", "--exit-zero"])
+        .args(extra)
+        .arg("."));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("check json");
+    let listed = report["findings"].as_array().into_iter().flatten();
+    listed
+        .chain(report["warnings"].as_array().into_iter().flatten())
+        .filter_map(|f| {
+            let path = f["path"].as_str()?;
+            Some((
+                path.strip_prefix("./").unwrap_or(path).to_string(),
+                f["code"].as_str()?.to_string(),
+                f["fix"].as_str()?.to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// Run a command line as a user would paste it, with this skillmod first on PATH.
+fn run_as_printed(root: &Path, line: &str) -> std::process::Output {
+    let bin = Path::new(env!("CARGO_BIN_EXE_skillmod"))
+        .parent()
+        .expect("bin folder")
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    run(Command::new("sh")
+        .args(["-c", line])
+        .current_dir(root)
+        .env("PATH", path)
+        .env("NO_COLOR", "1"))
+}
+
+#[test]
+fn every_fix_check_prints_works_or_meets_an_explained_refusal() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    copy_tree(&fixtures(), &tmp.path().join("fixtures"));
+    // SKM007's fix needs a migrated skill whose runtime file is gone.
+    write_script(
+        tmp.path(),
+        "gone/s/execute.sh",
+        b"#!/bin/sh\necho SUCCESS\n",
+    );
+    let (_, _) = json_report(&tmp.path().join("gone"), &["migrate", "."]);
+    std::fs::remove_file(tmp.path().join("gone/skillmod-runtime.sh")).expect("rm runtime");
+    let generator = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/gen_skills.py");
+    if generator.is_file() {
+        let out = run(Command::new("python3")
+            .arg(&generator)
+            .args(["30"])
+            .arg(tmp.path().join("realistic")));
+        assert!(out.status.success());
+    }
+    let extra = ["--include", "*.sh"];
+    let before = fixes(tmp.path(), &extra);
+    let codes: BTreeSet<&str> = before.iter().map(|(_, c, _)| c.as_str()).collect();
+    assert!(
+        ["SKM001", "SKM002", "SKM007"]
+            .iter()
+            .all(|c| codes.contains(c)),
+        "{codes:?}"
+    );
+    let commands: BTreeSet<&str> = before.iter().map(|(_, _, f)| f.as_str()).collect();
+    for command in &commands {
+        assert!(command.starts_with("skillmod migrate "), "{command}");
+        run_as_printed(tmp.path(), &format!("{command} --include '*.sh'"));
+    }
+    // After the fixes, each finding is gone, or the file carries the refusal check printed
+    // beside it before (SKM003, SKM008).
+    let findings = check_findings(tmp.path(), &extra);
+    let before_all = {
+        // What check said before, per file: a refusal it had printed.
+        let mut refused = BTreeSet::new();
+        for (path, found) in &findings {
+            if found.iter().any(|(c, ..)| c == "SKM003" || c == "SKM008") {
+                refused.insert(path.clone());
+            }
+        }
+        refused
+    };
+    for (path, code, fix) in &before {
+        let left = findings
+            .get(path)
+            .is_some_and(|f| f.iter().any(|(c, ..)| c == code));
+        assert!(
+            !left || before_all.contains(path),
+            "{path}: {code} is still reported after `{fix}`: {:?}",
+            findings.get(path)
+        );
+    }
+}
+
+#[test]
+fn refusal_hints_lead_somewhere() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    // NAME_CLASH and TRAP_UNSUPPORTED say: migrate with --mode comment.
+    write_script(
+        tmp.path(),
+        "a/execute.sh",
+        b"#!/bin/sh\n__skm_mine=1\necho SUCCESS\n",
+    );
+    write_script(
+        tmp.path(),
+        "b/execute.sh",
+        b"#!/bin/bash\nSIGS=\"EXIT INT\"\ntrap 'rm -f x' $SIGS\necho SUCCESS\n",
+    );
+    for rel in ["a/execute.sh", "b/execute.sh"] {
+        let (_, report) = json_report(tmp.path(), &["migrate", "--mode", "comment", rel]);
+        assert_eq!(report["files"][0]["status"], "migrated", "{report}");
+    }
+    // PRINTS_JSON says: suppress the legacy lines.
+    let script = b"#!/bin/bash\nif [ \"${1:-}\" = --json ]; then echo '{\"success\": true}'; exit 0; fi\necho SUCCESS\n";
+    write_script(tmp.path(), "c/execute.sh", script);
+    let (_, report) = json_report(tmp.path(), &["migrate", "c/execute.sh"]);
+    assert_eq!(report["files"][0]["errors"][0]["code"], "PRINTS_JSON");
+    let message = report["files"][0]["errors"][0]["message"]
+        .as_str()
+        .unwrap_or("");
+    assert!(message.contains("# skillmod: ignore[SKM001]"), "{message}");
+    let suppressed = String::from_utf8_lossy(script).replace(
+        "echo SUCCESS\n",
+        "echo SUCCESS # skillmod: ignore[SKM001]\n",
+    );
+    write_script(tmp.path(), "c/execute.sh", suppressed.as_bytes());
+    let findings = check_findings(tmp.path(), &[]);
+    assert!(!findings.contains_key("c/execute.sh"), "{findings:?}");
+    let (_, report) = json_report(tmp.path(), &["migrate", "c/execute.sh"]);
+    assert_eq!(report["files"][0]["status"], "no_legacy", "{report}");
+    // validate's STRAY_OUTPUT says: send the other text to stderr.
+    let noisy = b"#!/bin/bash\necho working\necho '{\"success\":true,\"confidence\":0.9,\"deliverables\":[],\"metrics\":{},\"errors\":[]}'\n";
+    write_script(tmp.path(), "d/execute.sh", noisy);
+    let out = run(skillmod(tmp.path()).args(["validate", "--run", "d/execute.sh"]));
+    assert!(stdout(&out).contains("STRAY_OUTPUT"), "{}", stdout(&out));
+    let quiet = String::from_utf8_lossy(noisy).replace("echo working\n", "echo working >&2\n");
+    write_script(tmp.path(), "d/execute.sh", quiet.as_bytes());
+    let out = run(skillmod(tmp.path()).args(["validate", "--strict", "--run", "d/execute.sh"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}

@@ -378,24 +378,27 @@ fn examine(
             .map(|site| stdout_write(site.node, source))
             .map(|w| (w.line, w.column))
             .next();
-        let prints_json = if own_block {
-            None
-        } else if json_heredoc.is_some() {
-            json_heredoc
+        // The writes that print a JSON object are the script's document, not other output.
+        let json_writes: std::collections::HashSet<usize> = if own_block {
+            std::collections::HashSet::new()
         } else {
+            survey
+                .echoes
+                .iter()
+                .chain(&survey.printfs)
+                .chain(&survey.cats)
+                .filter(|site| prints_json_object(site.node, source, dialect))
+                .map(|site| site.node.start_byte())
+                .collect()
+        };
+        let prints_json = json_heredoc.or_else(|| {
             stdout_writes
                 .iter()
-                .find(|w| {
-                    survey
-                        .echoes
-                        .iter()
-                        .chain(&survey.printfs)
-                        .chain(&survey.cats)
-                        .find(|site| site.node.start_byte() == w.start)
-                        .is_some_and(|site| prints_json_object(site.node, source, dialect))
-                })
+                .find(|w| json_writes.contains(&w.start))
                 .map(|w| (w.line, w.column))
-        };
+        });
+        stdout_writes.retain(|w| !json_writes.contains(&w.start));
+        let prints_json = prints_json.filter(|_| !own_block);
         // Other stdout writes matter only in a script under the JSON contract (one with legacy
         // lines or the JSON block); anywhere else they are just what the script prints.
         if legacy.is_empty() && !has_block {

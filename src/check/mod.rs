@@ -394,7 +394,23 @@ fn report(
     // migrate in capture mode), other writes are no contract breach: one note, not a warning each.
     let moved_by_runtime = entry.runtime.is_some() && !entry.keep_stdout;
     let unmigrated = !entry.legacy.is_empty();
-    let will_move = unmigrated && profile.mode == crate::migrate::Mode::Capture;
+    // What migrate would refuse the file for, as it is (SKM008, with migrate's code).
+    let refusal = match (entry.prints_json, &entry.capture_refusal) {
+        (Some((line, column)), _) => Some((
+            line,
+            column,
+            format!(
+                "PRINTS_JSON: line {line}:{column} prints a JSON document of the script's own, so migrate refuses the script rather than print a second document; report through this document and drop the legacy lines, or suppress them"
+            ),
+        )),
+        (None, Some((line, code, message))) if profile.mode == crate::migrate::Mode::Capture => {
+            Some((*line, 1, format!("{code}: {message}")))
+        }
+        _ => None,
+    };
+    // Where migrate would refuse the file, nothing moves: each write stays a warning.
+    let will_move =
+        unmigrated && profile.mode == crate::migrate::Mode::Capture && refusal.is_none();
     let writes = if moved_by_runtime {
         Vec::new()
     } else if will_move && !entry.stdout_writes.is_empty() {
@@ -437,24 +453,10 @@ fn report(
                 kind: None,
                 text: Some(w.text),
                 // Before migration comment mode can redirect them; after, only an edit can.
-                fix: unmigrated.then(|| format!("{fix} --stdout-to-stderr")),
+                fix: (unmigrated && refusal.is_none()).then(|| format!("{fix} --stdout-to-stderr")),
                 reason: None,
             })
             .collect()
-    };
-    // What migrate would refuse the file for, as it is (SKM008, with migrate's code).
-    let refusal = match (entry.prints_json, &entry.capture_refusal) {
-        (Some((line, column)), _) => Some((
-            line,
-            column,
-            format!(
-                "PRINTS_JSON: line {line}:{column} prints a JSON document of the script's own, so migrate refuses the script rather than print a second document; report through this document and drop the legacy lines, or suppress them"
-            ),
-        )),
-        (None, Some((line, code, message))) if profile.mode == crate::migrate::Mode::Capture => {
-            Some((*line, 1, format!("{code}: {message}")))
-        }
-        _ => None,
     };
     let cannot_migrate = refusal.map(|(line, column, message)| Finding {
         code: rules::CANNOT_MIGRATE.code,
@@ -531,9 +533,19 @@ fn report(
             );
         }
     }
-    // The refusal stands only while a legacy line is left to migrate (as in migrate).
+    // The refusal stands only while a legacy line is left to migrate (as in migrate); the note
+    // that migrate will move the other writes, only while it would migrate the file.
     if findings.iter().any(|f| f.code == rules::LEGACY_OUTPUT.code) {
+        if cannot_migrate.is_some() {
+            findings.retain(|f| {
+                !(f.code == rules::STDOUT_WRITE.code && f.severity == rules::Severity::Note)
+            });
+        }
         findings.extend(cannot_migrate);
+    } else {
+        findings.retain(|f| {
+            !(f.code == rules::STDOUT_WRITE.code && f.severity == rules::Severity::Note)
+        });
     }
     let outcome = if unparsable.is_some() {
         Outcome::Failed

@@ -160,8 +160,7 @@ fn stray_document(text: &str) -> Option<ContractError> {
                     "STRAY_OUTPUT",
                     format!(
                         "stdout holds one JSON document (bytes {start}..{end}) and other text {place} it, from byte {stray_at}; \
-                         print only the document on stdout: send other text to stderr (>&2), or migrate \
-                         the skill with skillmod migrate (its stdout is then the document alone)"
+                         print only the document on stdout: send the other text to stderr (>&2)"
                     ),
                     json!({ "document_start": start, "document_end": end, "stray_offset": stray_at }),
                 ));

@@ -50,10 +50,15 @@ pub fn write_file(out: &mut dyn Write, findings: &[Finding], palette: Palette) -
             f.code
         )?;
     }
+    // No migrate hint where migrate would refuse the file (SKM008 and SKM003 say why).
+    let refused = findings
+        .iter()
+        .any(|f| f.code == rules::CANNOT_MIGRATE.code || f.code == rules::UNREADABLE.code);
     if let Some(fix) = findings
         .iter()
         .find(|f| f.code == rules::LEGACY_OUTPUT.code)
         .and_then(|f| f.fix.as_ref())
+        .filter(|_| !refused)
     {
         writeln!(
             out,
@@ -99,7 +104,8 @@ pub fn write_summary(
             "{bold}Found {}{other} in {} of {} checked{bold:#}",
             plural(legacy, "legacy statement"),
             s.files_with_findings,
-            plural(s.scripts_checked, "script")
+            // A file with findings was read even when a parse error left it not clear.
+            plural(s.scripts_checked.max(s.files_with_findings), "script")
         )?;
     }
     if s.suppressed > 0 {
