@@ -39,6 +39,9 @@ pub struct Settings {
     pub default_confidence: Option<f64>,
     /// Which printed lines are legacy lines (`--vocabulary`).
     pub vocabulary: Option<Vocabulary>,
+    /// Capture mode leaves the skill's other output on stdout, before the document
+    /// (`--keep-stdout`).
+    pub keep_stdout: Option<bool>,
 }
 
 /// Settings files larger than this are refused (a real one is a few hundred bytes).

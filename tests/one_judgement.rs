@@ -118,9 +118,11 @@ fn agree(root: &Path, extra: &[&str]) -> Judged {
                             c == "SKM003" && at.contains(&format!("line {line}:{column}"))
                         })
                     }
-                    "PRINTS_JSON" | "NAME_CLASH" | "TRAP_UNSUPPORTED" => findings[path]
-                        .iter()
-                        .any(|(c, _, _, m)| c == "SKM008" && m.starts_with(code)),
+                    "PRINTS_JSON" | "NAME_CLASH" | "TRAP_UNSUPPORTED" | "DESCRIPTOR_CLASH" => {
+                        findings[path]
+                            .iter()
+                            .any(|(c, _, _, m)| c == "SKM008" && m.starts_with(code))
+                    }
                     _ => false,
                 };
                 assert!(
@@ -236,6 +238,10 @@ fn check_and_migrate_agree_on_shapes_found_in_public_repositories() {
             "skills/dynamic-trap/execute.sh",
             "#!/bin/bash\nSIGS=\"EXIT INT\"\ntrap cleanup $SIGS\necho SUCCESS\n",
         ),
+        (
+            "skills/fd8/execute.sh",
+            "#!/bin/bash\nexec 8>\"$HOME/.log\"\necho note >&8\necho SUCCESS\n",
+        ),
         // A real parse error near a marker.
         (
             "skills/broken/execute.sh",
@@ -277,6 +283,7 @@ fn check_and_migrate_agree_on_shapes_found_in_public_repositories() {
         ("json-heredoc/execute.sh", "PRINTS_JSON"),
         ("clash/execute.sh", "NAME_CLASH"),
         ("dynamic-trap/execute.sh", "TRAP_UNSUPPORTED"),
+        ("fd8/execute.sh", "DESCRIPTOR_CLASH"),
         ("broken/execute.sh", "PARSE_ERROR"),
     ] {
         // Refused before any edit (skipped) or while planning (failed); never rewritten.
@@ -454,4 +461,46 @@ fn refusal_hints_lead_somewhere() {
     write_script(tmp.path(), "d/execute.sh", quiet.as_bytes());
     let out = run(skillmod(tmp.path()).args(["validate", "--strict", "--run", "d/execute.sh"]));
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+#[test]
+fn descriptor_8_is_refused_unless_stdout_is_kept() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = b"#!/bin/bash\nexec 8>log.txt\necho note >&8\necho SUCCESS\n";
+    write_script(tmp.path(), "s/execute.sh", script);
+    let findings = check_findings(tmp.path(), &[]);
+    assert!(
+        findings["s/execute.sh"]
+            .iter()
+            .any(|(c, line, _, m)| c == "SKM008"
+                && *line == 2
+                && m.starts_with("DESCRIPTOR_CLASH")),
+        "{findings:?}"
+    );
+    // The `keep-stdout` setting: the runtime leaves descriptor 8 alone, and check agrees.
+    std::fs::write(tmp.path().join("skillmod.toml"), "keep-stdout = true\n").expect("settings");
+    let findings = check_findings(tmp.path(), &[]);
+    assert!(
+        findings["s/execute.sh"].iter().all(|(c, ..)| c == "SKM001"),
+        "{findings:?}"
+    );
+    agree(tmp.path(), &[]);
+    let (_, report) = json_report(tmp.path(), &["migrate", "."]);
+    assert_eq!(report["files"][0]["status"], "migrated", "{report}");
+    let migrated = std::fs::read_to_string(tmp.path().join("s/execute.sh")).expect("read");
+    assert!(
+        migrated
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.contains("__skm_stdout=keep"))
+    );
+    let out = run(Command::new("bash")
+        .arg(tmp.path().join("s/execute.sh"))
+        .current_dir(tmp.path()));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).trim_end().ends_with('}'), "{}", stdout(&out));
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("log.txt")).expect("log"),
+        "note\n"
+    );
 }

@@ -58,6 +58,8 @@ pub struct Profile {
     /// How migrate would rewrite the file (settings `mode`): capture mode moves other stdout
     /// writes to stderr, so they are one note, not a warning each.
     pub mode: crate::migrate::Mode,
+    /// Capture mode would leave other output on stdout (the `keep-stdout` setting).
+    pub keep_stdout: bool,
 }
 
 fn file_finding(rule: &'static rules::Rule, path: &str, error: &Error) -> Finding {
@@ -403,14 +405,19 @@ fn report(
                 "PRINTS_JSON: line {line}:{column} prints a JSON document of the script's own, so migrate refuses the script rather than print a second document; report through this document and drop the legacy lines, or suppress them"
             ),
         )),
-        (None, Some((line, code, message))) if profile.mode == crate::migrate::Mode::Capture => {
+        (None, Some((line, code, message)))
+            if profile.mode == crate::migrate::Mode::Capture
+                && !(profile.keep_stdout && code == crate::rewrite::capture::DESCRIPTOR_CLASH) =>
+        {
             Some((*line, 1, format!("{code}: {message}")))
         }
         _ => None,
     };
     // Where migrate would refuse the file, nothing moves: each write stays a warning.
-    let will_move =
-        unmigrated && profile.mode == crate::migrate::Mode::Capture && refusal.is_none();
+    let will_move = unmigrated
+        && profile.mode == crate::migrate::Mode::Capture
+        && !profile.keep_stdout
+        && refusal.is_none();
     let writes = if moved_by_runtime {
         Vec::new()
     } else if will_move && !entry.stdout_writes.is_empty() {

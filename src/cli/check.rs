@@ -59,6 +59,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
             selection,
             vocabulary: vocabulary_flag.or(settings.vocabulary).unwrap_or_default(),
             mode: settings.mode.unwrap_or_default(),
+            keep_stdout: settings.keep_stdout.unwrap_or(false),
         })
     });
     let used = profiles.prepare(&files)?;

@@ -93,7 +93,6 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         max_size: args.max_size,
         profiles,
         stdout_to_stderr: args.stdout_to_stderr,
-        keep_stdout: args.keep_stdout,
         base: base.clone(),
         dirty: if args.allow_dirty {
             None
@@ -250,6 +249,7 @@ fn profiles(args: &MigrateArgs, resolver: Arc<Resolver>) -> Result<PerSettings<P
         ));
     }
     let (confidence, mode, vocabulary) = (args.default_confidence, args.mode, args.vocabulary);
+    let keep_stdout = args.keep_stdout;
     let template_flag = args.template.clone();
     Ok(PerSettings::new(resolver, move |config| {
         let settings = &config.settings;
@@ -266,6 +266,7 @@ fn profiles(args: &MigrateArgs, resolver: Arc<Resolver>) -> Result<PerSettings<P
             default_confidence: confidence
                 .or(settings.default_confidence)
                 .unwrap_or(capture::DEFAULT_CONFIDENCE),
+            keep_stdout: keep_stdout || settings.keep_stdout.unwrap_or(false),
             template,
             runtime,
         })

@@ -199,7 +199,7 @@ pub fn process_file(
                     let link = capture::Link {
                         relative: &relative,
                         default_confidence: profile.default_confidence,
-                        keep_stdout: options.keep_stdout,
+                        keep_stdout: profile.keep_stdout,
                     };
                     capture::plan_capture_mode(
                         &analysis,
@@ -326,7 +326,7 @@ fn upkeep(
             let link = capture::Link {
                 relative: &relative,
                 default_confidence: profile.default_confidence,
-                keep_stdout: options.keep_stdout,
+                keep_stdout: profile.keep_stdout,
             };
             Some(capture::plan_upgrade(body, range, &link))
         }

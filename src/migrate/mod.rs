@@ -103,8 +103,6 @@ pub struct Options {
     pub profiles: PerSettings<Profile>,
     /// Comment mode: send other stdout writes (echo, printf, cat) to stderr.
     pub stdout_to_stderr: bool,
-    /// Capture mode: leave the script's other output on stdout, before the document.
-    pub keep_stdout: bool,
     /// Folder that paths in reports are relative to.
     pub base: PathBuf,
     /// Inside git without `--allow-dirty`: files with uncommitted changes, never rewritten.
@@ -123,6 +121,8 @@ pub struct Profile {
     /// Which printed lines are legacy lines.
     pub vocabulary: crate::analyze::Vocabulary,
     pub default_confidence: f64,
+    /// Capture mode leaves the other output on stdout (`--keep-stdout` or the setting).
+    pub keep_stdout: bool,
     pub template: Template,
     /// Capture mode's runtime for `template`, rendered once.
     pub runtime: Option<std::sync::Arc<crate::rewrite::capture::Runtime>>,

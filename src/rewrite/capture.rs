@@ -95,9 +95,16 @@ pub enum Role {
     Library,
 }
 
+/// The refusal of a script that uses descriptor 8, where the runtime keeps the real stdout.
+pub const DESCRIPTOR_CLASH: &str = "DESCRIPTOR_CLASH";
+
+/// The descriptor the runtime keeps the skill's real stdout on (the template's `exec 8>&1`).
+const SAVED_STDOUT: &str = "8";
+
 /// Why capture mode cannot rewrite a script as it is, found before any edit (check reports the
 /// same as SKM008): the line, and the refusal. `NAME_CLASH` for the runtime's reserved names,
-/// `TRAP_UNSUPPORTED` for a trap whose signal list is computed at run time.
+/// `TRAP_UNSUPPORTED` for a trap whose signal list is computed at run time, `DESCRIPTOR_CLASH`
+/// for a redirection of descriptor 8 (not a refusal with `--keep-stdout`, which leaves it alone).
 pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
     // A migrated library's own hooks are skillmod's, not a clash: `--force` runs over it again.
     let own = |at: usize| {
@@ -135,7 +142,51 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
             ),
         ));
     }
+    if let Some(line) = redirects_descriptor(analysis.tree.root_node(), source, SAVED_STDOUT) {
+        return Some((
+            line,
+            Error::new(
+                DESCRIPTOR_CLASH,
+                format!(
+                    "line {line}: the script redirects descriptor {SAVED_STDOUT}, where the runtime keeps the real stdout for the document; use another descriptor, or migrate with --keep-stdout or --mode comment"
+                ),
+            ),
+        ));
+    }
     None
+}
+
+/// The line of the first redirection that names descriptor `fd` (`8>x`, `>&8`, `exec 8>&1`).
+fn redirects_descriptor(root: tree_sitter::Node<'_>, source: &[u8], fd: &str) -> Option<usize> {
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    let mut first: Option<usize> = None;
+    while let Some(node) = stack.pop() {
+        if matches!(
+            node.kind(),
+            "file_redirect" | "heredoc_redirect" | "herestring_redirect"
+        ) {
+            let mut inner = node.walk();
+            let names_fd = node.children(&mut inner).any(|child| {
+                let text = &source[child.byte_range()];
+                match child.kind() {
+                    "file_descriptor" => text == fd.as_bytes(),
+                    _ => {
+                        child
+                            .prev_sibling()
+                            .is_some_and(|op| matches!(&source[op.byte_range()], b">&" | b"<&"))
+                            && text.strip_suffix(b"-").unwrap_or(text) == fd.as_bytes()
+                    }
+                }
+            });
+            if names_fd {
+                let line = node.start_position().row + 1;
+                first = Some(first.map_or(line, |f| f.min(line)));
+            }
+        }
+        stack.extend(node.children(&mut cursor));
+    }
+    first
 }
 
 /// Plan capture mode for one script.
@@ -146,7 +197,9 @@ pub fn plan_capture_mode(
     role: Role,
     library_success: bool,
 ) -> Result<Plan> {
-    if let Some((_, error)) = refusal(analysis, source) {
+    if let Some((_, error)) =
+        refusal(analysis, source).filter(|(_, e)| !(link.keep_stdout && e.code == DESCRIPTOR_CLASH))
+    {
         return Err(error);
     }
     let mut plan = Plan::default();
