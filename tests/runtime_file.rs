@@ -305,19 +305,30 @@ fn shellcheck_finds_nothing_new_in_migrated_scripts_or_the_runtime() {
     for skill in ["generate-api", "lint-check", "deploy-docs"] {
         inputs.push(fixtures().join(format!("example/skills/{skill}/execute.sh")));
     }
-    // Capture mode only: comment mode still adds SC2034/SC2317 (a variable only its disabled
-    // legacy line read; the block after a final exit), a gap named in the README.
-    for mode in ["capture"] {
+    // The realistic corpus, when the shared bench scripts are beside the project (as in CI).
+    let generator =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/gen_skills.py");
+    let corpus = tempfile::tempdir().expect("tmp");
+    if generator.is_file() {
+        let out = run(Command::new("python3")
+            .arg(&generator)
+            .arg("40")
+            .arg(corpus.path()));
+        assert!(out.status.success());
+        for i in 0..40 {
+            inputs.push(corpus.path().join(format!("skill-{i:05}/execute.sh")));
+        }
+    }
+    for mode in ["capture", "comment"] {
         let tmp = tempfile::tempdir().expect("tmp");
         let mut copies = Vec::new();
         for (i, input) in inputs.iter().enumerate() {
-            let text = std::fs::read(input).expect("read");
-            // Known gap (README, Known limits): capture mode renames `trap` to `__skm_trap` in a
-            // script's own EXIT traps, so ShellCheck reads a single-quoted handler as SC2016
-            // (info) where it read `trap` before.
-            if memchr::memmem::find(&text, b"trap").is_some() {
+            // Comment mode's block after `die` (a function that always exits) never runs, and
+            // ShellCheck says so (SC2317): a true finding about comment mode, not noise.
+            if mode == "comment" && input.to_string_lossy().contains("exit_inside_function") {
                 continue;
             }
+            let text = std::fs::read(input).expect("read");
             copies.push(write_script(
                 tmp.path(),
                 &format!("s/{i}/execute.sh"),
@@ -331,9 +342,22 @@ fn shellcheck_finds_nothing_new_in_migrated_scripts_or_the_runtime() {
         let (code, report) =
             json_report(tmp.path(), &["migrate", "--no-backup", "--mode", mode, "s"]);
         assert_eq!(code, 0, "{report}");
+        let migrated = report["summary"]["migrated"].as_u64().unwrap_or(0);
+        assert!(migrated >= 20, "{mode}: {report}");
         let after = shellcheck_codes(&copies).expect("shellcheck");
-        assert_eq!(after, before, "{mode}: ShellCheck findings changed");
-        let runtime = shellcheck_codes(&[tmp.path().join("skillmod-runtime.sh")]);
-        assert_eq!(runtime, Some(Vec::new()), "the runtime file is not clean");
+        // Nothing new: every finding after migration was there before (a trap's SC2064 may go).
+        let mut left = before.clone();
+        for code in &after {
+            let at = left.iter().position(|c| c == code);
+            assert!(
+                at.is_some(),
+                "{mode}: ShellCheck finds a new {code}\nbefore: {before:?}\nafter: {after:?}"
+            );
+            left.remove(at.unwrap_or_default());
+        }
+        if mode == "capture" {
+            let runtime = shellcheck_codes(&[tmp.path().join("skillmod-runtime.sh")]);
+            assert_eq!(runtime, Some(Vec::new()), "the runtime file is not clean");
+        }
     }
 }

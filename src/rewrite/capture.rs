@@ -247,6 +247,35 @@ pub fn plan_capture_mode(
             chain,
             Reason::ChainTrap { line: trap.line },
         );
+        // ShellCheck exempts `trap '… $X …'` from SC2016 but not a function: the same string,
+        // double-quoted, keeps its value and the linter green.
+        let command = root
+            .descendant_for_byte_range(trap.name_start, trap.name_end)
+            .and_then(|n| {
+                std::iter::successors(Some(n), |n| n.parent()).find(|n| n.kind() == "command")
+            });
+        let mut cursor = root.walk();
+        for argument in command
+            .iter()
+            .flat_map(|c| {
+                c.children_by_field_name("argument", &mut cursor)
+                    .collect::<Vec<_>>()
+            })
+            .filter(|a| a.kind() == "raw_string")
+        {
+            let text = &source[argument.byte_range()];
+            let inner = text
+                .get(1..text.len().saturating_sub(1))
+                .and_then(|t| std::str::from_utf8(t).ok());
+            if let Some(inner) = inner.filter(|t| t.contains(['$', '`'])) {
+                plan.push(
+                    argument.start_byte(),
+                    argument.end_byte(),
+                    double_quoted(inner),
+                    Reason::ChainTrap { line: trap.line },
+                );
+            }
+        }
     }
     if role == Role::Script {
         let needs_marker = library_success
@@ -257,6 +286,19 @@ pub fn plan_capture_mode(
         insert_source_line(&mut plan, source, &source_line(link, needs_marker));
     }
     Ok(plan)
+}
+
+/// The text of a single-quoted word as a double-quoted word with the same value.
+fn double_quoted(inner: &str) -> String {
+    let mut out = String::from("\"");
+    for c in inner.chars() {
+        if matches!(c, '\\' | '"' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
 }
 
 /// The line that loads the runtime: per-script settings, then `command .` (a missing file is an

@@ -92,7 +92,7 @@ fn disable_statement(
         plan.push(
             statement.start,
             statement.end,
-            ":",
+            noop_keeping_references(analysis, source, statement),
             Reason::DisableLegacy { line },
         );
         return;
@@ -114,6 +114,47 @@ fn disable_statement(
         text,
         Reason::DisableLegacy { line },
     );
+}
+
+/// `:`, naming the variables the statement read as `"${NAME+}"`: an expansion that is always
+/// empty (even under `set -u`) and runs nothing, so a variable only the disabled line read does
+/// not become one ShellCheck reports unused (SC2034).
+fn noop_keeping_references(
+    analysis: &Analysis,
+    source: &[u8],
+    statement: &LegacyStatement,
+) -> String {
+    let Some(node) = analysis
+        .tree
+        .root_node()
+        .descendant_for_byte_range(statement.start, statement.end)
+    else {
+        return ":".into();
+    };
+    let mut names: Vec<&[u8]> = Vec::new();
+    let mut cursor = node.walk();
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "variable_name"
+            && n.parent()
+                .is_some_and(|p| matches!(p.kind(), "simple_expansion" | "expansion"))
+        {
+            let name = &source[n.byte_range()];
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        stack.extend(n.children(&mut cursor));
+    }
+    if names.is_empty() {
+        return ":".into();
+    }
+    names.sort();
+    let kept: String = names
+        .iter()
+        .map(|n| format!("${{{}+}}", String::from_utf8_lossy(n)))
+        .collect();
+    format!(": \"{kept}\"")
 }
 
 fn legacy_comment(source: &[u8], statement: &LegacyStatement) -> Vec<u8> {
