@@ -213,6 +213,9 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
             let _ =
                 migrate_text::write_summary(&mut stderr, &report, started.elapsed(), args.dry_run);
         }
+        Format::Text if !args.common.silent => {
+            let _ = migrate_text::write_runtime_files(&mut stderr, &report);
+        }
         Format::Text => {}
     }
     let _ = stdout.flush();

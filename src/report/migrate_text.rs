@@ -74,6 +74,37 @@ pub fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) -> io::
 }
 
 /// The closing summary.
+/// What happened to the runtime files; a created one not committed by `--commit` names the
+/// `git add` that puts it in the commit beside the skills that source it (printed with
+/// `--quiet` too, so the pre-commit hook shows it).
+pub fn write_runtime_files(out: &mut dyn Write, report: &RunReport) -> io::Result<()> {
+    for runtime in &report.runtime_files {
+        let what = match runtime.status {
+            RuntimeStatus::Created => "created",
+            RuntimeStatus::Upgraded => "upgraded",
+            RuntimeStatus::WouldCreate => "would be created",
+            RuntimeStatus::WouldUpgrade => "would be upgraded",
+            RuntimeStatus::UpToDate => continue,
+            RuntimeStatus::Kept => "left as it is",
+            RuntimeStatus::Failed => "failed",
+        };
+        write!(
+            out,
+            "runtime {} {what} (version {}); the migrated skills source it",
+            runtime.path, runtime.version
+        )?;
+        if runtime.status == RuntimeStatus::Created && !report.commit_created {
+            write!(
+                out,
+                ": add it to your commit (`git add {}`)",
+                crate::report::quote_path(&runtime.path)
+            )?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
 pub fn write_summary(
     out: &mut dyn Write,
     report: &RunReport,
@@ -97,22 +128,7 @@ pub fn write_summary(
         s.failed,
         elapsed.as_secs_f64()
     )?;
-    for runtime in &report.runtime_files {
-        let what = match runtime.status {
-            RuntimeStatus::Created => "created",
-            RuntimeStatus::Upgraded => "upgraded",
-            RuntimeStatus::WouldCreate => "would be created",
-            RuntimeStatus::WouldUpgrade => "would be upgraded",
-            RuntimeStatus::UpToDate => continue,
-            RuntimeStatus::Kept => "left as it is",
-            RuntimeStatus::Failed => "failed",
-        };
-        writeln!(
-            out,
-            "runtime {} {what} (version {}); the migrated skills source it",
-            runtime.path, runtime.version
-        )?;
-    }
+    write_runtime_files(out, report)?;
     if !report.unrelated_dirty.is_empty() {
         writeln!(
             out,

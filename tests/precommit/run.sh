@@ -57,6 +57,8 @@ output_has present "skills/old/execute.sh:"
 output_has absent "skills/new/execute.sh:"
 expect fail pre-commit try-repo "$repo" skillmod-migrate --all-files
 output_has present "files were modified by this hook"
+# The runtime file the migration created is named, with the command that stages it.
+output_has present "git add skillmod-runtime.sh"
 git add -A
 expect pass pre-commit try-repo "$repo" skillmod-check --all-files
 git commit -qm "migrated"
