@@ -81,6 +81,7 @@ enum Row {
     Same,
     NonZeroExit,
     SuccessNeverReached,
+    NothingReported,
 }
 
 /// Compare one skill's runs before and after migration; returns the table row it fell in.
@@ -125,6 +126,15 @@ fn compare(name: &str, shell: &str, before: &Ran, after: &Ran) -> Row {
     if codes.contains(&"SUCCESS_NOT_REPORTED") {
         assert!(!success);
         return Row::SuccessNeverReached;
+    }
+    if codes.contains(&"NOTHING_REPORTED") {
+        assert!(!success);
+        assert_eq!(
+            read_original(&before.stdout),
+            None,
+            "{name}: validate read a result the runtime did not record"
+        );
+        return Row::NothingReported;
     }
     let original = read_original(&before.stdout).unwrap_or_else(|| {
         panic!(
@@ -237,6 +247,12 @@ fn shapes() -> Vec<(&'static str, &'static str, &'static str, Row)> {
             Row::SuccessNeverReached,
         ),
         (
+            "usage_message_only",
+            "bash",
+            "#!/bin/bash\nif [ $# -lt 1 ]; then\n  echo \"usage: $0 FILE\"\n  exit 0\nfi\ntouch \"$1\"\necho \"Created: $1\"\n",
+            Row::NothingReported,
+        ),
+        (
             "main_at_the_end",
             "bash",
             "#!/bin/bash\nset -euo pipefail\nlog() { echo \"[info] $*\"; }\nmain() {\n  log start\n  mkdir -p out\n  touch out/r.md\n  echo \"Created: out/r.md\"\n  echo \"Confidence: 0.95\"\n  echo \"SUCCESS\"\n}\nmain \"$@\"\n",
@@ -295,7 +311,7 @@ fn non_numbers_as_confidence_are_reported_never_replaced_silently() {
 
 #[test]
 fn values_that_are_not_paths_are_not_deliverables_after_migration() {
-    let script = b"#!/bin/bash\nn=3\necho \"Created: $n spec directories\"\necho \"Created: $(date -u +%FT%TZ)\"\necho \"Created: **Generated:** $(date)\"\necho \"Created: docs/a.md\"\necho SUCCESS\n";
+    let script = b"#!/bin/bash\nn=3\necho \"Created: $n spec directories\"\necho \"Created: $(date -u +%FT%TZ)\"\necho \"Created: **Generated:** $(date)\"\necho \"Created: 6/13/2025, 8:00:00 PM\"\necho \"Created: Example notes database\"\necho \"Created: docs/a.md\"\necho SUCCESS\n";
     let (_, after, _) = before_and_after("paths", "bash", "s/execute.sh", script, &[]);
     let doc: Value = serde_json::from_str(after.stdout.trim()).expect("document");
     assert_eq!(doc["deliverables"], serde_json::json!(["docs/a.md"]));

@@ -413,7 +413,9 @@ fn report(
         }
         _ => None,
     };
-    // Where migrate would refuse the file, nothing moves: each write stays a warning.
+    // Where migrate would refuse the file, it is no fix, and nothing moves: each write stays a
+    // warning.
+    let refused = refusal.is_some() || entry.parse_error.is_some();
     let will_move = unmigrated
         && profile.mode == crate::migrate::Mode::Capture
         && !profile.keep_stdout
@@ -440,7 +442,7 @@ fn report(
             ),
             kind: None,
             text: None,
-            fix: Some(fix.clone()),
+            fix: (!refused).then(|| fix.clone()),
             reason: None,
         }]
     } else {
@@ -489,7 +491,7 @@ fn report(
             message: format!("{}: `{}`", l.kind.description(), l.text),
             kind: Some(l.kind),
             text: Some(l.text),
-            fix: Some(fix.clone()),
+            fix: (!refused).then(|| fix.clone()),
             reason: None,
         })
         .chain(writes)

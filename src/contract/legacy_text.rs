@@ -124,8 +124,9 @@ pub fn read_confidence(text: &str) -> Option<f64> {
 }
 
 /// Whether a `Created:`/`Modified:` value can name a file: not empty, not a timestamp
-/// (`2026-11-24…`), not a count followed by words (`3 spec directories`, unless it holds a `/`),
-/// not markdown emphasis (`**Generated:** …`, `_draft_`). The runtime spells the same rule in sh
+/// (`2026-11-24…`), not a digit followed somewhere by a blank (`3 spec directories`,
+/// `6/13/2025, 8:00 PM`), not markdown emphasis (`**Generated:** …`, `_draft_`), not words with
+/// neither a `/` nor a `.` (`Example notes database`). The runtime spells the same rule in sh
 /// (`__skm_is_path`).
 pub fn is_deliverable(value: &str) -> bool {
     let b = value.as_bytes();
@@ -137,10 +138,11 @@ pub fn is_deliverable(value: &str) -> bool {
         && b[4] == b'-'
         && b[5..7].iter().all(u8::is_ascii_digit)
         && b[7] == b'-';
-    let count =
-        b[0].is_ascii_digit() && value.contains(char::is_whitespace) && !value.contains('/');
+    let blank = value.contains(char::is_whitespace);
+    let count = b[0].is_ascii_digit() && blank;
     let emphasis = b[0] == b'*' || (b.len() >= 2 && b[0] == b'_' && b[b.len() - 1] == b'_');
-    !(date || count || emphasis)
+    let prose = blank && !value.contains(['/', '.']);
+    !(date || count || emphasis || prose)
 }
 
 #[cfg(test)]
@@ -234,6 +236,8 @@ mod tests {
             "3/notes.md",
             "2026-report.md",
             "_build/x",
+            "My Notes/a.md",
+            "release notes.md",
         ] {
             assert!(is_deliverable(value), "{value}");
         }
@@ -245,6 +249,8 @@ mod tests {
             "** $(date)",
             "**Generated:** today",
             "_draft_",
+            "6/13/2025, 8:00:00 PM",
+            "Example notes database",
         ] {
             assert!(!is_deliverable(value), "{value}");
         }

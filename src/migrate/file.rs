@@ -201,6 +201,7 @@ pub fn process_file(
                         default_confidence: profile.default_confidence,
                         keep_stdout: profile.keep_stdout,
                     };
+                    report.stdout_to_stderr = role.0 == Role::Script && !profile.keep_stdout;
                     capture::plan_capture_mode(
                         &analysis,
                         &script.body,

@@ -68,6 +68,9 @@ pub struct FileReport {
     /// The runtime file to write once every script is done.
     #[serde(skip)]
     pub runtime: Option<runtime::Request>,
+    /// Capture mode without `--keep-stdout`: once migrated, the script's other output (its
+    /// `stdout_writes` and what its commands print) goes to stderr.
+    pub stdout_to_stderr: bool,
     #[serde(skip)]
     pub abs_path: PathBuf,
 }
@@ -138,9 +141,23 @@ pub struct Summary {
     pub no_legacy: usize,
     pub skipped: usize,
     pub failed: usize,
+    /// Scripts (migrated, or that would be) whose other output now goes to stderr, and how many
+    /// echo/printf/cat writes of theirs that moves.
+    pub stdout_to_stderr: usize,
+    pub stdout_writes_moved: usize,
 }
 
 impl Summary {
+    /// Count one file's report.
+    pub fn add_report(&mut self, report: &FileReport) {
+        self.add(report.status);
+        let changed = matches!(report.status, Status::Migrated | Status::WouldMigrate);
+        if changed && report.stdout_to_stderr {
+            self.stdout_to_stderr += 1;
+            self.stdout_writes_moved += report.stdout_writes.len();
+        }
+    }
+
     pub fn add(&mut self, status: Status) {
         self.total += 1;
         match status {
@@ -203,7 +220,7 @@ where
         |path, error| (failed(path, options, error), None),
         |(report, rendered): (FileReport, Option<Vec<u8>>)| {
             on_file(&report, rendered.as_deref());
-            summary.add(report.status);
+            summary.add_report(&report);
             if report.status == Status::Migrated {
                 migrated.push((report.path.clone(), report.abs_path.clone()));
             }
@@ -246,6 +263,7 @@ impl FileReport {
             settings: options.profiles.source_of(path),
             runtime_file: None,
             runtime: None,
+            stdout_to_stderr: false,
             abs_path: path.to_path_buf(),
         }
     }

@@ -79,14 +79,14 @@ pub fn write_summary(
         write!(
             out,
             "{bold}Not clear{bold:#}: {} could not be checked (SKM003, above); no legacy output in {} checked",
-            plural(s.errors, "file"),
-            plural(s.scripts_checked, "script")
+            super::plural(s.errors, "file"),
+            super::plural(s.scripts_checked, "script")
         )?;
     } else if s.findings == 0 {
         write!(
             out,
             "{bold}All clear{bold:#}: no legacy output in {}",
-            plural(s.scripts_checked, "script")
+            super::plural(s.scripts_checked, "script")
         )?;
     } else {
         // Findings are errors: legacy statements, and malformed directives (SKM006).
@@ -97,15 +97,15 @@ pub fn write_summary(
             .unwrap_or(0);
         let other = match s.findings - legacy {
             0 => String::new(),
-            n => format!(" and {}", plural(n, "other error")),
+            n => format!(" and {}", super::plural(n, "other error")),
         };
         write!(
             out,
             "{bold}Found {}{other} in {} of {} checked{bold:#}",
-            plural(legacy, "legacy statement"),
+            super::plural(legacy, "legacy statement"),
             s.files_with_findings,
             // A file with findings was read even when a parse error left it not clear.
-            plural(s.scripts_checked.max(s.files_with_findings), "script")
+            super::plural(s.scripts_checked.max(s.files_with_findings), "script")
         )?;
     }
     if s.suppressed > 0 {
@@ -132,12 +132,4 @@ pub fn write_statistics(out: &mut dyn Write, report: &CheckReport) -> io::Result
         )?;
     }
     Ok(())
-}
-
-fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
 }

@@ -66,6 +66,15 @@ pub fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) -> io::
             }
             writeln!(out)?;
         }
+        if file.stdout_to_stderr && matches!(file.status, Status::Migrated | Status::WouldMigrate) {
+            for write in &file.stdout_writes {
+                writeln!(
+                    out,
+                    "{:>16} line {}: `{}` goes to stderr",
+                    "", write.line, write.text
+                )?;
+            }
+        }
         if let Some(backup) = &file.backup {
             writeln!(out, "{:>16} backup: {backup}", "")?;
         }
@@ -73,7 +82,6 @@ pub fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) -> io::
     Ok(())
 }
 
-/// The closing summary.
 /// What happened to the runtime files; a created one not committed by `--commit` names the
 /// `git add` that puts it in the commit beside the skills that source it (printed with
 /// `--quiet` too, so the pre-commit hook shows it).
@@ -105,6 +113,7 @@ pub fn write_runtime_files(out: &mut dyn Write, report: &RunReport) -> io::Resul
     Ok(())
 }
 
+/// The closing summary.
 pub fn write_summary(
     out: &mut dyn Write,
     report: &RunReport,
@@ -128,6 +137,21 @@ pub fn write_summary(
         s.failed,
         elapsed.as_secs_f64()
     )?;
+    if s.stdout_to_stderr > 0 {
+        let one = s.stdout_to_stderr == 1;
+        let (print, go) = match (dry_run, one) {
+            (true, _) => ("would print", "would go"),
+            (false, true) => ("prints", "goes"),
+            (false, false) => ("print", "go"),
+        };
+        let their = if one { "its" } else { "their" };
+        writeln!(
+            out,
+            "stdout: {} {print} the JSON document alone; {their} other output ({}, and what {their} commands print) {go} to stderr (--keep-stdout keeps it on stdout)",
+            super::plural(s.stdout_to_stderr, "script"),
+            super::plural(s.stdout_writes_moved, "echo/printf/cat write"),
+        )?;
+    }
     write_runtime_files(out, report)?;
     if !report.unrelated_dirty.is_empty() {
         writeln!(

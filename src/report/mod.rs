@@ -122,3 +122,12 @@ mod tests {
         assert_eq!(quote_path("q\"\\.sh"), "\"q\\\"\\\\.sh\"");
     }
 }
+
+/// `1 script`, `2 scripts`.
+pub(crate) fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
