@@ -103,6 +103,15 @@ pub fn quote_path(path: &str) -> String {
     out
 }
 
+/// `1 script`, `2 scripts`.
+pub(crate) fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::quote_path;
@@ -120,14 +129,5 @@ mod tests {
         assert_eq!(quote_path("a\nb/x.sh"), "\"a\\nb/x.sh\"");
         assert_eq!(quote_path("é.sh"), "\"\\303\\251.sh\"");
         assert_eq!(quote_path("q\"\\.sh"), "\"q\\\"\\\\.sh\"");
-    }
-}
-
-/// `1 script`, `2 scripts`.
-pub(crate) fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
     }
 }
