@@ -437,3 +437,38 @@ fn jsonl_from_stdin_is_read_once() {
     assert_eq!(doc["summary"]["total"], 3, "{doc}");
     assert_eq!(doc["summary"]["valid"], 3);
 }
+
+#[test]
+fn a_timeout_sends_sigterm_first_so_a_migrated_skill_reports_it() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/bash\necho \"Created: a.md\"\nsleep 20\necho SUCCESS\n",
+    );
+    let (_, report) = json_report(tmp.path(), &["migrate", "."]);
+    assert_eq!(report["files"][0]["status"], "migrated", "{report}");
+    let out = run(skillmod(tmp.path()).args([
+        "validate",
+        "--format",
+        "json",
+        "--timeout",
+        "1",
+        "--run",
+        "s/execute.sh",
+    ]));
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let result = &doc["results"][0];
+    assert_eq!(result["run"]["timed_out"], true, "{doc}");
+    // The document the skill printed on SIGTERM was read; the run is still invalid: it timed out.
+    assert_eq!(result["parse_method"], "json", "{doc}");
+    let codes: Vec<&str> = result["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .filter_map(|e| e["code"].as_str())
+        .collect();
+    assert_eq!(codes, ["TIMEOUT"], "{doc}");
+    assert!(result["run"]["duration_ms"].as_u64().is_some_and(|ms| ms < 10_000));
+}

@@ -19,6 +19,10 @@ use crate::error::{Error, Result};
 /// How many lines of stderr a report keeps.
 const STDERR_TAIL_LINES: usize = 20;
 
+/// At the deadline the skill's group gets SIGTERM, as an agent's timeout sends, and this long to
+/// end (a migrated skill prints its `SIGNAL` document then) before SIGKILL.
+const TERM_GRACE: Duration = Duration::from_secs(2);
+
 /// What one run of a skill gave.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunResult {
@@ -94,8 +98,18 @@ pub fn run_skill(script: &Path, args: &[String], cwd: &Path, limits: Limits) -> 
     // A reader that stopped at the limit closes its pipe, so the script may have died of it.
     output_exceeded |= over_rx.try_recv().is_ok();
     let timed_out = status.is_none() && !output_exceeded;
+    let mut deadline = deadline;
+    if timed_out {
+        signal_group(pid, Signal::Term);
+        deadline = Instant::now() + TERM_GRACE;
+        while status.is_none() && Instant::now() < deadline {
+            status = child
+                .wait_timeout(Duration::from_millis(20))
+                .map_err(|e| Error::new("RUN_FAILED", format!("waiting for the skill failed: {e}")))?;
+        }
+    }
     // Whatever the script left running in its group ends with it.
-    kill_group(pid);
+    signal_group(pid, Signal::Kill);
     if status.is_none() {
         let _ = child.kill();
         let _ = child.wait();
@@ -202,13 +216,24 @@ fn own_process_group(command: &mut Command) {
 #[cfg(not(unix))]
 fn own_process_group(_command: &mut Command) {}
 
+/// The signals a run sends its group.
+#[derive(Clone, Copy)]
+enum Signal {
+    Term,
+    Kill,
+}
+
 #[cfg(unix)]
-fn kill_group(pid: u32) {
+fn signal_group(pid: u32, signal: Signal) {
+    let name = match signal {
+        Signal::Term => "-TERM",
+        Signal::Kill => "-KILL",
+    };
     let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pid}")])
+        .args([name, "--", &format!("-{pid}")])
         .stderr(Stdio::null())
         .status();
 }
 
 #[cfg(not(unix))]
-fn kill_group(_pid: u32) {}
+fn signal_group(_pid: u32, _signal: Signal) {}
