@@ -361,3 +361,46 @@ fn shellcheck_finds_nothing_new_in_migrated_scripts_or_the_runtime() {
         }
     }
 }
+
+#[test]
+fn a_refused_restore_keeps_the_runtime_its_script_still_sources() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "s/a/execute.sh", b"#!/bin/sh\necho SUCCESS\n");
+    write_script(tmp.path(), "s/b/execute.sh", b"#!/bin/sh\necho COMPLETE\n");
+    let (_, report) = json_report(tmp.path(), &["migrate", "."]);
+    assert_eq!(report["summary"]["migrated"], 2, "{report}");
+    // b is edited after the migration: restore refuses it, so b still sources the runtime.
+    let b = tmp.path().join("s/b/execute.sh");
+    let mut text = std::fs::read(&b).expect("read");
+    text.extend_from_slice(b"# edited\n");
+    std::fs::write(&b, &text).expect("edit");
+    let (code, report) = json_report(tmp.path(), &["restore"]);
+    assert_eq!(code, 1, "{report}");
+    let status = |name: &str| {
+        report["files"]
+            .as_array()
+            .expect("files")
+            .iter()
+            .find(|f| f["path"].as_str().is_some_and(|p| p.ends_with(name)))
+            .map(|f| (f["status"].clone(), f["errors"][0]["code"].clone()))
+            .unwrap_or_else(|| panic!("{name} in {report}"))
+    };
+    assert_eq!(status("a/execute.sh").0, "restored");
+    assert_eq!(status("b/execute.sh").0, "refused");
+    assert_eq!(status("skillmod-runtime.sh").1, "RUNTIME_STILL_USED");
+    let out = run(Command::new("sh").arg(&b).current_dir(tmp.path()));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("\"success\": true"),
+        "{}",
+        stdout(&out)
+    );
+    // With --force everything comes back, and the runtime the migration created goes.
+    let (code, report) = json_report(tmp.path(), &["restore", "--force"]);
+    assert_eq!(code, 0, "{report}");
+    assert!(!tmp.path().join("skillmod-runtime.sh").exists());
+    assert_eq!(
+        std::fs::read(&b).expect("read"),
+        b"#!/bin/sh\necho COMPLETE\n"
+    );
+}

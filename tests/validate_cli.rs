@@ -470,5 +470,9 @@ fn a_timeout_sends_sigterm_first_so_a_migrated_skill_reports_it() {
         .filter_map(|e| e["code"].as_str())
         .collect();
     assert_eq!(codes, ["TIMEOUT"], "{doc}");
-    assert!(result["run"]["duration_ms"].as_u64().is_some_and(|ms| ms < 10_000));
+    assert!(
+        result["run"]["duration_ms"]
+            .as_u64()
+            .is_some_and(|ms| ms < 10_000)
+    );
 }

@@ -102,12 +102,40 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
                 errors: vec![error.into()],
             });
         }
-        for entry in loaded
-            .entries
-            .iter()
+        // Scripts first, then the files the run created (runtime files): one of those stays
+        // while a script of the run stays migrated (refused, failed, or not selected), since
+        // that script still sources it.
+        let (created, scripts): (Vec<&CheckedEntry>, Vec<&CheckedEntry>) =
+            loaded.entries.iter().partition(|e| e.entry.created);
+        let mut still_migrated = scripts.iter().any(|e| !selected(&e.target, &filters));
+        for entry in scripts
+            .into_iter()
             .filter(|e| selected(&e.target, &filters))
         {
             let (status, error) = restore_one(entry, args.force);
+            still_migrated |= matches!(status, RestoreStatus::Refused | RestoreStatus::Failed);
+            report.files.push(RestoredFile {
+                run: run.clone(),
+                path: display_path(&entry.target, &base),
+                status,
+                errors: error.into_iter().map(ErrorEntry::from).collect(),
+            });
+        }
+        for entry in created
+            .into_iter()
+            .filter(|e| selected(&e.target, &filters))
+        {
+            let (status, error) = if still_migrated {
+                (
+                    RestoreStatus::Refused,
+                    Some(Error::new(
+                        "RUNTIME_STILL_USED",
+                        "left in place: a script of this run is still migrated and sources it; restore that script (see above), then run restore again",
+                    )),
+                )
+            } else {
+                restore_one(entry, args.force)
+            };
             report.files.push(RestoredFile {
                 run: run.clone(),
                 path: display_path(&entry.target, &base),

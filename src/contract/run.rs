@@ -103,9 +103,9 @@ pub fn run_skill(script: &Path, args: &[String], cwd: &Path, limits: Limits) -> 
         signal_group(pid, Signal::Term);
         deadline = Instant::now() + TERM_GRACE;
         while status.is_none() && Instant::now() < deadline {
-            status = child
-                .wait_timeout(Duration::from_millis(20))
-                .map_err(|e| Error::new("RUN_FAILED", format!("waiting for the skill failed: {e}")))?;
+            status = child.wait_timeout(Duration::from_millis(20)).map_err(|e| {
+                Error::new("RUN_FAILED", format!("waiting for the skill failed: {e}"))
+            })?;
         }
     }
     // Whatever the script left running in its group ends with it.
