@@ -435,7 +435,7 @@ fn runtime_cost_is_linear_in_what_it_records() {
     let text = br#"#!/bin/sh
 long=$(printf '%4000s' '' | tr ' ' 'a')
 echo "Created: $long"
-special=$(printf '%10000s' '' | sed 's/ /ab"cd\\efg /g')
+special=$(printf '%10000s' '' | sed 's/ /ab"cd\\efg\/ /g')
 echo "Created: $special"
 i=0
 while [ "$i" -lt 2000 ]; do

@@ -387,6 +387,7 @@ fn examine(
                 .iter()
                 .chain(&survey.printfs)
                 .chain(&survey.cats)
+                .filter(|site| survey.reach(site).is_ok())
                 .filter(|site| prints_json_object(site.node, source, dialect))
                 .map(|site| site.node.start_byte())
                 .collect()
@@ -635,7 +636,26 @@ fn prints_json_object(command: Node<'_>, source: &[u8], dialect: Dialect) -> boo
             rest.is_empty() || rest.starts_with(['"', '}', '\n'])
         })
     };
+    // Cheap first: the first word that is not a flag must open with `{` (after its quote), so
+    // the printed text is worked out only for candidates (nested `$(echo …)` made this
+    // quadratic otherwise).
+    let opens_with_brace = || {
+        let mut cursor = command.walk();
+        command
+            .children_by_field_name("argument", &mut cursor)
+            .map(|arg| &source[arg.start_byte()..arg.end_byte().min(arg.start_byte() + 3)])
+            .find(|head| !head.starts_with(b"-"))
+            .is_some_and(|head| {
+                let head = head.strip_prefix(b"$").unwrap_or(head);
+                let head = head
+                    .strip_prefix(b"\"")
+                    .or_else(|| head.strip_prefix(b"'"))
+                    .unwrap_or(head);
+                head.starts_with(b"{")
+            })
+    };
     match command_name_bytes(command, source) {
+        Some(b"echo" | b"printf") if !opens_with_brace() => false,
         Some(b"echo") => {
             let printed = words::echo_output(command, source, dialect);
             let prefix = printed.literal_prefix();

@@ -420,6 +420,8 @@ fn report(
         && profile.mode == crate::migrate::Mode::Capture
         && !profile.keep_stdout
         && refusal.is_none();
+    let redirectable =
+        !refused && (unmigrated || (entry.runtime.is_none() && !entry.inline_runtime));
     let writes = if moved_by_runtime {
         Vec::new()
     } else if will_move && !entry.stdout_writes.is_empty() {
@@ -461,8 +463,9 @@ fn report(
                 ),
                 kind: None,
                 text: Some(w.text),
-                // Before migration comment mode can redirect them; after, only an edit can.
-                fix: (unmigrated && refusal.is_none()).then(|| format!("{fix} --stdout-to-stderr")),
+                // migrate redirects them before a migration (comment mode), and in a script
+                // that prints its document without the runtime; refused files get no fix.
+                fix: redirectable.then(|| format!("{fix} --stdout-to-stderr")),
                 reason: None,
             })
             .collect()

@@ -344,6 +344,13 @@ fn list_kept(dir: &Path) -> HashSet<OsString> {
         .collect()
 }
 
+/// skillmod's own runtime files (`skillmod-runtime*.sh`) are not skills: a walk never selects
+/// them, whatever `--include` matches.
+fn is_runtime_file(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy();
+    name.starts_with(crate::analyze::runtime_link::FILE_STEM) && name.ends_with(".sh")
+}
+
 fn walk(dir: &Path, no_ignore: bool, filters: Arc<FilterSet>) -> Result<Vec<PathBuf>> {
     let (tx, rx) = std::sync::mpsc::channel();
     let (given, absolute) = (dir.to_path_buf(), canonical(dir));
@@ -360,6 +367,7 @@ fn walk(dir: &Path, no_ignore: bool, filters: Arc<FilterSet>) -> Result<Vec<Path
                         let relative = entry.path().strip_prefix(&given).unwrap_or(entry.path());
                         let path = absolute.join(relative);
                         if is_candidate
+                            && !is_runtime_file(entry.file_name())
                             && filters.for_path_or_note(&path).is_some_and(|f| {
                                 f.names.is_match(entry.file_name())
                                     && f.exclude.as_ref().is_none_or(|e| !e.matches(&path, false))

@@ -117,9 +117,15 @@ pub fn process_file(
         );
         return (report, None);
     }
+    // A script that already prints its document without the runtime (comment mode, or an
+    // `EOF_JSON` block written by hand): `--stdout-to-stderr` still moves its other writes.
+    let redirect_only = options.stdout_to_stderr
+        && runtime_link::find(&script.body).is_none()
+        && !analysis.stdout_writes.is_empty();
     let upkeep = if analysis.already_migrated {
         match upkeep(path, &script.body, profile, options, &mut report) {
             Some(plan) => Some(plan),
+            None if redirect_only => Some(rewrite::Plan::default()),
             None => {
                 report.status = Status::AlreadyMigrated;
                 return (report, None);
@@ -207,7 +213,7 @@ pub fn process_file(
                         &script.body,
                         &link,
                         role.0,
-                        hosted.is_some_and(|h| h.success),
+                        hosted.map(|h| h.success),
                     )
                 }
                 None => Err(Error::new(
@@ -222,7 +228,7 @@ pub fn process_file(
         Err(e) => return fail(report, e),
     };
     // In capture mode the runtime moves every other write to stderr when the script starts.
-    if options.stdout_to_stderr && profile.mode == Mode::Comment {
+    if options.stdout_to_stderr && (profile.mode == Mode::Comment || redirect_only) {
         for write in &analysis.stdout_writes {
             plan.push(
                 write.end,

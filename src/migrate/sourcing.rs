@@ -180,10 +180,7 @@ fn legacy_in(bytes: &[u8], vocabulary: Vocabulary) -> Option<bool> {
 /// sourcing script's folder, as far as they are literal.
 fn sourced_paths(bytes: &[u8]) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let may_source = [&b"source"[..], b". ", b".\t"]
-        .iter()
-        .any(|word| memchr::memmem::find(bytes, word).is_some());
-    if !may_source {
+    if !may_source(bytes) {
         return out;
     }
     let Some(tree) = BashParser::new().ok().and_then(|mut p| p.parse(bytes).ok()) else {
@@ -209,6 +206,33 @@ fn sourced_paths(bytes: &[u8]) -> Vec<PathBuf> {
     out.sort();
     out.dedup();
     out
+}
+
+/// Whether some line may start a `source`/`.` command (after blanks, `then`, `do`, `else`, `{`,
+/// `(`, `&&`, `||` or `;`): only then is the file parsed, since most scripts source nothing.
+fn may_source(bytes: &[u8]) -> bool {
+    let words = [&b"source"[..], b". ", b".\t"];
+    if !words
+        .iter()
+        .any(|w| memchr::memmem::find(bytes, w).is_some())
+    {
+        return false;
+    }
+    bytes.split(|&b| b == b'\n').any(|line| {
+        line.split(|&b| matches!(b, b';' | b'&' | b'|' | b'{' | b'('))
+            .any(|statement| {
+                let mut rest = statement.trim_ascii_start();
+                for keyword in [&b"then "[..], b"do ", b"else "] {
+                    if let Some(after) = rest.strip_prefix(keyword) {
+                        rest = after.trim_ascii_start();
+                    }
+                }
+                rest.starts_with(b"source ")
+                    || rest.starts_with(b"source\t")
+                    || rest.starts_with(b". ")
+                    || rest.starts_with(b".\t")
+            })
+    })
 }
 
 /// The literal part of a path argument: a leading expansion (`$DIR`, `${DIR}`, `$(…)`) dropped,

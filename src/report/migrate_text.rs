@@ -129,8 +129,8 @@ pub fn write_summary(
     };
     writeln!(
         out,
-        "{bold}{} files{bold:#}: {changed}, {} already migrated, {} no legacy, {} skipped, {} failed ({:.2}s)",
-        s.total,
+        "{bold}{}{bold:#}: {changed}, {} already migrated, {} no legacy, {} skipped, {} failed ({:.2}s)",
+        super::plural(s.total, "file"),
         s.already_migrated,
         s.no_legacy,
         s.skipped,

@@ -195,7 +195,7 @@ pub fn plan_capture_mode(
     source: &[u8],
     link: &Link,
     role: Role,
-    library_success: bool,
+    library: Option<bool>,
 ) -> Result<Plan> {
     if let Some((_, error)) =
         refusal(analysis, source).filter(|(_, e)| !(link.keep_stdout && e.code == DESCRIPTOR_CLASH))
@@ -278,12 +278,19 @@ pub fn plan_capture_mode(
         }
     }
     if role == Role::Script {
-        let needs_marker = library_success
+        let success_line = library == Some(true)
             || analysis
                 .legacy
                 .iter()
                 .any(|s| matches!(s.kind, LegacyKind::Success | LegacyKind::Complete));
-        insert_source_line(&mut plan, source, &source_line(link, needs_marker));
+        let need = if success_line {
+            Need::SuccessLine
+        } else if library.is_some() || !analysis.legacy.is_empty() {
+            Need::AnyResult
+        } else {
+            Need::ExitStatus
+        };
+        insert_source_line(&mut plan, source, &source_line(link, need));
     }
     Ok(plan)
 }
@@ -301,12 +308,26 @@ fn double_quoted(inner: &str) -> String {
     out
 }
 
+/// What a run must reach to report success besides exit status 0 (`__skm_need`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// The script's SUCCESS/COMPLETE line (the default).
+    SuccessLine,
+    /// Any of its legacy lines: it has no success line (`__skm_need=0`).
+    AnyResult,
+    /// Nothing: a script given the runtime by `--force`, with no legacy line to reach
+    /// (`__skm_need=exit`).
+    ExitStatus,
+}
+
 /// The line that loads the runtime: per-script settings, then `command .` (a missing file is an
 /// error the script survives in every shell, so the message below is printed), then exit 70.
-pub fn source_line(link: &Link, needs_marker: bool) -> String {
+pub fn source_line(link: &Link, need: Need) -> String {
     let mut settings = String::new();
-    if !needs_marker {
-        settings.push_str("__skm_need=0 ");
+    match need {
+        Need::SuccessLine => {}
+        Need::AnyResult => settings.push_str("__skm_need=0 "),
+        Need::ExitStatus => settings.push_str("__skm_need=exit "),
     }
     if (link.default_confidence - DEFAULT_CONFIDENCE).abs() > f64::EPSILON {
         let confidence = serde_json::Number::from_f64(link.default_confidence)
@@ -359,7 +380,11 @@ fn insert_source_line(plan: &mut Plan, source: &[u8], line: &str) {
 pub fn plan_upgrade(source: &[u8], inline: std::ops::Range<usize>, link: &Link) -> Plan {
     let mut plan = Plan::default();
     let old = &source[inline.clone()];
-    let needs_marker = runtime_link::setting(old, "__skm_need") != Some("0");
+    let need = if runtime_link::setting(old, "__skm_need") == Some("0") {
+        Need::AnyResult
+    } else {
+        Need::SuccessLine
+    };
     let confidence = runtime_link::setting(old, "__skm_dc")
         .and_then(|v| v.parse::<f64>().ok())
         .unwrap_or(link.default_confidence);
@@ -377,7 +402,7 @@ pub fn plan_upgrade(source: &[u8], inline: std::ops::Range<usize>, link: &Link) 
         end += 1;
     }
     plan.push(inline.start, end, "", Reason::Runtime);
-    insert_source_line(&mut plan, source, &source_line(&link, needs_marker));
+    insert_source_line(&mut plan, source, &source_line(&link, need));
     plan
 }
 
@@ -528,21 +553,21 @@ mod tests {
             default_confidence: DEFAULT_CONFIDENCE,
             keep_stdout: false,
         };
-        let line = source_line(&link, true);
+        let line = source_line(&link, Need::SuccessLine);
         assert!(line.starts_with(SOURCE_PREFIX), "{line}");
         // The README's promise: under 120 characters up to five folders below the root.
         let deep = Link {
             relative: "../../../../../skillmod-runtime.sh",
             ..link.clone()
         };
-        let line = source_line(&deep, true);
+        let line = source_line(&deep, Need::SuccessLine);
         assert!(line.len() <= 120, "{} characters: {line}", line.len());
         let other = Link {
             default_confidence: 0.9,
             keep_stdout: true,
             ..link
         };
-        let line = source_line(&other, false);
+        let line = source_line(&other, Need::AnyResult);
         assert!(
             line.starts_with("__skm_need=0 __skm_dc=0.9 __skm_stdout=keep command ."),
             "{line}"
