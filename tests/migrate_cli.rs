@@ -515,3 +515,34 @@ fn a_forced_run_that_changes_nothing_records_nothing_and_restore_undoes_the_firs
         main
     );
 }
+
+#[test]
+fn readme_states_the_example_dry_run_as_it_is() {
+    // The README's "Capture's diff" paragraph: a copy of fixtures/example outside git.
+    let tmp = tempfile::tempdir().expect("tmp");
+    for skill in ["generate-api", "lint-check", "deploy-docs", "already-json"] {
+        let from = fixtures().join(format!("example/skills/{skill}/execute.sh"));
+        let text = std::fs::read(&from).expect("read");
+        write_script(tmp.path(), &format!("skills/{skill}/execute.sh"), &text);
+    }
+    let out = run(skillmod(tmp.path()).args(["migrate", "--dry-run", "--color", "never", "."]));
+    let diff = stdout(&out);
+    let runtime_lines = diff
+        .lines()
+        .find_map(|l| l.strip_prefix("@@ -0,0 +1,"))
+        .and_then(|l| l.strip_suffix(" @@"))
+        .expect("the runtime file's hunk");
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README");
+    let said = format!(
+        "{} lines of diff on stdout, of which {runtime_lines} are the",
+        diff.lines().count()
+    );
+    assert!(readme.contains(&said), "README should say: {said}");
+    let summary = format!(
+        "and {} summary lines on stderr",
+        stderr(&out).lines().count()
+    );
+    assert!(readme.contains(&summary), "README should say: {summary}");
+    assert!(diff.contains("+command . \"$(dirname -- \"$0\")/../../skillmod-runtime.sh\""));
+}

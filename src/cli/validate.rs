@@ -258,21 +258,24 @@ fn write_text(out: &mut dyn Write, report: &Report, quiet: bool) -> std::io::Res
         .fg_color(Some(anstyle::AnsiColor::Red.into()))
         .bold();
     for r in &report.results {
-        let method = r.outcome.parse_method.map_or("-", |p| p.as_str());
+        let how = match r.outcome.parse_method {
+            Some(p) => format!("parsed as {}, schema {}", p.as_str(), report.schema),
+            None => format!("no result found, schema {}", report.schema),
+        };
+        // What the result says, for the v1 fields (a valid document can report a failure).
+        let says = r
+            .outcome
+            .value
+            .as_ref()
+            .and_then(|v| Some((v.get("success")?.as_bool()?, v.get("confidence")?.as_f64()?)))
+            .map(|(success, confidence)| format!(": success {success}, confidence {confidence}"))
+            .unwrap_or_default();
         if r.outcome.valid {
             if !quiet {
-                writeln!(
-                    out,
-                    "{good}valid{good:#}   {} (parsed as {method}, schema {})",
-                    r.source, report.schema
-                )?;
+                writeln!(out, "{good}valid{good:#}   {} ({how}){says}", r.source)?;
             }
         } else {
-            writeln!(
-                out,
-                "{bad}invalid{bad:#} {} (parsed as {method}, schema {})",
-                r.source, report.schema
-            )?;
+            writeln!(out, "{bad}invalid{bad:#} {} ({how}){says}", r.source)?;
             for e in &r.outcome.errors {
                 writeln!(out, "        {}: {}", e.code, e.message)?;
             }
