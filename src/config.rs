@@ -42,6 +42,8 @@ pub struct Settings {
     /// Capture mode leaves the skill's other output on stdout, before the document
     /// (`--keep-stdout`).
     pub keep_stdout: Option<bool>,
+    /// Where capture mode's runtime goes (`--runtime`): `file` or `inline`.
+    pub runtime: Option<crate::migrate::Placement>,
 }
 
 /// Settings files larger than this are refused (a real one is a few hundred bytes).

@@ -72,6 +72,7 @@ fn rewrites(parser: &mut BashParser, source: &[u8]) -> Vec<(&'static str, Vec<u8
         relative: "skillmod-runtime.sh",
         default_confidence: skillmod::contract::legacy_text::DEFAULT_CONFIDENCE,
         keep_stdout: false,
+        inline: None,
     };
     if let Ok(plan) = capture::plan_capture_mode(&analysis, source, &link, Role::Script, None)
         && let Ok(bytes) = rewrite::apply_checked(&plan, &analysis, source, parser)

@@ -319,7 +319,11 @@ fn shellcheck_finds_nothing_new_in_migrated_scripts_or_the_runtime() {
             inputs.push(corpus.path().join(format!("skill-{i:05}/execute.sh")));
         }
     }
-    for mode in ["capture", "comment"] {
+    for (mode, runtime) in [
+        ("capture", "file"),
+        ("comment", "file"),
+        ("capture", "inline"),
+    ] {
         let tmp = tempfile::tempdir().expect("tmp");
         let mut copies = Vec::new();
         for (i, input) in inputs.iter().enumerate() {
@@ -339,8 +343,18 @@ fn shellcheck_finds_nothing_new_in_migrated_scripts_or_the_runtime() {
             eprintln!("shellcheck is not installed: nothing checked");
             return;
         };
-        let (code, report) =
-            json_report(tmp.path(), &["migrate", "--no-backup", "--mode", mode, "s"]);
+        let (code, report) = json_report(
+            tmp.path(),
+            &[
+                "migrate",
+                "--no-backup",
+                "--mode",
+                mode,
+                "--runtime",
+                runtime,
+                "s",
+            ],
+        );
         assert_eq!(code, 0, "{report}");
         let migrated = report["summary"]["migrated"].as_u64().unwrap_or(0);
         assert!(migrated >= 20, "{mode}: {report}");
@@ -355,7 +369,7 @@ fn shellcheck_finds_nothing_new_in_migrated_scripts_or_the_runtime() {
             );
             left.remove(at.unwrap_or_default());
         }
-        if mode == "capture" {
+        if runtime == "file" && mode == "capture" {
             let runtime = shellcheck_codes(&[tmp.path().join("skillmod-runtime.sh")]);
             assert_eq!(runtime, Some(Vec::new()), "the runtime file is not clean");
         }
@@ -403,4 +417,62 @@ fn a_refused_restore_keeps_the_runtime_its_script_still_sources() {
         std::fs::read(&b).expect("read"),
         b"#!/bin/sh\necho COMPLETE\n"
     );
+}
+
+#[test]
+fn an_inline_runtime_block_stands_alone_and_is_upgraded_in_place() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/sh\nset -eu\ntouch a.md\necho \"Created: a.md\"\necho \"at line ${LINENO:-none}\" >&2\necho SUCCESS\n";
+    let script = write_script(tmp.path(), "skills/a/execute.sh", text);
+    let (code, report) = json_report(tmp.path(), &["migrate", "--runtime", "inline", "."]);
+    assert_eq!(code, 0, "{report}");
+    assert!(
+        !tmp.path().join("skillmod-runtime.sh").exists(),
+        "no runtime file"
+    );
+    assert_eq!(report["runtime_files"], serde_json::json!([]), "{report}");
+    let migrated = std::fs::read_to_string(&script).expect("read");
+    // Every original line after the shebang moves down by the block's length.
+    let block = migrated
+        .lines()
+        .position(|l| l == "# <<< skillmod-runtime")
+        .expect("end marker");
+    let runtime_lines = migrated.lines().count() - text.split(|&b| b == b'\n').count() + 1;
+    assert_eq!(block, runtime_lines, "the block is lines 2..={}", block + 1);
+    // Copied alone into another project, from any folder, in sh and bash: one valid document.
+    let elsewhere = tempfile::tempdir().expect("tmp");
+    let copy = elsewhere.path().join("execute.sh");
+    std::fs::copy(&script, &copy).expect("copy");
+    for shell in ["sh", "bash"] {
+        let out = run(Command::new(shell).arg(&copy).current_dir(elsewhere.path()));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let doc: serde_json::Value =
+            serde_json::from_str(stdout(&out).trim()).expect("one document");
+        assert_eq!(doc["success"], true);
+        assert_eq!(doc["deliverables"], serde_json::json!(["a.md"]));
+        // dash has no LINENO; bash names the line where it now is.
+        if shell == "bash" {
+            let line = format!("at line {}", 5 + block);
+            assert!(stderr(&out).contains(&line), "{}", stderr(&out));
+        }
+    }
+    // Migrating again changes nothing; check is clear.
+    let (_, again) = json_report(tmp.path(), &["migrate", "--runtime", "inline", "."]);
+    assert_eq!(again["files"][0]["status"], "already_migrated", "{again}");
+    let (code, checked) = json_report(tmp.path(), &["check", "."]);
+    assert_eq!(code, 0, "{checked}");
+    // An older block: check warns (SKM007), migrate upgrades it in place, restore undoes that.
+    let older = migrated.replacen("# >>> skillmod-runtime 2 ", "# >>> skillmod-runtime 1 ", 1);
+    std::fs::write(&script, &older).expect("write");
+    let (_, checked) = json_report(tmp.path(), &["check", "--no-cache", "."]);
+    assert_eq!(checked["warnings"][0]["code"], "SKM007", "{checked}");
+    let (_, upgraded) = json_report(tmp.path(), &["migrate", "."]);
+    assert_eq!(
+        upgraded["files"][0]["notes"][0]["code"], "RUNTIME_UPGRADED",
+        "{upgraded}"
+    );
+    assert_eq!(std::fs::read_to_string(&script).expect("read"), migrated);
+    let (code, _) = json_report(tmp.path(), &["restore"]);
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read_to_string(&script).expect("read"), older);
 }

@@ -305,6 +305,7 @@ fn needles() -> Vec<&'static [u8]> {
         BLOCK_MARKER.as_bytes(),
         runtime_link::SOURCE_PREFIX.as_bytes(),
         runtime_link::INLINE_MARKER.as_bytes(),
+        runtime_link::BLOCK_START.as_bytes(),
     ]
 }
 

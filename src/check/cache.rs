@@ -22,7 +22,7 @@ use crate::fsio::{STATE_DIR, limited};
 const MAX_ENTRIES: usize = 200_000;
 /// Bumped when the stored shape or the analysis changes, so old caches are dropped rather than
 /// misread or trusted.
-const FORMAT: &str = "6";
+const FORMAT: &str = "7";
 /// The cache file's name in its folder.
 const FILE_NAME: &str = "check.bin";
 
@@ -66,6 +66,8 @@ pub struct Entry {
     pub inline_runtime: bool,
     /// The source line keeps the script's other output on stdout (`__skm_stdout=keep`).
     pub keep_stdout: bool,
+    /// The version of the runtime block `--runtime inline` wrote into the script, if any.
+    pub block_version: Option<u32>,
     /// Line and column where the script prints a JSON document of its own.
     pub prints_json: Option<(usize, usize)>,
     /// Why capture mode would refuse the script as it is: line, code, message.

@@ -281,18 +281,26 @@ fn check_body_at(
 /// The part of a cache entry that names the runtime a migrated script loads.
 fn runtime_entry(body: &[u8], link: Option<runtime_link::RuntimeLine>) -> cache::Entry {
     let mut keep_stdout = false;
+    let mut block_version = None;
     let (runtime, inline_runtime) = match link {
         Some(runtime_link::RuntimeLine::Sourced { relative, line }) => {
             keep_stdout = runtime_link::setting(&body[line], "__skm_stdout").is_some();
             (Some(relative), false)
         }
         Some(runtime_link::RuntimeLine::Inline { .. }) => (None, true),
+        Some(runtime_link::RuntimeLine::Block { range, version }) => {
+            let settings = runtime_link::block_settings(&body[range]);
+            keep_stdout = runtime_link::setting(settings, "__skm_stdout").is_some();
+            block_version = Some(version.unwrap_or(0));
+            (None, false)
+        }
         None => (None, false),
     };
     cache::Entry {
         runtime,
         inline_runtime,
         keep_stdout,
+        block_version,
         ..cache::Entry::default()
     }
 }
@@ -306,7 +314,19 @@ fn runtime_finding(
     runtimes: &crate::migrate::runtime::States,
 ) -> Option<Finding> {
     let rule = &rules::RUNTIME_OUT_OF_DATE;
-    let (severity, reason, message) = if entry.inline_runtime {
+    let (severity, reason, message) = if let Some(version) = entry.block_version {
+        if version >= crate::rewrite::capture::RUNTIME_VERSION {
+            return None;
+        }
+        (
+            rules::Severity::Warning,
+            "RUNTIME_OUTDATED",
+            format!(
+                "carries an inline runtime block, version {version}, older than this skillmod's {}",
+                crate::rewrite::capture::RUNTIME_VERSION
+            ),
+        )
+    } else if entry.inline_runtime {
         (
             rules::Severity::Warning,
             "RUNTIME_OUTDATED",
@@ -394,7 +414,8 @@ fn report(
     let runtime = script.and_then(|path| runtime_finding(&shown, path, &entry, &options.runtimes));
     // Where the runtime moves stdout to stderr (a capture-migrated script, or one migrate would
     // migrate in capture mode), other writes are no contract breach: one note, not a warning each.
-    let moved_by_runtime = entry.runtime.is_some() && !entry.keep_stdout;
+    let moved_by_runtime =
+        (entry.runtime.is_some() || entry.block_version.is_some()) && !entry.keep_stdout;
     let unmigrated = !entry.legacy.is_empty();
     // What migrate would refuse the file for, as it is (SKM008, with migrate's code).
     let refusal = match (entry.prints_json, &entry.capture_refusal) {

@@ -253,6 +253,7 @@ fn profiles(args: &MigrateArgs, resolver: Arc<Resolver>) -> Result<PerSettings<P
     }
     let (confidence, mode, vocabulary) = (args.default_confidence, args.mode, args.vocabulary);
     let keep_stdout = args.keep_stdout;
+    let placement = args.runtime;
     let template_flag = args.template.clone();
     Ok(PerSettings::new(resolver, move |config| {
         let settings = &config.settings;
@@ -270,6 +271,7 @@ fn profiles(args: &MigrateArgs, resolver: Arc<Resolver>) -> Result<PerSettings<P
                 .or(settings.default_confidence)
                 .unwrap_or(capture::DEFAULT_CONFIDENCE),
             keep_stdout: keep_stdout || settings.keep_stdout.unwrap_or(false),
+            placement: placement.or(settings.runtime).unwrap_or_default(),
             template,
             runtime,
         })

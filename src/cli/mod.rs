@@ -219,6 +219,11 @@ pub struct MigrateArgs {
     /// path; `comment` disables the lines and appends a static block [default: capture].
     #[arg(long, value_enum)]
     pub mode: Option<crate::migrate::Mode>,
+    /// Capture mode's runtime: `file` (one skillmod-runtime.sh per project, sourced by one line)
+    /// or `inline` (a readable block after each shebang, for skills that must stand alone)
+    /// [default: file].
+    #[arg(long, value_enum, value_name = "WHERE")]
+    pub runtime: Option<crate::migrate::Placement>,
     /// Which printed lines are legacy lines [default: exact].
     #[arg(long, value_enum, value_name = "NAME")]
     pub vocabulary: Option<crate::analyze::Vocabulary>,

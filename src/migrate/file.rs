@@ -199,13 +199,15 @@ pub fn process_file(
             match &profile.runtime {
                 Some(runtime) => {
                     let (at, relative) = runtime::location(path, &options.base, &runtime.file_name);
-                    if role.0 == Role::Script {
+                    let inline = profile.placement == super::Placement::Inline;
+                    if role.0 == Role::Script && !inline {
                         request_runtime(&mut report, at, runtime, options);
                     }
                     let link = capture::Link {
                         relative: &relative,
                         default_confidence: profile.default_confidence,
                         keep_stdout: profile.keep_stdout,
+                        inline: inline.then_some(runtime.text.as_str()),
                     };
                     report.stdout_to_stderr = role.0 == Role::Script && !profile.keep_stdout;
                     capture::plan_capture_mode(
@@ -334,8 +336,23 @@ fn upkeep(
                 relative: &relative,
                 default_confidence: profile.default_confidence,
                 keep_stdout: profile.keep_stdout,
+                inline: None,
             };
             Some(capture::plan_upgrade(body, range, &link))
+        }
+        runtime_link::RuntimeLine::Block { range, version } => {
+            if version.is_some_and(|v| v >= capture::RUNTIME_VERSION) {
+                return None;
+            }
+            report.notes.push(ErrorEntry {
+                code: "RUNTIME_UPGRADED",
+                message: format!(
+                    "the inline runtime block (version {}) becomes runtime version {}",
+                    version.unwrap_or(0),
+                    capture::RUNTIME_VERSION
+                ),
+            });
+            Some(capture::plan_block_upgrade(body, range, &runtime.text))
         }
         runtime_link::RuntimeLine::Sourced { relative, .. } => {
             let named = runtime::named_by(path, &relative);

@@ -95,6 +95,17 @@ pub enum Mode {
     Capture,
 }
 
+/// Where capture mode's runtime goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Placement {
+    /// One `skillmod-runtime.sh` per project, sourced by one line after each shebang.
+    #[default]
+    File,
+    /// A readable block after each shebang, for skills that must stand alone.
+    Inline,
+}
+
 /// Settings for one migrate run.
 #[derive(Debug)]
 pub struct Options {
@@ -126,6 +137,8 @@ pub struct Profile {
     pub default_confidence: f64,
     /// Capture mode leaves the other output on stdout (`--keep-stdout` or the setting).
     pub keep_stdout: bool,
+    /// Where capture mode's runtime goes (`--runtime` or the setting).
+    pub placement: Placement,
     pub template: Template,
     /// Capture mode's runtime for `template`, rendered once.
     pub runtime: Option<std::sync::Arc<crate::rewrite::capture::Runtime>>,

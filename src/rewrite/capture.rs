@@ -15,7 +15,9 @@ use serde::Serialize;
 use super::placement;
 use super::plan::{Plan, Reason};
 use super::template::{NOW_TOKEN, RUNTIME_SENTINEL, Template};
-use crate::analyze::runtime_link::{self, FILE_STEM, MISSING_STATUS, SOURCE_PREFIX};
+use crate::analyze::runtime_link::{
+    self, BLOCK_END, BLOCK_START, FILE_STEM, MISSING_STATUS, SOURCE_PREFIX,
+};
 use crate::analyze::{Analysis, LegacyKind};
 use crate::error::{Error, Result};
 
@@ -84,6 +86,9 @@ pub struct Link<'a> {
     pub default_confidence: f64,
     /// Leave the script's other output on stdout (`--stdout keep`).
     pub keep_stdout: bool,
+    /// `--runtime inline`: the runtime text, written as a block into the script instead of the
+    /// source line.
+    pub inline: Option<&'a str>,
 }
 
 /// How a script takes part in capture mode.
@@ -290,7 +295,10 @@ pub fn plan_capture_mode(
         } else {
             Need::ExitStatus
         };
-        insert_source_line(&mut plan, source, &source_line(link, need));
+        match link.inline {
+            Some(text) => insert_block(&mut plan, source, &runtime_block(link, need, text)),
+            None => insert_source_line(&mut plan, source, &source_line(link, need)),
+        }
     }
     Ok(plan)
 }
@@ -323,6 +331,79 @@ pub enum Need {
 /// The line that loads the runtime: per-script settings, then `command .` (a missing file is an
 /// error the script survives in every shell, so the message below is printed), then exit 70.
 pub fn source_line(link: &Link, need: Need) -> String {
+    format!(
+        "{}{SOURCE_PREFIX}{}\" || {{ echo \"run: skillmod migrate $0\" >&2; exit {MISSING_STATUS}; }}",
+        settings(link, need),
+        link.relative
+    )
+}
+
+/// `--runtime inline`'s block: a start marker naming the version, the per-script settings as
+/// assignments, the runtime as the runtime file has it (less its ShellCheck directive, which
+/// belongs at the top of a file), an end marker. Lines end in `\n` even in a CRLF file, which
+/// the shell reads fine, and they would not (`fi\r`).
+pub fn runtime_block(link: &Link, need: Need, text: &str) -> String {
+    block_text(settings(link, need).trim_end(), text)
+}
+
+/// The runtime's first command, which holds all the rest (the template's source-once guard).
+const RUNTIME_GUARD: &str = "if [ -z \"${__skm_loaded:-}\" ]; then";
+
+fn block_text(settings: &str, text: &str) -> String {
+    let mut block = format!(
+        "{BLOCK_START}{RUNTIME_VERSION} inline: written by `skillmod migrate --runtime inline`; migrate upgrades it, do not edit\n"
+    );
+    if !settings.is_empty() {
+        block.push_str(settings);
+        block.push('\n');
+    }
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with("# shellcheck shell="))
+    {
+        // Inside a script ShellCheck reports the authoring functions a skill does not call
+        // (SC2329); the directive covers the runtime's guarded block alone.
+        if line.starts_with(RUNTIME_GUARD) {
+            block.push_str("# shellcheck disable=SC2329 # the functions skills may call\n");
+        }
+        block.push_str(line);
+        block.push('\n');
+    }
+    block.push_str(BLOCK_END);
+    block.push('\n');
+    block
+}
+
+/// Put the runtime block after the shebang: every later line moves down by the block's lines.
+fn insert_block(plan: &mut Plan, source: &[u8], block: &str) {
+    let first_end = placement::line_end(source, 0);
+    match memchr::memchr(b'\n', &source[first_end..]) {
+        Some(i) => plan.push(
+            first_end + i + 1,
+            first_end + i + 1,
+            block.to_string(),
+            Reason::Runtime,
+        ),
+        None => plan.push(
+            source.len(),
+            source.len(),
+            format!("\n{block}"),
+            Reason::Runtime,
+        ),
+    }
+}
+
+/// Replace an older runtime block with this skillmod's, keeping its settings line.
+pub fn plan_block_upgrade(source: &[u8], range: std::ops::Range<usize>, text: &str) -> Plan {
+    let settings = runtime_link::block_settings(&source[range.clone()]);
+    let block = block_text(&String::from_utf8_lossy(settings), text);
+    let mut plan = Plan::default();
+    plan.push(range.start, range.end, block, Reason::Runtime);
+    plan
+}
+
+/// The per-script settings that differ from the runtime's defaults, as `NAME=value ` words.
+fn settings(link: &Link, need: Need) -> String {
     let mut settings = String::new();
     match need {
         Need::SuccessLine => {}
@@ -337,10 +418,7 @@ pub fn source_line(link: &Link, need: Need) -> String {
     if link.keep_stdout {
         settings.push_str("__skm_stdout=keep ");
     }
-    format!(
-        "{settings}{SOURCE_PREFIX}{}\" || {{ echo \"run: skillmod migrate $0\" >&2; exit {MISSING_STATUS}; }}",
-        link.relative
-    )
+    settings
 }
 
 /// The default confidence of a migration: what the runtime reports when neither the skill, its
@@ -552,6 +630,7 @@ mod tests {
             relative: "../../skillmod-runtime.sh",
             default_confidence: DEFAULT_CONFIDENCE,
             keep_stdout: false,
+            inline: None,
         };
         let line = source_line(&link, Need::SuccessLine);
         assert!(line.starts_with(SOURCE_PREFIX), "{line}");

@@ -23,6 +23,7 @@ pub struct CachedEntry {
     pub runtime: Option<String>,
     pub inline_runtime: bool,
     pub keep_stdout: bool,
+    pub block_version: Option<u32>,
     pub prints_json: Option<(usize, usize)>,
     pub capture_refusal: Option<(usize, String, String)>,
 }
