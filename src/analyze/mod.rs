@@ -380,6 +380,9 @@ fn examine(
             .map(|w| (w.line, w.column))
             .next();
         // The writes that print a JSON object are the script's document, not other output.
+        // Only the writes that reach stdout (found above) can be the script's document.
+        let writes: std::collections::HashSet<usize> =
+            stdout_writes.iter().map(|w| w.start).collect();
         let json_writes: std::collections::HashSet<usize> = if own_block {
             std::collections::HashSet::new()
         } else {
@@ -388,7 +391,7 @@ fn examine(
                 .iter()
                 .chain(&survey.printfs)
                 .chain(&survey.cats)
-                .filter(|site| survey.reach(site).is_ok())
+                .filter(|site| writes.contains(&site.node.start_byte()))
                 .filter(|site| prints_json_object(site.node, source, dialect))
                 .map(|site| site.node.start_byte())
                 .collect()

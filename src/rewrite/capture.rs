@@ -163,6 +163,13 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
 
 /// The line of the first redirection that names descriptor `fd` (`8>x`, `>&8`, `exec 8>&1`).
 fn redirects_descriptor(root: tree_sitter::Node<'_>, source: &[u8], fd: &str) -> Option<usize> {
+    // Most scripts never name the descriptor: no walk then.
+    let named = [format!("{fd}>"), format!("{fd}<"), format!("&{fd}")]
+        .iter()
+        .any(|n| memchr::memmem::find(source, n.as_bytes()).is_some());
+    if !named {
+        return None;
+    }
     let mut cursor = root.walk();
     let mut stack = vec![root];
     let mut first: Option<usize> = None;
