@@ -165,3 +165,77 @@ fn echo_in_a_captured_function_is_data_not_a_stdout_write() {
     let src = "f() { echo hi; }\nx=$(f)\ng() { printf 'x\\n'; }\ng | wc -l\nh() { echo live; }\nh\necho SUCCESS\n";
     assert_eq!(stdout_write_lines(src), vec![5]);
 }
+
+fn legacy_in(
+    source: &str,
+    vocabulary: Vocabulary,
+) -> Vec<(LegacyKind, usize, Option<LegacyValue>)> {
+    let mut parser = BashParser::new().expect("parser");
+    let analysis = analyze::analyze(&mut parser, source.as_bytes(), vocabulary).expect("analysis");
+    analysis
+        .legacy
+        .into_iter()
+        .map(|s| (s.kind, s.line, s.value))
+        .collect()
+}
+
+#[test]
+fn original_vocabulary_reads_colour_codes_around_markers() {
+    let src = "#!/bin/bash\nGREEN='\\033[0;32m'\nNC='\\033[0m'\necho -e \"${GREEN}✓${NC} Created: $f\"\necho -e \"\\033[32mSUCCESS\\033[0m\"\necho \"$BOLD✅ Modified: a.md$NC\"\n";
+    let found = legacy_in(src, Vocabulary::Original);
+    assert_eq!(
+        found,
+        vec![
+            (
+                LegacyKind::Created,
+                4,
+                Some(LegacyValue::RunTime("$f".into()))
+            ),
+            (LegacyKind::Success, 5, None),
+            (
+                LegacyKind::Modified,
+                6,
+                Some(LegacyValue::Literal("a.md".into()))
+            ),
+        ]
+    );
+    // The exact vocabulary takes none of them: its markers are the whole line or its start.
+    assert!(legacy_in(src, Vocabulary::Exact).is_empty());
+}
+
+#[test]
+fn a_line_marked_as_failed_is_never_a_result_line() {
+    let src = "#!/bin/bash\necho \"[ERROR] success\"\necho \"✗ Created: a.md\"\necho \"❌ COMPLETE\"\necho \"[FAILED] Confidence: 0.9\"\necho \"[OK] success\"\n";
+    let found = legacy_in(src, Vocabulary::Original);
+    assert_eq!(found, vec![(LegacyKind::Success, 6, None)]);
+}
+
+#[test]
+fn echo_values_are_what_the_scripts_shell_prints() {
+    // bash reads escapes only with -e; `echo -e` in dash prints "-e" itself.
+    let bash = "#!/bin/bash\necho -e \"Created: a\\tb.md\"\necho \"Created: c\\td.md\"\n";
+    assert_eq!(
+        legacy_in(bash, Vocabulary::Exact),
+        vec![
+            (
+                LegacyKind::Created,
+                2,
+                Some(LegacyValue::Literal("a\tb.md".into()))
+            ),
+            (
+                LegacyKind::Created,
+                3,
+                Some(LegacyValue::Literal("c\\td.md".into()))
+            ),
+        ]
+    );
+    let dash = "#!/bin/sh\necho \"Created: c\\td.md\"\necho -e \"SUCCESS\"\n";
+    assert_eq!(
+        legacy_in(dash, Vocabulary::Exact),
+        vec![(
+            LegacyKind::Created,
+            2,
+            Some(LegacyValue::Literal("c\td.md".into()))
+        )]
+    );
+}

@@ -359,3 +359,33 @@ fn realistic_skills_keep_their_outcome() {
     );
     assert!(rows.contains(&Row::Same), "{rows:?}");
 }
+
+#[test]
+fn colour_coded_lines_record_their_values_without_the_codes() {
+    let script = b"#!/bin/bash\nGREEN='\\033[0;32m'\nNC='\\033[0m'\nf=out.md\ntouch \"$f\"\necho -e \"${GREEN}\xe2\x9c\x93${NC} Created: $f${NC}\"\necho -e \"${GREEN}SUCCESS${NC}\"\n";
+    let cwd = tempfile::tempdir().expect("tmp");
+    let original = tempfile::tempdir().expect("tmp");
+    let path = write_script(original.path(), "s/execute.sh", script);
+    let before = run_skill("bash", &path, &[], cwd.path());
+    let migrated = tempfile::tempdir().expect("tmp");
+    let path = write_script(migrated.path(), "s/execute.sh", script);
+    let (_, report) = json_report(
+        migrated.path(),
+        &["migrate", "--vocabulary", "original", "."],
+    );
+    assert_eq!(report["files"][0]["status"], "migrated", "{report}");
+    let after = run_skill("bash", &path, &[], cwd.path());
+    let doc: Value = serde_json::from_str(after.stdout.trim()).expect("one document");
+    assert_eq!(doc["deliverables"], serde_json::json!(["out.md"]), "{doc}");
+    assert_eq!(doc["success"], true);
+    // validate reads the original, colour codes and all, with the same vocabulary.
+    let options = ParseOptions {
+        vocabulary: skillmod::analyze::Vocabulary::Original,
+        ..ParseOptions::new(Protocol::Legacy)
+    };
+    let read = parse_output(&before.stdout, &options)
+        .expect("legacy")
+        .value;
+    assert_eq!(read["deliverables"], doc["deliverables"]);
+    assert_eq!(read["confidence"], doc["confidence"]);
+}
