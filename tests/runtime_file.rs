@@ -399,6 +399,15 @@ fn a_refused_restore_keeps_the_runtime_its_script_still_sources() {
             .map(|f| (f["status"].clone(), f["errors"][0]["code"].clone()))
             .unwrap_or_else(|| panic!("{name} in {report}"))
     };
+    let paths: Vec<&str> = report["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    let mut sorted = paths.clone();
+    sorted.sort_unstable();
+    assert_eq!(paths, sorted, "restore reports in path order");
     assert_eq!(status("a/execute.sh").0, "restored");
     assert_eq!(status("b/execute.sh").0, "refused");
     assert_eq!(status("skillmod-runtime.sh").1, "RUNTIME_STILL_USED");

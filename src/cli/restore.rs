@@ -92,6 +92,7 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
         warnings: Vec::new(),
     };
     for run in &chosen {
+        let first = report.files.len();
         let loaded = backup::load_run(&root, run)?;
         report.warnings.extend(loaded.warnings);
         for (path, error) in loaded.refused {
@@ -143,6 +144,8 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
                 errors: error.into_iter().map(ErrorEntry::from).collect(),
             });
         }
+        // Each run's files in path order, as every report prints them.
+        report.files[first..].sort_by(|a, b| a.path.cmp(&b.path));
     }
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
