@@ -233,6 +233,7 @@ const MISREADS: &[&str] = &[
     "read -r a 2>/dev/null <<< \"$line\"\n",
     "[[ $a == @(x|y ]] && echo hi\n",
     "for x do echo \"$x\"; done\n",
+    "url=\"${line#*](}\"\n",
     "c=${a:$i:1}\n",
     "case $x in\n",
     "echo \"unclosed\n",

@@ -10,6 +10,9 @@
 //!   `<  "$s"`, an input redirection (neither writes to stdout).
 //! - `for i do`: a `for` without `in` (the positional parameters) is an error unless a `;` or a
 //!   newline comes before `do`. The blank before `do` is masked as `;` (`for i;do`).
+//! - `${line#*](}`: a parenthesis or an unpaired bracket in the pattern of a `#`, `%` or `/`
+//!   expansion breaks the expansion. Brackets and parentheses there are masked as `?`, another
+//!   pattern character (the analysis never looks inside a pattern).
 
 use std::borrow::Cow;
 
@@ -48,6 +51,11 @@ pub fn mask(source: &[u8]) -> Cow<'_, [u8]> {
     for at in memchr::memmem::find_iter(source, b"for") {
         if let Some(blank) = for_without_in(source, at) {
             put(blank, b";");
+        }
+    }
+    for at in memchr::memmem::find_iter(source, b"${") {
+        for paren in pattern_parens(source, at) {
+            put(paren, b"?");
         }
     }
     match masked {
@@ -131,6 +139,30 @@ fn for_without_in(source: &[u8], at: usize) -> Option<usize> {
     (gap > 0 && is_do).then(|| i - 1)
 }
 
+/// For `${NAME#…}`, `%` or `/` starting at `at`: the offsets of the brackets and parentheses in
+/// its pattern, when the expansion closes on the same line with no other expansion or quote
+/// inside.
+fn pattern_parens(source: &[u8], at: usize) -> Vec<usize> {
+    let name = source[at + 2..]
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
+        .count();
+    let start = at + 2 + name;
+    if name == 0 || !matches!(source.get(start), Some(b'#' | b'%' | b'/')) {
+        return Vec::new();
+    }
+    let mut parens = Vec::new();
+    for (i, &b) in source[start..].iter().enumerate() {
+        match b {
+            b'}' => return parens,
+            b'(' | b')' | b'[' | b']' if !escaped(source, start + i) => parens.push(start + i),
+            b'\n' | b'$' | b'"' | b'\'' | b'`' | b'{' => return Vec::new(),
+            _ => {}
+        }
+    }
+    Vec::new()
+}
+
 /// Whether the word before the blank at `blank` is a redirection (`>/dev/null`, `2>&1`).
 fn follows_redirect(source: &[u8], blank: usize) -> bool {
     let before = &source[..blank];
@@ -157,6 +189,8 @@ mod tests {
         "read -r a b 2>/dev/null <<< \"$line\"\necho SUCCESS\n",
         "for i do\n  echo \"$i\"\ndone\necho SUCCESS\n",
         "x=1; for file  do echo \"$file\"; done\necho SUCCESS\n",
+        "url=\"${line#*](}\"\necho SUCCESS\n",
+        "base=${f%(*}; rest=${f/(/ }\necho SUCCESS\n",
     ];
 
     #[test]
@@ -194,6 +228,7 @@ mod tests {
             "echo a\\<b # see #12\n",
             "cat <<< \"$x\"\nx=a1#b\ncat \\\\<file\n",
             "for i in a b; do :; done\necho for x do\nfor i\ndo :; done\n",
+            "x=${a:-(default)} y=$(ls) z=${#arr[@]}\n",
         ] {
             let masked = mask(script.as_bytes());
             assert!(
