@@ -419,13 +419,14 @@ fn report(
     let unmigrated = !entry.legacy.is_empty();
     // What migrate would refuse the file for, as it is (SKM008, with migrate's code).
     let refusal = match (entry.prints_json, &entry.capture_refusal) {
-        (Some((line, column)), _) => Some((
-            line,
-            column,
-            format!(
-                "PRINTS_JSON: line {line}:{column} prints a JSON document of the script's own, so migrate refuses the script rather than print a second document; report through this document and drop the legacy lines, or suppress them"
-            ),
-        )),
+        (Some((line, column)), _) => {
+            let refusal = crate::migrate::prints_json_refusal(line, column);
+            Some((
+                line,
+                column,
+                format!("{}: {}", refusal.code, refusal.message),
+            ))
+        }
         (None, Some((line, code, message)))
             if profile.mode == crate::migrate::Mode::Capture
                 && !(profile.keep_stdout && code == crate::rewrite::capture::DESCRIPTOR_CLASH) =>

@@ -27,8 +27,8 @@ pub fn parse(
     vocabulary: Vocabulary,
 ) -> Result<Value, ContractError> {
     let mut marked = false;
-    let mut confidence: Option<&str> = None;
-    let mut confidence_text = String::new();
+    // The last `Confidence:` value, as the runtime keeps it.
+    let mut confidence: Option<String> = None;
     let mut deliverables: Vec<String> = Vec::new();
     let (mut created, mut modified) = (0u64, 0u64);
     for line in text.lines() {
@@ -41,10 +41,7 @@ pub fn parse(
             None => String::new(),
         };
         match kind {
-            LegacyKind::Confidence => {
-                confidence_text = value;
-                confidence = Some("set");
-            }
+            LegacyKind::Confidence => confidence = Some(value),
             LegacyKind::Created | LegacyKind::Modified if is_deliverable(&value) => {
                 if kind == LegacyKind::Created {
                     created += 1;
@@ -70,17 +67,16 @@ pub fn parse(
         ));
     }
     let mut errors: Vec<Value> = Vec::new();
-    let confidence = match confidence.map(|_| read_confidence(&confidence_text)) {
+    let confidence = match confidence {
         None => default_confidence,
-        Some(Some(value)) => value,
-        Some(None) => {
+        Some(text) => read_confidence(&text).unwrap_or_else(|| {
             errors.push(json!({
                 "code": "CONFIDENCE_INVALID",
                 "message": "confidence is not a number in 0..1; the default was reported",
-                "context": { "value": confidence_text },
+                "context": { "value": text },
             }));
             default_confidence
-        }
+        }),
     };
     Ok(json!({
         "success": true,

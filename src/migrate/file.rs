@@ -106,15 +106,7 @@ pub fn process_file(
     let would_rewrite = !analysis.legacy.is_empty() || options.force || hosted.is_some();
     if let (Some((line, column)), true) = (analysis.prints_json, would_rewrite) {
         report.status = Status::Skipped;
-        report.errors.push(
-            Error::new(
-                "PRINTS_JSON",
-                format!(
-                    "line {line}:{column} already prints a JSON document on stdout, so migrating would print a second one; report through that document and drop the legacy lines, or suppress them with # skillmod: ignore[SKM001] (check: SKM008)"
-                ),
-            )
-            .into(),
-        );
+        report.errors.push(prints_json_refusal(line, column).into());
         return (report, None);
     }
     // A script that already prints its document without the runtime (comment mode, or an
@@ -383,6 +375,17 @@ fn request_runtime(
 
 /// Why a file with legacy markers and a parse error is not rewritten (check reports the same
 /// place as SKM003).
+/// Why a script that prints a JSON document of its own is not migrated (check reports the same
+/// as SKM008).
+pub fn prints_json_refusal(line: usize, column: usize) -> Error {
+    Error::new(
+        "PRINTS_JSON",
+        format!(
+            "line {line}:{column} already prints a JSON document on stdout, so migrating would print a second one; report through that document and drop the legacy lines, or suppress them with # skillmod: ignore[SKM001]"
+        ),
+    )
+}
+
 pub fn parse_error_refusal(analysis: &Analysis, (line, column): (usize, usize)) -> Error {
     let message = if analysis.legacy.is_empty() {
         format!(

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-pub use file::{not_shell, process_file};
+pub use file::{not_shell, prints_json_refusal, process_file};
 
 use crate::analyze::{LegacyStatement, StdoutWrite};
 use crate::config::PerSettings;
