@@ -437,7 +437,7 @@ fn report(
     };
     // Where migrate would refuse the file, it is no fix, and nothing moves: each write stays a
     // warning.
-    let refused = refusal.is_some() || entry.parse_error.is_some();
+    let refused = (refusal.is_some() && unmigrated) || entry.parse_error.is_some();
     let will_move = unmigrated
         && profile.mode == crate::migrate::Mode::Capture
         && !profile.keep_stdout

@@ -84,7 +84,10 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
             outcome.valid = false;
             outcome.errors.push(contract::ContractError::new(
                 "TIMEOUT",
-                format!("the skill ran longer than {}s and was killed", args.timeout),
+                format!(
+                    "the skill ran longer than {}s and was stopped (SIGTERM, then SIGKILL 2 s later)",
+                    args.timeout
+                ),
                 serde_json::Value::Null,
             ));
         }

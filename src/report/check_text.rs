@@ -54,16 +54,26 @@ pub fn write_file(out: &mut dyn Write, findings: &[Finding], palette: Palette) -
     let refused = findings
         .iter()
         .any(|f| f.code == rules::CANNOT_MIGRATE.code || f.code == rules::UNREADABLE.code);
-    if let Some(fix) = findings
+    // One hint per file: the migration for legacy lines, else the first other fix (the
+    // redirect of other writes, the runtime a migrated skill misses).
+    let legacy_fix = findings
         .iter()
         .find(|f| f.code == rules::LEGACY_OUTPUT.code)
         .and_then(|f| f.fix.as_ref())
-        .filter(|_| !refused)
-    {
+        .filter(|_| !refused);
+    if let Some(fix) = legacy_fix {
         writeln!(
             out,
             "  {help}help{help:#}: run `{fix}` to replace legacy output with the JSON block"
         )?;
+    } else if let Some(finding) = findings.iter().find(|f| f.fix.is_some()) {
+        let fix = finding.fix.as_deref().unwrap_or_default();
+        let what = if finding.code == rules::STDOUT_WRITE.code {
+            "to send the other stdout writes to stderr"
+        } else {
+            "to write or upgrade the runtime the skill sources"
+        };
+        writeln!(out, "  {help}help{help:#}: run `{fix}` {what}")?;
     }
     Ok(())
 }
