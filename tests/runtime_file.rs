@@ -448,6 +448,11 @@ fn an_inline_runtime_block_stands_alone_and_is_upgraded_in_place() {
         .expect("end marker");
     let runtime_lines = migrated.lines().count() - text.split(|&b| b == b'\n').count() + 1;
     assert_eq!(block, runtime_lines, "the block is lines 2..={}", block + 1);
+    let readme = std::fs::read_to_string(fixtures().join("../README.md")).expect("README");
+    assert!(
+        readme.contains(&format!("block's length, {block} lines")),
+        "README states the shift: {block} lines"
+    );
     // Copied alone into another project, from any folder, in sh and bash: one valid document.
     let elsewhere = tempfile::tempdir().expect("tmp");
     let copy = elsewhere.path().join("execute.sh");

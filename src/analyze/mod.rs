@@ -318,7 +318,17 @@ fn examine(
     vocabulary: Vocabulary,
     offsets: &[usize],
 ) -> (Analysis, Vec<Vec<u8>>) {
-    let (legacy, already_migrated, stdout_writes, exit_traps, wanted, visited, hidden, prints_json) = {
+    let (
+        legacy,
+        already_migrated,
+        stdout_writes,
+        exit_traps,
+        wanted,
+        visited,
+        hidden,
+        prints_json,
+        dialect,
+    ) = {
         let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), offsets);
         let runtime = runtime_link::find(source).map(|r| r.range());
         if let Some(range) = &runtime {
@@ -369,24 +379,21 @@ fn examine(
             .map(|site| stdout_write(site.node, source))
             .collect();
         stdout_writes.sort_by_key(|w| w.start);
-        // skillmod's own block (its marker or runtime) is not the script's own document; a
-        // hand-written `EOF_JSON` heredoc is.
-        let own_block = survey.marker_comment || runtime.is_some();
-        let json_heredoc = survey
-            .cats
-            .iter()
-            .filter(|site| survey.reach(site).is_ok() && opens_json_heredoc(site.node, source))
-            .map(|site| stdout_write(site.node, source))
-            .map(|w| (w.line, w.column))
-            .next();
-        // The writes that print a JSON object are the script's document, not other output.
-        // Only the writes that reach stdout (found above) can be the script's document.
-        let writes: std::collections::HashSet<usize> =
-            stdout_writes.iter().map(|w| w.start).collect();
-        let json_writes: std::collections::HashSet<usize> = if own_block {
-            std::collections::HashSet::new()
-        } else {
-            survey
+        // A document the script prints itself: a hand-written `EOF_JSON` heredoc, or writes that
+        // print a JSON object (those are not other output). skillmod's own block (its marker
+        // or runtime) is no such document.
+        let mut prints_json = None;
+        if !(survey.marker_comment || runtime.is_some()) {
+            prints_json = survey
+                .cats
+                .iter()
+                .find(|site| survey.reach(site).is_ok() && opens_json_heredoc(site.node, source))
+                .map(|site| stdout_write(site.node, source))
+                .map(|w| (w.line, w.column));
+            // Only the writes found above to reach stdout can be the document.
+            let writes: std::collections::HashSet<usize> =
+                stdout_writes.iter().map(|w| w.start).collect();
+            let json_writes: std::collections::HashSet<usize> = survey
                 .echoes
                 .iter()
                 .chain(&survey.printfs)
@@ -394,16 +401,15 @@ fn examine(
                 .filter(|site| writes.contains(&site.node.start_byte()))
                 .filter(|site| prints_json_object(site.node, source, dialect))
                 .map(|site| site.node.start_byte())
-                .collect()
-        };
-        let prints_json = json_heredoc.or_else(|| {
-            stdout_writes
-                .iter()
-                .find(|w| json_writes.contains(&w.start))
-                .map(|w| (w.line, w.column))
-        });
-        stdout_writes.retain(|w| !json_writes.contains(&w.start));
-        let prints_json = prints_json.filter(|_| !own_block);
+                .collect();
+            prints_json = prints_json.or_else(|| {
+                stdout_writes
+                    .iter()
+                    .find(|w| json_writes.contains(&w.start))
+                    .map(|w| (w.line, w.column))
+            });
+            stdout_writes.retain(|w| !json_writes.contains(&w.start));
+        }
         // Other stdout writes matter only in a script under the JSON contract (one with legacy
         // lines or the JSON block); anywhere else they are just what the script prints.
         if legacy.is_empty() && !has_block {
@@ -424,6 +430,7 @@ fn examine(
             survey.visited,
             hidden,
             prints_json,
+            dialect,
         )
     };
     let final_exit = final_top_level_exit(tree.root_node(), source);
@@ -445,7 +452,7 @@ fn examine(
     let analysis = Analysis {
         first_error,
         legacy_in_parse_error,
-        dialect: Dialect::detect(source),
+        dialect,
         tree,
         scope,
         legacy,

@@ -103,6 +103,13 @@ impl Suppressions {
     /// Which of `findings` (byte offset, rule code), sorted by offset, a directive covers; marks
     /// the directives used. Each directive looks only at the findings inside what it covers, so
     /// the work is linear in findings and directives (times the nesting of covered statements).
+    /// Keep the `items` (sorted by offset) that the directives do not suppress for rule `code`.
+    pub fn retain<T>(&self, items: &mut Vec<T>, code: &str, offset: impl Fn(&T) -> usize) {
+        let keys: Vec<(usize, &str)> = items.iter().map(|item| (offset(item), code)).collect();
+        let mut drop = self.suppresses(&keys).into_iter();
+        items.retain(|_| !drop.next().unwrap_or(false));
+    }
+
     pub fn suppresses(&self, findings: &[(usize, &str)]) -> Vec<bool> {
         let mut suppressed = vec![false; findings.len()];
         for directive in &self.directives {

@@ -117,12 +117,17 @@ impl Vocabulary {
         })
     }
 
-    /// The markers, for messages.
-    pub fn summary(self) -> &'static str {
+    /// The markers, for messages (read from the marker tables).
+    pub fn summary(self) -> String {
         match self {
-            Vocabulary::Exact => "SUCCESS, COMPLETE, Confidence:, Created:, Modified:",
+            Vocabulary::Exact => LegacyKind::ALL.map(|k| k.marker()).join(", "),
             Vocabulary::Original => {
-                "success, complete(d), confidence:, created:, modified:, updated:, generated:, any case, after decorations"
+                let markers: Vec<&str> = LINE_MARKERS_ORIGINAL
+                    .iter()
+                    .chain(&VALUE_MARKERS_ORIGINAL)
+                    .map(|(m, _)| *m)
+                    .collect();
+                format!("{}, any case, after decorations", markers.join(", "))
             }
         }
     }

@@ -570,11 +570,6 @@ fn report(
     // The refusal stands only while a legacy line is left to migrate (as in migrate); the note
     // that migrate will move the other writes, only while it would migrate the file.
     if findings.iter().any(|f| f.code == rules::LEGACY_OUTPUT.code) {
-        if cannot_migrate.is_some() {
-            findings.retain(|f| {
-                !(f.code == rules::STDOUT_WRITE.code && f.severity == rules::Severity::Note)
-            });
-        }
         findings.extend(cannot_migrate);
     } else {
         findings.retain(|f| {

@@ -74,22 +74,10 @@ pub fn process_file(
     // `# skillmod: ignore[…]` keeps a statement as it is, as `check` does not report it.
     if analyze::suppress::Suppressions::may_occur(&script.body) {
         let (suppressions, invalid) = analyze::suppress::Suppressions::parse(parser, &script.body);
-        let legacy: Vec<(usize, &str)> = analysis
-            .legacy
-            .iter()
-            .map(|l| (l.start, rules::LEGACY_OUTPUT.code))
-            .collect();
-        let mut drop = suppressions.suppresses(&legacy).into_iter();
-        analysis.legacy.retain(|_| !drop.next().unwrap_or(false));
-        let writes: Vec<(usize, &str)> = analysis
-            .stdout_writes
-            .iter()
-            .map(|w| (w.start, rules::STDOUT_WRITE.code))
-            .collect();
-        let mut drop = suppressions.suppresses(&writes).into_iter();
-        analysis
-            .stdout_writes
-            .retain(|_| !drop.next().unwrap_or(false));
+        suppressions.retain(&mut analysis.legacy, rules::LEGACY_OUTPUT.code, |l| l.start);
+        suppressions.retain(&mut analysis.stdout_writes, rules::STDOUT_WRITE.code, |w| {
+            w.start
+        });
         report
             .notes
             .extend(invalid.into_iter().map(|bad| ErrorEntry {

@@ -162,12 +162,9 @@ fn legacy_in(bytes: &[u8], vocabulary: Vocabulary) -> Option<bool> {
     let mut legacy = analysis.legacy;
     if Suppressions::may_occur(bytes) {
         let (suppressions, _) = Suppressions::parse(&mut parser, bytes);
-        let keys: Vec<(usize, &str)> = legacy
-            .iter()
-            .map(|l| (l.start, crate::check::rules::LEGACY_OUTPUT.code))
-            .collect();
-        let mut drop = suppressions.suppresses(&keys).into_iter();
-        legacy.retain(|_| !drop.next().unwrap_or(false));
+        suppressions.retain(&mut legacy, crate::check::rules::LEGACY_OUTPUT.code, |l| {
+            l.start
+        });
     }
     (!legacy.is_empty()).then(|| {
         legacy
