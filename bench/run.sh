@@ -6,8 +6,8 @@
 #   machine    the shell scripts already on this machine: files under /usr/bin, /usr/sbin, /usr/lib,
 #              /usr/share and /etc whose first line names sh, bash or dash (copied into the work
 #              folder as DIR/NNNNN/execute.sh; nothing is committed)
-# Prints one markdown table per corpus with each time as a ratio of ast-grep's in the same run,
-# and the share of the bytes `check` parses. `find` over the same tree is the floor of any warm run
+# Prints one markdown table per corpus with each time as a ratio of ast-grep's in the same run.
+# `find` over the same tree is the floor of any warm run
 # (it only lists the folders).
 # usage: bench/run.sh [N=10000] [WORKDIR=$(mktemp -d)]
 # Needs: python3, hyperfine (Debian package), ast-grep (`pip install ast-grep-cli`), GNU time for
@@ -21,10 +21,9 @@ gen_skills="${GEN_SKILLS:-$here/../../shared/bench/gen_skills.py}"
 command -v ast-grep >/dev/null || { echo "ast-grep not found: pip install ast-grep-cli" >&2; exit 2; }
 command -v hyperfine >/dev/null || { echo "hyperfine not found: apt-get install hyperfine" >&2; exit 2; }
 cd "$here/.."
-cargo build --release --quiet --bin skillmod --example parse_all --example scope_agreement
+cargo build --release --quiet --bin skillmod --example parse_all
 bin="$PWD/target/release/skillmod"
 parse_all="$PWD/target/release/examples/parse_all"
-agreement="$PWD/target/release/examples/scope_agreement"
 mkdir -p "$work"
 
 collect_machine_scripts() {
@@ -71,9 +70,8 @@ for corpus in "${corpora[@]}"; do
   dir="$work/$corpus"
   files=$(find "$dir" -name execute.sh | wc -l)
   bytes=$(find "$dir" -name execute.sh -printf "%s\n" | awk '{s+=$1} END {print s}')
-  share=$("$agreement" "$dir" | tail -1)
   echo
-  echo "## $corpus: $files scripts, $bytes bytes; $share"
+  echo "## $corpus: $files scripts, $bytes bytes"
   cache="$work/cache-$corpus"  # one cache per corpus, so a warm run loads only its own entries
   rm -rf "$cache"
   # Fill it for the warm runs; the second run gives the settled files their place keys.

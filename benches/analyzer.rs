@@ -1,10 +1,10 @@
 //! Analyzer throughput on a typical 3 KB skill from bench/gen_corpus.py's shapes
-//! (fixtures/bench/typical.sh): prefilter, chunk lexer, parse + legacy detection (scoped and
-//! whole-file), and planning a migration.
+//! (fixtures/bench/typical.sh): prefilter, parse, parse + legacy detection, and planning a
+//! migration.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use skillmod::analyze::Vocabulary;
-use skillmod::analyze::{self, BashParser, chunks, prefilter};
+use skillmod::analyze::{self, BashParser, prefilter};
 use skillmod::rewrite::{self, Template, values};
 
 const TYPICAL: &[u8] = include_bytes!("../fixtures/bench/typical.sh");
@@ -27,19 +27,6 @@ fn analyzer(c: &mut Criterion) {
                 .map(|t| t.root_node().child_count())
         })
     });
-    group.bench_function("chunk_starts_typical", |b| {
-        b.iter(|| chunks::chunk_starts(std::hint::black_box(TYPICAL)).map(|c| c.len()))
-    });
-    group.bench_function("analyze_whole_typical", |b| {
-        b.iter(|| {
-            analyze::analyze_whole(
-                &mut parser,
-                std::hint::black_box(TYPICAL),
-                Vocabulary::Exact,
-            )
-            .map(|a| a.legacy.len())
-        })
-    });
     group.bench_function("analyze_typical", |b| {
         b.iter(|| {
             analyze::analyze(
@@ -55,7 +42,11 @@ fn analyzer(c: &mut Criterion) {
         b.iter(|| {
             let analysis =
                 analyze::analyze(&mut parser, TYPICAL, Vocabulary::Exact).expect("analysis");
-            let context = values::static_values(&analysis.legacy, 0.85, "bench");
+            let context = values::static_values(
+                &analysis.legacy,
+                skillmod::contract::legacy_text::DEFAULT_CONFIDENCE,
+                "bench",
+            );
             let plan = rewrite::plan_comment_mode(&analysis, TYPICAL, &template, &context, None)
                 .expect("plan");
             rewrite::apply_checked(&plan, &analysis, TYPICAL, &mut parser).map(|v| v.len())
@@ -115,7 +106,11 @@ fn pathological(c: &mut Criterion) {
                     let analysis =
                         analyze::analyze(&mut parser, source.as_bytes(), Vocabulary::Exact)
                             .expect("analysis");
-                    let context = values::static_values(&analysis.legacy, 0.85, "bench");
+                    let context = values::static_values(
+                        &analysis.legacy,
+                        skillmod::contract::legacy_text::DEFAULT_CONFIDENCE,
+                        "bench",
+                    );
                     let plan = rewrite::plan_comment_mode(
                         &analysis,
                         source.as_bytes(),

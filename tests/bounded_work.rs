@@ -1,6 +1,6 @@
-//! Analysis work grows linearly with the script, checked by counting (parses, nodes walked,
-//! included ranges) rather than timing: long call chains, many heredocs on a line, and many
-//! selected chunks once took cubic or quadratic time.
+//! Analysis work grows linearly with the script, checked by counting the nodes the survey walks
+//! rather than timing: long call chains and many heredocs on a line once took cubic or quadratic
+//! time.
 
 use skillmod::analyze::Vocabulary;
 use skillmod::analyze::{self, BashParser};
@@ -75,18 +75,10 @@ fn work_per_node_stays_bounded_as_scripts_grow() {
                 .expect("analysis");
             let nodes = node_count(&mut parser, &source);
             assert!(
-                analysis.work.parses <= 5,
-                "{name} {size}: {} parses",
-                analysis.work.parses
-            );
-            assert!(
                 analysis.work.nodes <= 4 * nodes,
                 "{name} {size}: walked {} nodes of {nodes}",
                 analysis.work.nodes
             );
-            if let Some(scope) = &analysis.scope {
-                assert!(scope.len() <= 32, "{name} {size}: {} ranges", scope.len());
-            }
             per_node.push(analysis.work.nodes as f64 / nodes as f64);
         }
         // Linear: the work per node does not grow with the size.

@@ -445,16 +445,19 @@ fn text_summary_counts_every_status() {
 }
 
 #[test]
-fn parse_error_decides_only_where_it_touches_what_migrate_reads() {
+fn a_parse_error_anywhere_in_a_script_with_legacy_lines_refuses_it() {
     let dir = tempfile::tempdir().expect("tempdir");
-    // A syntax error in a statement with nothing to migrate is bash's to report; the legacy
-    // lines around it are migrated and the broken line is left exactly as it was.
-    let elsewhere = b"#!/bin/bash\nls >\necho \"SUCCESS\"\n";
-    let touched = b"#!/bin/bash\nls\necho \"SUCCESS\"; ls >\n";
-    write_script(dir.path(), "a/execute.sh", elsewhere);
-    write_script(dir.path(), "b/execute.sh", touched);
-    let (code, report) = json_report(dir.path(), &["migrate", "--mode", "comment", "."]);
-    assert_eq!(code, 0, "{report}");
+    // One parse cannot tell how far a syntax error's damage reaches, so neither a broken line
+    // before the legacy line nor one after it lets migrate edit the file. `ls >` NEWLINE is a
+    // syntax error for bash that tree-sitter-bash reads as a redirection to a file named `echo`,
+    // hiding the legacy line: it counts as a parse error too.
+    let before = b"#!/bin/bash\nls >\necho \"SUCCESS\"\n";
+    let after = b"#!/bin/bash\nls\necho \"SUCCESS\"; ls >\n";
+    let tree_sitter_error = b"#!/bin/bash\nif then; fi\necho \"SUCCESS\"\n";
+    write_script(dir.path(), "a/execute.sh", before);
+    write_script(dir.path(), "b/execute.sh", after);
+    write_script(dir.path(), "c/execute.sh", tree_sitter_error);
+    let (_, report) = json_report(dir.path(), &["migrate", "--mode", "comment", "."]);
     let files = report["files"].as_array().expect("files");
     let status = |path: &str| {
         files
@@ -462,20 +465,35 @@ fn parse_error_decides_only_where_it_touches_what_migrate_reads() {
             .find(|f| f["path"] == path)
             .map(|f| (f["status"].clone(), f["errors"][0]["code"].clone()))
     };
-    assert_eq!(
-        status("a/execute.sh"),
-        Some((Value::from("migrated"), Value::Null))
-    );
-    assert_eq!(
-        status("b/execute.sh"),
-        Some((Value::from("skipped"), Value::from("PARSE_ERROR")))
-    );
-    let migrated = std::fs::read(dir.path().join("a/execute.sh")).expect("read");
-    assert!(migrated.starts_with(b"#!/bin/bash\nls >\n: # LEGACY"));
-    assert_eq!(
-        std::fs::read(dir.path().join("b/execute.sh")).expect("read"),
-        touched
-    );
+    for (path, bytes) in [
+        ("a/execute.sh", &before[..]),
+        ("b/execute.sh", &after[..]),
+        ("c/execute.sh", &tree_sitter_error[..]),
+    ] {
+        assert_eq!(
+            status(path),
+            Some((Value::from("skipped"), Value::from("PARSE_ERROR"))),
+            "{path}"
+        );
+        assert_eq!(
+            std::fs::read(dir.path().join(path)).expect("read"),
+            bytes,
+            "{path}"
+        );
+    }
+    // check says the same about each (never a silent pass on the hidden line).
+    let out = run(skillmod(dir.path()).args(["check", "--format", "json", "."]));
+    let findings: Value = serde_json::from_slice(&out.stdout).expect("json");
+    for path in ["a/execute.sh", "b/execute.sh", "c/execute.sh"] {
+        assert!(
+            findings["errors"]
+                .as_array()
+                .expect("errors")
+                .iter()
+                .any(|f| f["path"] == path && f["code"] == "PARSE_ERROR"),
+            "{path}: {findings}"
+        );
+    }
 }
 
 #[test]

@@ -51,8 +51,6 @@ pub struct Survey<'s, 't> {
     pub marker_comment: bool,
     /// Nodes the walks entered: the work the survey did, for tests that bound it.
     pub visited: usize,
-    /// Names of the functions whose call sites decide where some output goes.
-    pub wanted: HashSet<&'s [u8]>,
     calls: Vec<Call<'s, 't>>,
     functions: Vec<Function<'s>>,
     captured: Vec<bool>,
@@ -129,8 +127,8 @@ impl<'s, 't> Survey<'s, 't> {
     /// `echo`, a legacy marker, the JSON block, a function definition). Whether a function's
     /// output is captured matters only for functions that hold an `echo`, `printf` or `cat`
     /// whose output is not already kept off stdout where it stands, and for the functions that
-    /// call those: later walks add the occurrences of their names to find the call sites, until
-    /// no new function turns up. Those names end up in `wanted`.
+    /// call those: a second walk then also enters every occurrence of a function's name, to find
+    /// the call sites.
     pub fn new(
         tree: &'t Tree,
         source: &'s [u8],
@@ -151,10 +149,9 @@ impl<'s, 't> Survey<'s, 't> {
             .filter(|site| site.function.is_some() && site.blocked.is_none())
             .map(|site| site.function)
             .collect();
-        let mut wanted: HashSet<&'s [u8]> = HashSet::new();
         if !writers.is_empty() {
             // One more walk that reaches every call of every function (all their names found in
-            // one scan), then the call graph in memory: linear, however long the call chains.
+            // one scan): whether a writer's output is captured is decided at its call sites.
             let names: Vec<&[u8]> = survey.functions.iter().map(|f| f.name).collect();
             offsets.extend(word_occurrences_of_all(source, &names));
             offsets.sort_unstable();
@@ -162,49 +159,9 @@ impl<'s, 't> Survey<'s, 't> {
             let first = survey.visited;
             survey = Walk::run(tree, source, marker, &offsets);
             survey.visited += first;
-            let writers: Vec<Option<usize>> = survey
-                .echoes
-                .iter()
-                .chain(&survey.printfs)
-                .chain(&survey.cats)
-                .filter(|site| site.function.is_some() && site.blocked.is_none())
-                .map(|site| site.function)
-                .collect();
-            let mut callers_of: HashMap<&[u8], Vec<Option<usize>>> = HashMap::new();
-            for call in &survey.calls {
-                callers_of
-                    .entry(call.name)
-                    .or_default()
-                    .push(call.site.function);
-            }
-            let mut queue: Vec<&[u8]> = Vec::new();
-            for function in writers {
-                survey.enclosing_names_into(function, &mut wanted, &mut queue);
-            }
-            while let Some(name) = queue.pop() {
-                for &caller in callers_of.get(name).into_iter().flatten() {
-                    survey.enclosing_names_into(caller, &mut wanted, &mut queue);
-                }
-            }
         }
         survey.captured = survey.captured_functions();
-        survey.wanted = wanted;
         survey
-    }
-
-    /// Add the names of `function` and every function around it; new ones also go to `queue`.
-    fn enclosing_names_into(
-        &self,
-        mut function: Option<usize>,
-        names: &mut HashSet<&'s [u8]>,
-        queue: &mut Vec<&'s [u8]>,
-    ) {
-        while let Some(id) = function {
-            if names.insert(self.functions[id].name) {
-                queue.push(self.functions[id].name);
-            }
-            function = self.functions[id].parent;
-        }
     }
 
     /// Functions whose output is captured, piped or redirected at some call site, directly or
@@ -342,7 +299,6 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                 calls: Vec::new(),
                 functions: Vec::new(),
                 captured: Vec::new(),
-                wanted: HashSet::new(),
             },
         };
         walk.descend(tree);

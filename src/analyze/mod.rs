@@ -1,7 +1,6 @@
 //! Static analysis of a bash skill with tree-sitter-bash: legacy output statements, whether the
 //! JSON block is already there, and where the main flow ends.
 
-pub mod chunks;
 pub mod context;
 pub mod flow;
 pub mod legacy;
@@ -9,7 +8,6 @@ pub mod misreads;
 pub mod parser;
 pub mod prefilter;
 pub mod runtime_link;
-pub mod scope;
 pub mod shell;
 pub mod suppress;
 pub mod vocabulary;
@@ -25,8 +23,6 @@ pub use vocabulary::Vocabulary;
 
 use context::{Survey, command_name_bytes};
 use parser::node_text;
-use scope::Scope;
-use std::ops::Range;
 
 /// The comment the JSON block opens with; its presence marks a migrated script.
 pub const BLOCK_MARKER: &str = "# skillmod:json-output";
@@ -55,16 +51,16 @@ pub struct LegacyStatement {
 /// Everything the rewrite and the reports need to know about one script.
 #[derive(Debug)]
 pub struct Analysis {
-    /// The parse: of the whole file, or of the byte ranges in `scope` only.
+    /// The parse of the whole file.
     pub tree: Tree,
-    pub scope: Option<Vec<Range<usize>>>,
     pub dialect: Dialect,
     pub legacy: Vec<LegacyStatement>,
     /// The script already prints the JSON block (marker comment or an `EOF_JSON` heredoc on stdout).
     pub already_migrated: bool,
     /// Start byte of a final top-level `exit`, the place the JSON block goes before.
     pub final_exit: Option<usize>,
-    /// Number of ERROR/MISSING nodes tree-sitter produced.
+    /// Parse errors: ERROR/MISSING nodes, and redirections whose target is on the next line
+    /// (`parser::redirects_across_lines`), which tree-sitter reads without one.
     pub parse_errors: usize,
     /// Line and column of the first parse error.
     pub first_error: Option<(usize, usize)>,
@@ -90,8 +86,6 @@ pub struct Analysis {
 /// The work one analysis did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Work {
-    /// tree-sitter parses (of ranges or of the whole file).
-    pub parses: usize,
     /// Nodes the survey walks entered.
     pub nodes: usize,
 }
@@ -122,94 +116,24 @@ pub struct ExitTrap {
     pub dynamic: bool,
 }
 
-/// Analyze one script's bytes (without a BOM): only the chunks of top-level statements that can
-/// matter are parsed (see `analyze_scoped`), the whole file when that is not possible.
+/// Analyze one script's bytes (without a BOM) with one parse of the whole file. The walks over
+/// its tree only enter nodes that hold text the analysis looks for.
 pub fn analyze(
     parser: &mut BashParser,
     source: &[u8],
     vocabulary: Vocabulary,
 ) -> crate::error::Result<Analysis> {
-    let mut spent = Work::default();
-    let offsets = interesting_offsets(source, vocabulary);
-    let starts = chunks::chunk_starts(source);
-    if let Some(starts) = &starts
-        && let Some(analysis) = analyze_scoped_counting(
-            parser,
-            source,
-            starts,
-            vocabulary,
-            &offsets,
-            WHOLE_FILE_SHARE,
-            &mut spent,
-        )?
-    {
-        return Ok(analysis);
-    }
-    let mut analysis = whole(parser, source, vocabulary, &offsets)?;
-    spent.parses += analysis.work.parses;
-    spent.nodes += analysis.work.nodes;
-    // The whole file stands in for a wide scope only where both read the same statements: a
-    // parse error, or a top-level statement that runs across a cut of the chunk lexer (tree-sitter
-    // reads `ls >` NEWLINE `echo SUCCESS` as one command), must not decide what the statements
-    // that matter are. The scoped answer is then the answer, whatever its share. Rare, so the
-    // second parse costs nothing overall.
-    if let Some(starts) = &starts
-        && (analysis.parse_errors > 0 || !same_statements(&analysis.tree, starts))
-        && let Some(scoped) = analyze_scoped_counting(
-            parser,
-            source,
-            starts,
-            vocabulary,
-            &offsets,
-            f64::INFINITY,
-            &mut spent,
-        )?
-    {
-        return Ok(scoped);
-    }
-    analysis.work = spent;
-    Ok(analysis)
-}
-
-/// True when no top-level statement of `tree` holds a chunk start inside it.
-fn same_statements(tree: &Tree, starts: &[usize]) -> bool {
-    let root = tree.root_node();
-    let mut cursor = root.walk();
-    root.named_children(&mut cursor).all(|node| {
-        let after = starts.partition_point(|&s| s <= node.start_byte());
-        starts.get(after).is_none_or(|&s| s >= node.end_byte())
-    })
-}
-
-/// Analyze with a parse of the whole file.
-pub fn analyze_whole(
-    parser: &mut BashParser,
-    source: &[u8],
-    vocabulary: Vocabulary,
-) -> crate::error::Result<Analysis> {
-    whole(
-        parser,
+    let tree = parser.parse(source)?;
+    Ok(examine(
+        tree,
         source,
         vocabulary,
         &interesting_offsets(source, vocabulary),
-    )
-}
-
-/// `analyze_whole` with the interesting offsets already found.
-fn whole(
-    parser: &mut BashParser,
-    source: &[u8],
-    vocabulary: Vocabulary,
-    offsets: &[usize],
-) -> crate::error::Result<Analysis> {
-    let tree = parser.parse(source)?;
-    let (mut analysis, _) = examine(tree, source, None, vocabulary, offsets);
-    analysis.work.parses += 1;
-    Ok(analysis)
+    ))
 }
 
 /// Where text the analysis looks for can start (`needles` and the vocabulary's markers), sorted:
-/// found once per file, shared by the scope and every survey of it.
+/// found once per file, shared by every walk of the survey.
 fn interesting_offsets(source: &[u8], vocabulary: Vocabulary) -> Vec<usize> {
     let mut offsets = context::occurrences(source, needles().into_iter());
     offsets.extend(vocabulary.marker_offsets(source));
@@ -217,82 +141,6 @@ fn interesting_offsets(source: &[u8], vocabulary: Vocabulary) -> Vec<usize> {
     offsets.dedup();
     offsets
 }
-
-/// Analyze with a parse of only the chunks that hold text the analysis looks for, the last
-/// chunk, and the call sites of functions whose output matters (added until none is missing).
-/// Statements in the other chunks hold nothing that the analysis would report or that would
-/// change what it reports. None when the chunk lexer gives up or a parsed chunk has a parse
-/// error (a cut in the wrong place shows up as one): the caller parses the whole file.
-pub fn analyze_scoped(
-    parser: &mut BashParser,
-    source: &[u8],
-    vocabulary: Vocabulary,
-) -> crate::error::Result<Option<Analysis>> {
-    let Some(starts) = chunks::chunk_starts(source) else {
-        return Ok(None);
-    };
-    analyze_scoped_counting(
-        parser,
-        source,
-        &starts,
-        vocabulary,
-        &interesting_offsets(source, vocabulary),
-        f64::INFINITY,
-        &mut Work::default(),
-    )
-}
-
-/// `analyze_scoped` with the interesting offsets already found, adding the work of rounds that
-/// end in a fallback to `spent`; None also when the scope grows past `max_share` of the file.
-fn analyze_scoped_counting(
-    parser: &mut BashParser,
-    source: &[u8],
-    starts: &[usize],
-    vocabulary: Vocabulary,
-    offsets: &[usize],
-    max_share: f64,
-    spent: &mut Work,
-) -> crate::error::Result<Option<Analysis>> {
-    let mut scope = Scope::new(starts.to_vec(), source.len());
-    scope.select_offsets(offsets.to_vec());
-    scope.select_last();
-    // Each round adds the call sites of newly wanted functions. Long call chains would take one
-    // round (and one parse) per link; past a few rounds one whole-file parse is cheaper.
-    for _ in 0..MAX_SCOPE_ROUNDS {
-        let ranges = scope.ranges();
-        let read: usize = ranges.iter().map(|r| r.len()).sum();
-        // tree-sitter reads a byte of included ranges at a far higher cost than a byte of a whole
-        // file; past this share, one whole-file parse is cheaper.
-        if read as f64 > max_share * source.len() as f64 {
-            return Ok(None);
-        }
-        let tree = parser.parse_ranges(source, &scope::tree_sitter_ranges(source, &ranges))?;
-        spent.parses += 1;
-        if tree.root_node().has_error() {
-            return Ok(None);
-        }
-        let (mut analysis, wanted) = examine(tree, source, Some(ranges), vocabulary, offsets);
-        spent.nodes += analysis.work.nodes;
-        analysis.work = *spent;
-        let calls: Vec<usize> = wanted
-            .iter()
-            .flat_map(|name| scope::word_occurrences(source, name))
-            .collect();
-        if !scope.select_offsets(calls) {
-            return Ok(Some(analysis));
-        }
-    }
-    Ok(None)
-}
-
-/// Rounds of the scoped analysis before it gives way to a whole-file parse.
-const MAX_SCOPE_ROUNDS: usize = 4;
-
-/// The share of a file above which the scoped parse gives way to a whole-file parse.
-/// Measured on 10,000 gen_skills.py skills (check --no-cache, 2 cores): never 9.9 s, 0.6 6.5 s,
-/// 0.4 6.1 s, 0.2 5.6 s, always (0) 5.9 s; on bench/gen_corpus.py, where scopes are small, 0.3 and
-/// never are equal and always is 3.3x slower.
-const WHOLE_FILE_SHARE: f64 = 0.25;
 
 /// Text where something the analysis looks at can start (the vocabulary's markers come on top).
 fn needles() -> Vec<&'static [u8]> {
@@ -309,21 +157,13 @@ fn needles() -> Vec<&'static [u8]> {
     ]
 }
 
-/// Everything the analysis reads off a tree, and the names of the functions whose call sites
-/// decided it.
-fn examine(
-    tree: Tree,
-    source: &[u8],
-    scope: Option<Vec<Range<usize>>>,
-    vocabulary: Vocabulary,
-    offsets: &[usize],
-) -> (Analysis, Vec<Vec<u8>>) {
+/// Everything the analysis reads off a tree.
+fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize]) -> Analysis {
     let (
         legacy,
         already_migrated,
         stdout_writes,
         exit_traps,
-        wanted,
         visited,
         hidden,
         prints_json,
@@ -420,13 +260,11 @@ fn examine(
             .iter()
             .filter_map(|site| exit_trap(site.node, source))
             .collect();
-        let wanted = survey.wanted.iter().map(|name| name.to_vec()).collect();
         (
             legacy,
             has_block,
             stdout_writes,
             exit_traps,
-            wanted,
             survey.visited,
             hidden,
             prints_json,
@@ -434,8 +272,15 @@ fn examine(
         )
     };
     let final_exit = final_top_level_exit(tree.root_node(), source);
-    let parse_errors = parser::error_count(&tree);
-    let first_error = parser::first_error(&tree);
+    let misread = parser::redirects_across_lines(&tree, source);
+    let parse_errors = parser::error_count(&tree) + misread.len();
+    let first_error = [
+        parser::first_error(&tree),
+        misread.first().map(|&at| parser::line_column(source, at)),
+    ]
+    .into_iter()
+    .flatten()
+    .min();
     // A parse error can swallow what follows it into a word, a string or a comment, so no
     // marker in the file can be trusted to be data: the file is not judged clean. With legacy
     // statements found, the rewrite is refused at the first error (check reports the same place).
@@ -449,12 +294,11 @@ fn examine(
                 .map(|&at| parser::line_column(source, at))
         }),
     };
-    let analysis = Analysis {
+    Analysis {
         first_error,
         legacy_in_parse_error,
         dialect,
         tree,
-        scope,
         legacy,
         already_migrated,
         final_exit,
@@ -462,12 +306,8 @@ fn examine(
         stdout_writes,
         exit_traps,
         prints_json,
-        work: Work {
-            parses: 0,
-            nodes: visited,
-        },
-    };
-    (analysis, wanted)
+        work: Work { nodes: visited },
+    }
 }
 
 /// A legacy statement when the echo prints a legacy line.

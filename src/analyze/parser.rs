@@ -1,6 +1,6 @@
 //! Thin wrapper around tree-sitter-bash so callers can reuse one parser per thread.
 
-use tree_sitter::{Node, Parser, Range, Tree};
+use tree_sitter::{Node, Parser, Tree};
 
 use crate::error::{Error, Result};
 
@@ -64,40 +64,21 @@ impl BashParser {
         Ok(BashParser { parser })
     }
 
-    /// Parse the whole of `source`.
+    /// Parse the whole of `source`. Constructs tree-sitter misreads are masked for the parse
+    /// (`misreads`); offsets stay those of `source`.
     pub fn parse(&mut self, source: &[u8]) -> Result<Tree> {
-        self.parse_ranges(source, &[])
+        self.parse_with(source, None)
     }
 
-    /// Parse only the given ranges of `source` (all of it when empty), as one stream: the text
-    /// between them is skipped, and node positions stay those of `source`.
-    /// Constructs tree-sitter misreads are masked for the parse (`misreads`); offsets stay.
-    pub fn parse_ranges(&mut self, source: &[u8], ranges: &[Range]) -> Result<Tree> {
-        self.set_ranges(ranges)?;
+    /// Parse `source`, reusing the unchanged parts of `old` (already edited to match).
+    pub fn reparse(&mut self, source: &[u8], old: &Tree) -> Result<Tree> {
+        self.parse_with(source, Some(old))
+    }
+
+    fn parse_with(&mut self, source: &[u8], old: Option<&Tree>) -> Result<Tree> {
         self.parser
-            .parse(super::misreads::mask(source), None)
+            .parse(super::misreads::mask(source), old)
             .ok_or_else(|| Error::new("PARSE_FAILED", "tree-sitter returned no tree"))
-    }
-
-    /// Parse `ranges` of `source` (all of it when empty), reusing the unchanged parts of `old`
-    /// (already edited to match).
-    pub fn reparse(&mut self, source: &[u8], old: &Tree, ranges: &[Range]) -> Result<Tree> {
-        self.set_ranges(ranges)?;
-        self.parser
-            .parse(super::misreads::mask(source), Some(old))
-            .ok_or_else(|| Error::new("PARSE_FAILED", "tree-sitter returned no tree"))
-    }
-
-    fn set_ranges(&mut self, ranges: &[Range]) -> Result<()> {
-        self.parser.set_included_ranges(ranges).map_err(|e| {
-            Error::new(
-                "INTERNAL_ERROR",
-                format!(
-                    "parse ranges out of order (range {}); please report this",
-                    e.0
-                ),
-            )
-        })
     }
 }
 
@@ -120,6 +101,40 @@ pub fn first_error(tree: &Tree) -> Option<(usize, usize)> {
         false
     });
     first
+}
+
+/// Where a redirection's target stands on the next line (`ls >` NEWLINE `echo SUCCESS`): bash stops
+/// there with a syntax error, but tree-sitter-bash reads one command writing to a file named `echo`,
+/// with no error, hiding the next statement. The start of each such redirection, in order.
+pub fn redirects_across_lines(tree: &Tree, source: &[u8]) -> Vec<usize> {
+    let root = tree.root_node();
+    let mut found = Vec::new();
+    for newline in memchr::memchr_iter(b'\n', source) {
+        let end = source[..newline]
+            .iter()
+            .rposition(|&b| b != b' ' && b != b'\t')
+            .map_or(0, |i| i + 1);
+        let operator = match source[..end] {
+            [.., b'>', b'|'] => end - 2,
+            [.., b'>' | b'<'] => end - 1,
+            _ => continue,
+        };
+        let mut node = root.descendant_for_byte_range(operator, operator + 1);
+        for _ in 0..3 {
+            let Some(current) = node else { break };
+            if current.kind() == "file_redirect" {
+                if current
+                    .child_by_field_name("destination")
+                    .is_some_and(|target| target.start_byte() > newline)
+                {
+                    found.push(current.start_byte());
+                }
+                break;
+            }
+            node = current.parent();
+        }
+    }
+    found
 }
 
 /// Call `visit` on each ERROR or MISSING node in document order, going only into subtrees that
@@ -166,4 +181,36 @@ pub fn line_column(source: &[u8], at: usize) -> (usize, usize) {
         memchr::memchr_iter(b'\n', before).count() + 1,
         before.len() - line_start + 1,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn misread(source: &str) -> Vec<usize> {
+        let mut parser = BashParser::new().expect("parser");
+        let tree = parser.parse(source.as_bytes()).expect("parse");
+        redirects_across_lines(&tree, source.as_bytes())
+    }
+
+    #[test]
+    fn a_redirection_target_on_the_next_line_is_a_parse_error() {
+        assert_eq!(misread("ls >\necho SUCCESS\n"), [3]);
+        assert_eq!(misread("true\nls 2>>  \necho SUCCESS\n"), [8]);
+        assert_eq!(misread("ls >|\t\necho SUCCESS\n"), [3]);
+    }
+
+    #[test]
+    fn a_greater_than_sign_at_a_line_end_elsewhere_is_not() {
+        for source in [
+            "x=$(( 1 >\n 2 ))\n",
+            "cat <<E\na >\nE\n",
+            "echo \"a >\nb\"\n",
+            "ls > \\\n  out.txt\n",
+            "# a comment >\nls\n",
+            "ls >out.txt\n",
+        ] {
+            assert_eq!(misread(source), Vec::<usize>::new(), "{source:?}");
+        }
+    }
 }

@@ -162,7 +162,7 @@ pub fn process_file(
                     .into_iter()
                     .map(ErrorEntry::from),
             );
-            let unreachable = last_command_always_exits(&analysis, &script.body, parser);
+            let unreachable = last_command_always_exits(&analysis, &script.body);
             rewrite::plan_comment_mode(
                 &analysis,
                 &script.body,
@@ -172,7 +172,7 @@ pub fn process_file(
             )
         }
         (None, Mode::Capture) => {
-            let role = capture_role(path, &analysis, &script.body, options, parser);
+            let role = capture_role(path, &analysis, &script.body, options);
             if let Some(note) = role_note(role, hosted) {
                 report.notes.push(note.into());
             }
@@ -455,13 +455,12 @@ fn capture_role(
     analysis: &Analysis,
     body: &[u8],
     options: &Options,
-    parser: &mut BashParser,
 ) -> (Role, Option<LibraryReason>) {
     let reason = if !body.starts_with(b"#!") {
         Some(LibraryReason::NoShebang)
     } else if options.sourcing.is_library(path) {
         Some(LibraryReason::Sourced)
-    } else if returns_at_top_level(analysis, body, parser) {
+    } else if returns_at_top_level(analysis, body) {
         Some(LibraryReason::TopLevelReturn)
     } else {
         None
@@ -502,47 +501,21 @@ fn role_note((_, reason): (Role, Option<LibraryReason>), hosted: Option<&Hosted>
     ))
 }
 
-/// A `return` outside functions. Only the top-level statements that hold the word can have one,
-/// so only those are parsed (a whole-file parse when the script cannot be cut into statements);
-/// every realistic skill has `return` in some helper function, so this runs on most files.
-fn returns_at_top_level(analysis: &Analysis, body: &[u8], parser: &mut BashParser) -> bool {
-    let occurrences: Vec<usize> = analyze::scope::word_occurrences(body, b"return").collect();
-    if occurrences.is_empty() {
-        return false;
-    }
-    if analysis.scope.is_none() {
-        return flow::has_top_level_return(analysis.tree.root_node(), body);
-    }
-    let tree = match analyze::chunks::chunk_starts(body) {
-        Some(starts) => {
-            let mut scope = analyze::scope::Scope::new(starts, body.len());
-            scope.select_offsets(occurrences);
-            let ranges = analyze::scope::tree_sitter_ranges(body, &scope.ranges());
-            parser.parse_ranges(body, &ranges)
-        }
-        None => parser.parse(body),
-    };
-    tree.is_ok_and(|tree| flow::has_top_level_return(tree.root_node(), body))
+/// A `return` outside functions.
+fn returns_at_top_level(analysis: &Analysis, body: &[u8]) -> bool {
+    memchr::memmem::find(body, b"return").is_some()
+        && flow::has_top_level_return(analysis.tree.root_node(), body)
 }
 
-/// The line of a last command that always exits, decided on a whole-file tree (the functions it
-/// calls may lie outside the parsed chunks).
-fn last_command_always_exits(
-    analysis: &Analysis,
-    body: &[u8],
-    parser: &mut BashParser,
-) -> Option<usize> {
+/// The line of a last command that always exits.
+fn last_command_always_exits(analysis: &Analysis, body: &[u8]) -> Option<usize> {
     if analysis.final_exit.is_some()
         || (memchr::memmem::find(body, b"exit").is_none()
             && memchr::memmem::find(body, b"exec").is_none())
     {
         return None;
     }
-    if analysis.scope.is_none() {
-        return flow::last_command_always_exits(analysis.tree.root_node(), body);
-    }
-    let tree = parser.parse(body).ok()?;
-    flow::last_command_always_exits(tree.root_node(), body)
+    flow::last_command_always_exits(analysis.tree.root_node(), body)
 }
 
 /// False when the file can hold neither a legacy statement nor the JSON block.

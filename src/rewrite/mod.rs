@@ -7,7 +7,6 @@ pub mod plan;
 pub mod template;
 pub mod values;
 
-use crate::analyze::scope::tree_sitter_ranges;
 use crate::analyze::{
     Analysis, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, LegacyStatement, parser,
 };
@@ -286,36 +285,12 @@ pub fn apply_checked(
 ) -> Result<Vec<u8>> {
     let checked = plan.without_runtime();
     let rewritten = checked.apply(source)?;
-    let edited = || {
-        let mut old = analysis.tree.clone();
-        for edit in checked.input_edits(source) {
-            old.edit(&edit);
-        }
-        old
-    };
-    let mapped = analysis
-        .scope
-        .as_ref()
-        .map(|ranges| checked.map_ranges(ranges));
-    let (tree, original_errors) = match mapped {
-        Some(Some(ranges)) => (
-            parser.reparse(
-                &rewritten,
-                &edited(),
-                &tree_sitter_ranges(&rewritten, &ranges),
-            )?,
-            analysis.parse_errors,
-        ),
-        // An edit outside the parsed chunks: compare whole parses before and after.
-        Some(None) => (
-            parser.parse(&rewritten)?,
-            parser::error_count(&parser.parse(source)?),
-        ),
-        None => (
-            parser.reparse(&rewritten, &edited(), &[])?,
-            analysis.parse_errors,
-        ),
-    };
+    let mut old = analysis.tree.clone();
+    for edit in checked.input_edits(source) {
+        old.edit(&edit);
+    }
+    let tree = parser.reparse(&rewritten, &old)?;
+    let original_errors = analysis.parse_errors;
     let errors = parser::error_count(&tree);
     if errors > original_errors {
         return Err(Error::new(
@@ -338,30 +313,14 @@ mod tests {
 
     #[test]
     fn rewrite_that_breaks_the_syntax_is_refused() {
-        // Enough unrelated statements in front that the scoped parse is worth it.
-        let preamble = "ls -la /tmp\n".repeat(20);
-        let source = format!("{preamble}if true; then\n  echo SUCCESS\nfi\necho done\n");
-        let source = source.as_bytes();
+        let source = b"ls -la /tmp\nif true; then\n  echo SUCCESS\nfi\necho done\n";
         let mut parser = BashParser::new().expect("parser");
-        let scoped = analyze::analyze(&mut parser, source, Vocabulary::Exact).expect("analysis");
-        let parsed: Option<Vec<(usize, usize)>> = scoped
-            .scope
-            .as_ref()
-            .map(|ranges| ranges.iter().map(|r| (r.start, r.end)).collect());
-        assert_eq!(
-            parsed,
-            Some(vec![(preamble.len(), source.len())]),
-            "the `ls` lines are left out"
-        );
-        let whole =
-            analyze::analyze_whole(&mut parser, source, Vocabulary::Exact).expect("analysis");
+        let analysis = analyze::analyze(&mut parser, source, Vocabulary::Exact).expect("analysis");
         let mut plan = Plan::default();
         let fi = source.windows(2).position(|w| w == b"fi").expect("fi");
         plan.push(fi, fi + 2, "", Reason::JsonBlock);
-        for analysis in [scoped, whole] {
-            let result = apply_checked(&plan, &analysis, source, &mut parser);
-            assert_eq!(result.map_err(|e| e.code), Err("REWRITE_PARSE_ERROR"));
-        }
+        let result = apply_checked(&plan, &analysis, source, &mut parser);
+        assert_eq!(result.map_err(|e| e.code), Err("REWRITE_PARSE_ERROR"));
     }
 
     #[test]

@@ -1,8 +1,6 @@
 //! Edits as data: byte ranges with replacement text and the reason for each. Renderers read
 //! plans; `apply` turns one into bytes; nothing here touches the file system.
 
-use std::ops::Range;
-
 use serde::Serialize;
 
 use crate::error::{Error, Result};
@@ -93,26 +91,6 @@ impl Plan {
             .collect()
     }
 
-    /// Where `ranges` of the source lie once the plan is applied, or None when an edit is not
-    /// inside one of them. Insertions at a range's ends belong to that range.
-    pub fn map_ranges(&self, ranges: &[Range<usize>]) -> Option<Vec<Range<usize>>> {
-        let mut growth = vec![0isize; ranges.len()];
-        for edit in &self.edits {
-            let i = ranges
-                .iter()
-                .position(|r| r.start <= edit.start && edit.end <= r.end)?;
-            growth[i] += edit.replacement.len() as isize - (edit.end - edit.start) as isize;
-        }
-        let mut shift = 0isize;
-        let mut mapped = Vec::with_capacity(ranges.len());
-        for (range, grown) in ranges.iter().zip(growth) {
-            let start = range.start.checked_add_signed(shift)?;
-            shift += grown;
-            mapped.push(start..range.end.checked_add_signed(shift)?);
-        }
-        Some(mapped)
-    }
-
     /// The same plan without the capture runtime's insertion.
     pub fn without_runtime(&self) -> Plan {
         Plan {
@@ -193,18 +171,5 @@ mod tests {
             plan.apply(b"abcdef").map_err(|e| e.code),
             Err("OVERLAPPING_EDITS")
         );
-    }
-
-    #[test]
-    fn ranges_follow_the_edits_inside_them() {
-        let mut plan = Plan::default();
-        plan.push(2, 4, "xyz", Reason::JsonBlock);
-        plan.push(10, 10, "ab", Reason::JsonBlock);
-        plan.push(20, 20, "!", Reason::JsonBlock);
-        assert_eq!(
-            plan.map_ranges(&[0..5, 10..12, 15..20]),
-            Some(vec![0..6, 11..15, 18..24])
-        );
-        assert_eq!(plan.map_ranges(&[0..5, 15..20]), None);
     }
 }

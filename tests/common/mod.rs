@@ -181,8 +181,8 @@ pub fn fixture_cases(name: &str) -> Vec<PathBuf> {
     dirs
 }
 
-/// Statements that property tests string together into scripts: the constructs the chunk lexer
-/// has to get right. `{i}` becomes a number so names differ.
+/// Statements that property tests string together into scripts: quoting, heredocs, compound
+/// commands, functions and redirections that the analysis has to get right. `{i}` becomes a number so names differ.
 pub const PIECES: &[&str] = &[
     "echo \"SUCCESS\"\n",
     "echo \"Confidence: $C\" >&2\n",
