@@ -116,7 +116,7 @@ fn sarif_format_has_rules_and_located_results() {
     assert_eq!(doc["version"], "2.1.0");
     let run0 = &doc["runs"][0];
     let rules = run0["tool"]["driver"]["rules"].as_array().expect("rules");
-    assert_eq!(rules.len(), skillmod::check::rules::RULES.len());
+    assert_eq!(rules.len(), skillmod::check::Rule::ALL.len());
     for rule in rules {
         assert!(
             rule["fullDescription"]["text"]

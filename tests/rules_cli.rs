@@ -367,3 +367,106 @@ fn an_unused_directive_is_reported_in_a_file_without_markers() {
         "an invalid directive fails: {report}"
     );
 }
+
+/// The README's rules table is the registry's, byte for byte; run with `SKILLMOD_BLESS=1` to
+/// rewrite it after changing a rule.
+#[test]
+fn readme_rules_table_is_generated_from_the_registry() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(&path).expect("README");
+    let start = "<!-- rules table: generated from src/check/rules.rs; `cargo test` fails when it drifts -->\n";
+    let end = "<!-- end of rules table -->\n";
+    let from = readme.find(start).expect("table start") + start.len();
+    let to = readme[from..].find(end).expect("table end") + from;
+    let table = skillmod::check::Rule::markdown_table();
+    if std::env::var_os("SKILLMOD_BLESS").is_some() {
+        let blessed = format!("{}{table}{}", &readme[..from], &readme[to..]);
+        std::fs::write(&path, blessed).expect("write README");
+        return;
+    }
+    assert_eq!(
+        &readme[from..to],
+        table,
+        "README's rules table drifted from src/check/rules.rs (SKILLMOD_BLESS=1 cargo test --test rules_cli readme_rules_table rewrites it)"
+    );
+}
+
+/// Each rule's example, checked as a skill, gives that rule's finding (SKM004's example is a
+/// symlink, made here as the example says).
+#[test]
+fn every_rule_example_gives_its_finding() {
+    for rule in skillmod::check::Rule::ALL {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = tmp.path();
+        git_init(dir);
+        if rule.code() == "SKM004" {
+            write_script(dir, "shared/execute.sh", b"#!/bin/bash\necho hi >&2\n");
+            std::fs::create_dir_all(dir.join("skills/deploy")).expect("mkdir");
+            std::os::unix::fs::symlink(
+                "../../shared/execute.sh",
+                dir.join("skills/deploy/execute.sh"),
+            )
+            .expect("link");
+        } else {
+            write_script(dir, "skill/execute.sh", rule.example().as_bytes());
+        }
+        let out = run(skillmod(dir).args([
+            "check",
+            "--format",
+            "sarif",
+            "--report-unused-suppressions",
+            ".",
+        ]));
+        let log: Value = serde_json::from_slice(&out.stdout).expect("sarif");
+        let run0 = &log["runs"][0];
+        let mut codes: Vec<String> = run0["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|r| r["ruleId"].as_str().expect("ruleId").to_string())
+            .collect();
+        codes.extend(
+            run0["invocations"][0]["toolExecutionNotifications"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|n| n["descriptor"]["id"].as_str().map(str::to_string)),
+        );
+        assert!(
+            codes.iter().any(|c| c == rule.code()),
+            "{}: example gives {codes:?}\n{}",
+            rule.code(),
+            rule.example()
+        );
+    }
+}
+
+#[test]
+fn rule_command_explains_one_rule_or_all() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let one = run(skillmod(tmp.path()).args(["rule", "SKM001"]));
+    assert_eq!(one.status.code(), Some(0));
+    let text = stdout(&one);
+    assert!(text.starts_with("SKM001 legacy-output (error)\n"), "{text}");
+    assert!(text.contains("Example:\n\n    #!/bin/bash\n"), "{text}");
+    let all = run(skillmod(tmp.path()).args(["rule", "--all", "--format", "json"]));
+    let rules: Value = serde_json::from_slice(&all.stdout).expect("json");
+    let codes: Vec<&str> = rules
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|r| r["code"].as_str().expect("code"))
+        .collect();
+    let registry: Vec<&str> = skillmod::check::Rule::ALL
+        .iter()
+        .map(|r| r.code())
+        .collect();
+    assert_eq!(codes, registry);
+    let unknown = run(skillmod(tmp.path()).args(["rule", "SKM9"]));
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("error[UNKNOWN_RULE]"),
+        "{}",
+        stderr(&unknown)
+    );
+}

@@ -12,7 +12,7 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 use super::parser::{self, BashParser};
-use crate::check::rules::RULES;
+use crate::check::rules::Rule;
 
 const DIRECTIVE: &[u8] = b"skillmod: ignore";
 
@@ -104,8 +104,11 @@ impl Suppressions {
     /// the directives used. Each directive looks only at the findings inside what it covers, so
     /// the work is linear in findings and directives (times the nesting of covered statements).
     /// Keep the `items` (sorted by offset) that the directives do not suppress for rule `code`.
-    pub fn retain<T>(&self, items: &mut Vec<T>, code: &str, offset: impl Fn(&T) -> usize) {
-        let keys: Vec<(usize, &str)> = items.iter().map(|item| (offset(item), code)).collect();
+    pub fn retain<T>(&self, items: &mut Vec<T>, rule: Rule, offset: impl Fn(&T) -> usize) {
+        let keys: Vec<(usize, &str)> = items
+            .iter()
+            .map(|item| (offset(item), rule.code()))
+            .collect();
         let mut drop = self.suppresses(&keys).into_iter();
         items.retain(|_| !drop.next().unwrap_or(false));
     }
@@ -175,12 +178,11 @@ fn parse_codes(rest: &[u8]) -> Result<Option<Vec<String>>, String> {
     }
     if let Some(bad) = codes
         .iter()
-        .find(|c| c.is_empty() || !RULES.iter().any(|r| r.code.starts_with(c.as_str())))
+        .find(|c| c.is_empty() || Rule::matching(c).next().is_none())
     {
-        let known: Vec<&str> = RULES.iter().map(|r| r.code).collect();
         return Err(format!(
             "'{bad}' matches no rule; the rules are {}",
-            known.join(", ")
+            Rule::known_codes()
         ));
     }
     Ok(Some(codes))

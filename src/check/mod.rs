@@ -16,7 +16,7 @@ use crate::fsio::read::{ReadOutcome, read_script_at, stat};
 use crate::migrate::runtime::State;
 use cache::{Cache, Place};
 
-pub use rules::{Finding, Selection, Severity};
+pub use rules::{Finding, Rule, Selection, Severity};
 
 /// What checking one file gave: its findings (every rule, suppressions and the selection
 /// applied), and how the file counts in the summary.
@@ -62,10 +62,10 @@ pub struct Profile {
     pub keep_stdout: bool,
 }
 
-fn file_finding(rule: &'static rules::Rule, path: &str, error: &Error) -> Finding {
+fn file_finding(rule: Rule, path: &str, error: &Error) -> Finding {
     Finding {
-        code: rule.code,
-        severity: rule.severity,
+        code: rule,
+        severity: rule.severity(),
         path: path.to_string(),
         line: 0,
         column: 0,
@@ -90,13 +90,7 @@ pub fn check_file(
         Ok(profile) => profile,
         Err(error) => {
             let default = Profile::default();
-            return whole_file(
-                &rules::UNREADABLE,
-                &shown,
-                &error,
-                Outcome::Failed,
-                &default,
-            );
+            return whole_file(Rule::Unreadable, &shown, &error, Outcome::Failed, &default);
         }
     };
     let profile = &*profile;
@@ -139,10 +133,10 @@ pub fn check_file(
 fn unread(shown: &str, outcome: ReadOutcome, profile: &Profile) -> FileCheck {
     match outcome {
         ReadOutcome::Skipped(reason) => {
-            whole_file(&rules::SKIPPED, shown, &reason, Outcome::Skipped, profile)
+            whole_file(Rule::Skipped, shown, &reason, Outcome::Skipped, profile)
         }
         ReadOutcome::Failed(error) => {
-            whole_file(&rules::UNREADABLE, shown, &error, Outcome::Failed, profile)
+            whole_file(Rule::Unreadable, shown, &error, Outcome::Failed, profile)
         }
     }
 }
@@ -158,7 +152,7 @@ fn clean() -> FileCheck {
 
 /// The check of a file that gives one finding about the whole file (skipped, unreadable).
 fn whole_file(
-    rule: &'static rules::Rule,
+    rule: Rule,
     shown: &str,
     error: &Error,
     outcome: Outcome,
@@ -187,7 +181,7 @@ pub fn check_body(
     match options.profiles.get_prepared(path) {
         Ok(profile) => check_body_at(shown, None, body, options, &profile, cache, parser, None),
         Err(error) => whole_file(
-            &rules::UNREADABLE,
+            Rule::Unreadable,
             shown,
             &error,
             Outcome::Failed,
@@ -268,7 +262,7 @@ fn check_body_at(
                 entry
             }
             Err(error) => {
-                return whole_file(&rules::UNREADABLE, shown, &error, Outcome::Failed, profile);
+                return whole_file(Rule::Unreadable, shown, &error, Outcome::Failed, profile);
             }
         },
     };
@@ -313,7 +307,7 @@ fn runtime_finding(
     entry: &cache::Entry,
     runtimes: &crate::migrate::runtime::States,
 ) -> Option<Finding> {
-    let rule = &rules::RUNTIME_OUT_OF_DATE;
+    let rule = Rule::RuntimeOutOfDate;
     let (severity, reason, message) = if let Some(version) = entry.block_version {
         if version >= crate::rewrite::capture::RUNTIME_VERSION {
             return None;
@@ -355,7 +349,7 @@ fn runtime_finding(
         }
     };
     Some(Finding {
-        code: rule.code,
+        code: rule,
         severity,
         path: shown.to_string(),
         // The runtime line follows the shebang in both forms.
@@ -398,7 +392,7 @@ fn report(
             )
         };
         let mut finding =
-            file_finding(&rules::UNREADABLE, &shown, &Error::new("PARSE_ERROR", message));
+            file_finding(Rule::Unreadable, &shown, &Error::new("PARSE_ERROR", message));
         (finding.line, finding.column) = (line, column);
         finding
     });
@@ -454,7 +448,7 @@ fn report(
             .map(|w| w.line.to_string())
             .collect();
         vec![Finding {
-            code: rules::STDOUT_WRITE.code,
+            code: Rule::StdoutWrite,
             severity: rules::Severity::Note,
             path: shown.clone(),
             line: first.line,
@@ -474,8 +468,8 @@ fn report(
             .stdout_writes
             .into_iter()
             .map(|w| Finding {
-                code: rules::STDOUT_WRITE.code,
-                severity: rules::STDOUT_WRITE.severity,
+                code: Rule::StdoutWrite,
+                severity: Rule::StdoutWrite.severity(),
                 path: shown.clone(),
                 line: w.line,
                 column: w.column,
@@ -493,8 +487,8 @@ fn report(
             .collect()
     };
     let cannot_migrate = refusal.map(|(line, column, message)| Finding {
-        code: rules::CANNOT_MIGRATE.code,
-        severity: rules::CANNOT_MIGRATE.severity,
+        code: Rule::CannotMigrate,
+        severity: Rule::CannotMigrate.severity(),
         path: shown.clone(),
         line,
         column,
@@ -508,8 +502,8 @@ fn report(
         .legacy
         .into_iter()
         .map(|l| Finding {
-            code: rules::LEGACY_OUTPUT.code,
-            severity: rules::LEGACY_OUTPUT.severity,
+            code: Rule::LegacyOutput,
+            severity: Rule::LegacyOutput.severity(),
             path: shown.clone(),
             line: l.line,
             column: l.column,
@@ -528,15 +522,15 @@ fn report(
         findings.sort_by_key(|f| (f.line, f.column));
         let keys: Vec<(usize, &str)> = findings
             .iter()
-            .map(|f| (lines.offset(f.line, f.column), f.code))
+            .map(|f| (lines.offset(f.line, f.column), f.code.code()))
             .collect();
         let mut drop = suppressions.suppresses(&keys).into_iter();
         let before = findings.len();
         findings.retain(|_| !drop.next().unwrap_or(false));
         suppressed = before - findings.len();
         findings.extend(invalid.into_iter().map(|bad| Finding {
-            code: rules::INVALID_SUPPRESSION.code,
-            severity: rules::INVALID_SUPPRESSION.severity,
+            code: Rule::InvalidSuppression,
+            severity: Rule::InvalidSuppression.severity(),
             path: shown.clone(),
             line: bad.line,
             column: bad.column,
@@ -552,8 +546,8 @@ fn report(
                     .unused()
                     .into_iter()
                     .map(|(line, column)| Finding {
-                        code: rules::UNUSED_SUPPRESSION.code,
-                        severity: rules::UNUSED_SUPPRESSION.severity,
+                        code: Rule::UnusedSuppression,
+                        severity: Rule::UnusedSuppression.severity(),
                         path: shown.clone(),
                         line,
                         column,
@@ -569,12 +563,10 @@ fn report(
     }
     // The refusal stands only while a legacy line is left to migrate (as in migrate); the note
     // that migrate will move the other writes, only while it would migrate the file.
-    if findings.iter().any(|f| f.code == rules::LEGACY_OUTPUT.code) {
+    if findings.iter().any(|f| f.code == Rule::LegacyOutput) {
         findings.extend(cannot_migrate);
     } else {
-        findings.retain(|f| {
-            !(f.code == rules::STDOUT_WRITE.code && f.severity == rules::Severity::Note)
-        });
+        findings.retain(|f| !(f.code == Rule::StdoutWrite && f.severity == rules::Severity::Note));
     }
     let outcome = if unparsable.is_some() {
         Outcome::Failed
@@ -644,7 +636,7 @@ pub struct CheckReport {
     pub settings_files: Vec<String>,
     /// Findings per rule code (`--statistics`).
     #[serde(skip)]
-    pub statistics: std::collections::BTreeMap<&'static str, usize>,
+    pub statistics: std::collections::BTreeMap<Rule, usize>,
 }
 
 /// Where the bytes checked come from.
@@ -695,7 +687,7 @@ pub fn run(
         },
         |path, error| FileCheck {
             findings: vec![file_finding(
-                &rules::UNREADABLE,
+                Rule::Unreadable,
                 &crate::fsio::display_path(path, &options.base),
                 &error,
             )],
@@ -713,7 +705,7 @@ pub fn run(
             let legacy = check
                 .findings
                 .iter()
-                .filter(|f| f.code == rules::LEGACY_OUTPUT.code)
+                .filter(|f| f.code == Rule::LegacyOutput)
                 .count();
             if legacy > 0 {
                 s.files_with_findings += 1;
@@ -721,11 +713,11 @@ pub fn run(
             for f in &check.findings {
                 *report.statistics.entry(f.code).or_default() += 1;
                 match f.severity {
-                    Severity::Error if f.code == rules::UNREADABLE.code => {
+                    Severity::Error if f.code == Rule::Unreadable => {
                         s.errors += 1;
                         report.errors.push(FileError {
                             path: f.path.clone(),
-                            code: f.reason.unwrap_or(f.code),
+                            code: f.reason.unwrap_or(f.code.code()),
                             message: f.message.clone(),
                         });
                     }

@@ -24,103 +24,192 @@ impl Severity {
     }
 }
 
-/// A rule: stable code, short name, severity, and its documentation.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Rule {
-    pub code: &'static str,
-    pub name: &'static str,
-    pub severity: Severity,
-    /// One line.
-    pub summary: &'static str,
-    /// What it means and what to do.
-    pub explanation: &'static str,
-    /// The README section that documents it.
-    pub anchor: &'static str,
+/// A rule `check` reports. Everything about a rule (code, name, severity, documentation, an
+/// example) is defined here once; printers, `skillmod rule`, suppression comments, `--select` and
+/// the README's rules table read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rule {
+    LegacyOutput,
+    StdoutWrite,
+    Unreadable,
+    Skipped,
+    UnusedSuppression,
+    InvalidSuppression,
+    RuntimeOutOfDate,
+    CannotMigrate,
 }
 
-pub const LEGACY_OUTPUT: Rule = Rule {
-    code: "SKM001",
-    name: "legacy-output",
-    severity: Severity::Error,
-    summary: "Legacy result line printed to stdout",
-    explanation: "An echo prints a legacy result line (SUCCESS, COMPLETE, Confidence:, Created:, Modified:) to the script's own stdout, where callers expect the JSON contract. Run `skillmod migrate` on the script to replace it with the JSON block, or suppress it with `# skillmod: ignore[SKM001]`.",
-    anchor: "rules",
-};
+/// The documentation of one rule.
+struct Spec {
+    code: &'static str,
+    name: &'static str,
+    severity: Severity,
+    summary: &'static str,
+    explanation: &'static str,
+    example: &'static str,
+}
 
-pub const STDOUT_WRITE: Rule = Rule {
-    code: "SKM002",
-    name: "stdout-write",
-    severity: Severity::Warning,
-    summary: "Other output on stdout in a script under the JSON contract",
-    explanation: "An echo, printf or cat writes to stdout in a script that prints (or must print) the JSON contract, so stdout is no longer one JSON document. Send it to stderr (`>&2`, or `skillmod migrate --stdout-to-stderr`).",
-    anchor: "rules",
-};
+impl Rule {
+    /// Every rule, in code order (SARIF rule indices follow this order).
+    pub const ALL: [Rule; 8] = [
+        Rule::LegacyOutput,
+        Rule::StdoutWrite,
+        Rule::Unreadable,
+        Rule::Skipped,
+        Rule::UnusedSuppression,
+        Rule::InvalidSuppression,
+        Rule::RuntimeOutOfDate,
+        Rule::CannotMigrate,
+    ];
 
-pub const UNREADABLE: Rule = Rule {
-    code: "SKM003",
-    name: "unreadable",
-    severity: Severity::Error,
-    summary: "Script could not be read or parsed",
-    explanation: "The file or folder could not be read, or a legacy line lies where tree-sitter-bash cannot parse the script, so skillmod cannot say whether it is clean. Fix the permission or syntax, or check the script by hand.",
-    anchor: "rules",
-};
+    fn spec(self) -> &'static Spec {
+        match self {
+            Rule::LegacyOutput => &Spec {
+                code: "SKM001",
+                name: "legacy-output",
+                severity: Severity::Error,
+                summary: "an `echo` prints a legacy result line to the script's stdout",
+                explanation: "An echo prints a legacy result line (SUCCESS, COMPLETE, Confidence:, Created:, Modified:) to the script's own stdout, where callers expect the JSON contract. Run `skillmod migrate` on the script to replace it with the JSON block, or suppress it with `# skillmod: ignore[SKM001]`.",
+                example: "#!/bin/bash\nmake build\necho \"SUCCESS\"\n",
+            },
+            Rule::StdoutWrite => &Spec {
+                code: "SKM002",
+                name: "stdout-write",
+                severity: Severity::Warning,
+                summary: "another `echo`/`printf`/`cat` writes to stdout in a script under the JSON contract; in capture mode one note per unmigrated file (the runtime will move them), nothing once migrated",
+                explanation: "An echo, printf or cat writes to stdout in a script that prints (or must print) the JSON contract, so stdout is no longer one JSON document. Send it to stderr (`>&2`, or `skillmod migrate --stdout-to-stderr`).",
+                example: "#!/bin/bash\nset -e\necho \"Building...\"\necho \"SUCCESS\"\n",
+            },
+            Rule::Unreadable => &Spec {
+                code: "SKM003",
+                name: "unreadable",
+                severity: Severity::Error,
+                summary: "a file or folder cannot be read, or a legacy line lies where tree-sitter-bash cannot parse",
+                explanation: "The file or folder could not be read, or a legacy line lies where tree-sitter-bash cannot parse the script, so skillmod cannot say whether it is clean. Fix the permission or syntax, or check the script by hand.",
+                example: "#!/bin/bash\nif then; fi\necho \"SUCCESS\"\n",
+            },
+            Rule::Skipped => &Spec {
+                code: "SKM004",
+                name: "skipped",
+                severity: Severity::Note,
+                summary: "a file was not checked (symlink, binary, over `--max-size`, not a shell script)",
+                explanation: "The file was not checked: a symlink, a binary file, or a file over --max-size. Pass the target of a symlink, or raise --max-size.",
+                example: "skills/deploy/execute.sh -> ../shared/execute.sh   (a symlink: its target is checked where it lies)\n",
+            },
+            Rule::UnusedSuppression => &Spec {
+                code: "SKM005",
+                name: "unused-suppression",
+                severity: Severity::Warning,
+                summary: "a `# skillmod: ignore` comment suppresses nothing (with `--report-unused-suppressions`)",
+                explanation: "A `# skillmod: ignore` comment matches no finding in the statement it covers (the one it trails, or the next one). Remove it.",
+                example: "#!/bin/bash\necho \"Building\" >&2  # skillmod: ignore[SKM001]\n",
+            },
+            Rule::InvalidSuppression => &Spec {
+                code: "SKM006",
+                name: "invalid-suppression",
+                severity: Severity::Error,
+                summary: "a `# skillmod: ignore[…]` comment names no rule, an unknown rule, or is not closed",
+                explanation: "A `# skillmod: ignore[…]` comment names no rule (`ignore[]`), an unknown rule, or is not closed, so it suppresses nothing. Name codes (`ignore[SKM001]`), or drop the brackets to ignore every rule on the statement.",
+                example: "#!/bin/bash\necho \"SUCCESS\"  # skillmod: ignore[SKM999]\n",
+            },
+            Rule::RuntimeOutOfDate => &Spec {
+                code: "SKM007",
+                name: "runtime-out-of-date",
+                severity: Severity::Error,
+                summary: "a capture-migrated skill's `skillmod-runtime.sh` is missing (error `RUNTIME_MISSING`) or older, or the skill carries 0.1.0's inline runtime (warning `RUNTIME_OUTDATED`); fix: `skillmod migrate FILE`",
+                explanation: "A capture-mode skill sources skillmod-runtime.sh from its project root. When that file is missing the skill exits 70 without a document (an error); when it, or the skill's own 0.1.0 inline runtime, is older than this skillmod's runtime, it still works but misses fixes (a warning). Run `skillmod migrate` on the skill: it writes or upgrades the runtime, with a backup.",
+                example: "#!/bin/bash\n__skm_need=0 command . \"$(dirname -- \"$0\")/skillmod-runtime.sh\" || { echo \"skillmod: the runtime file is missing; run: skillmod migrate $0\" >&2; exit 70; }\n: # LEGACY (replaced with JSON): echo \"SUCCESS\"\n",
+            },
+            Rule::CannotMigrate => &Spec {
+                code: "SKM008",
+                name: "cannot-migrate",
+                severity: Severity::Error,
+                summary: "a script with legacy lines that migrate refuses as it is, with migrate's code in the message: `PRINTS_JSON` (it already prints a JSON document of its own on some path), `NAME_CLASH`, `TRAP_UNSUPPORTED`, `DESCRIPTOR_CLASH`",
+                explanation: "The script has legacy lines, but migrate would refuse it, for the reason the message names with migrate's own code: PRINTS_JSON (the script already prints a JSON document of its own on some path, a `--json` mode say, and a migration would print a second one: report through that document and drop the legacy lines, or suppress them), NAME_CLASH (it uses the runtime's reserved `__skm_` names: rename them), TRAP_UNSUPPORTED (a `trap` whose signal list is computed at run time: list its signals literally) or DESCRIPTOR_CLASH (it uses file descriptor 8, which the runtime keeps for the real stdout). `--mode comment` avoids the last three.",
+                example: "#!/bin/bash\nif [ \"$1\" = --json ]; then\n  echo '{\"ok\": true}'\n  exit 0\nfi\necho \"SUCCESS\"\n",
+            },
+        }
+    }
 
-pub const SKIPPED: Rule = Rule {
-    code: "SKM004",
-    name: "skipped",
-    severity: Severity::Note,
-    summary: "File skipped",
-    explanation: "The file was not checked: a symlink, a binary file, or a file over --max-size. Pass the target of a symlink, or raise --max-size.",
-    anchor: "rules",
-};
+    /// The stable code (`SKM001`).
+    pub fn code(self) -> &'static str {
+        self.spec().code
+    }
 
-pub const UNUSED_SUPPRESSION: Rule = Rule {
-    code: "SKM005",
-    name: "unused-suppression",
-    severity: Severity::Warning,
-    summary: "Suppression comment that suppresses nothing",
-    explanation: "A `# skillmod: ignore` comment matches no finding in the statement it covers (the one it trails, or the next one). Remove it.",
-    anchor: "rules",
-};
+    /// The short name (`legacy-output`).
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
 
-pub const INVALID_SUPPRESSION: Rule = Rule {
-    code: "SKM006",
-    name: "invalid-suppression",
-    severity: Severity::Error,
-    summary: "Malformed suppression comment",
-    explanation: "A `# skillmod: ignore[…]` comment names no rule (`ignore[]`), an unknown rule, or is not closed, so it suppresses nothing. Name codes (`ignore[SKM001]`), or drop the brackets to ignore every rule on the statement.",
-    anchor: "rules",
-};
+    /// The severity its findings have unless the finding says otherwise.
+    pub fn severity(self) -> Severity {
+        self.spec().severity
+    }
 
-pub const RUNTIME_OUT_OF_DATE: Rule = Rule {
-    code: "SKM007",
-    name: "runtime-out-of-date",
-    severity: Severity::Error,
-    summary: "Migrated skill whose runtime file is missing or older than skillmod's",
-    explanation: "A capture-mode skill sources skillmod-runtime.sh from its project root. When that file is missing the skill exits 70 without a document (an error); when it, or the skill's own 0.1.0 inline runtime, is older than this skillmod's runtime, it still works but misses fixes (a warning). Run `skillmod migrate` on the skill: it writes or upgrades the runtime, with a backup.",
-    anchor: "rules",
-};
+    /// One line.
+    pub fn summary(self) -> &'static str {
+        self.spec().summary
+    }
 
-pub const CANNOT_MIGRATE: Rule = Rule {
-    code: "SKM008",
-    name: "cannot-migrate",
-    severity: Severity::Error,
-    summary: "Script with legacy lines that migrate refuses as it is",
-    explanation: "The script has legacy lines, but migrate would refuse it, for the reason the message names with migrate's own code: PRINTS_JSON (the script already prints a JSON document of its own on some path, a `--json` mode say, and a migration would print a second one: report through that document and drop the legacy lines, or suppress them), NAME_CLASH (it uses the runtime's reserved `__skm_` names: rename them) or TRAP_UNSUPPORTED (a `trap` whose signal list is computed at run time: list its signals literally). `--mode comment` avoids the last two.",
-    anchor: "rules",
-};
+    /// What it means and what to do.
+    pub fn explanation(self) -> &'static str {
+        self.spec().explanation
+    }
 
-/// Every rule, in code order (SARIF rule indices follow this order).
-pub const RULES: &[&Rule] = &[
-    &LEGACY_OUTPUT,
-    &STDOUT_WRITE,
-    &UNREADABLE,
-    &SKIPPED,
-    &UNUSED_SUPPRESSION,
-    &INVALID_SUPPRESSION,
-    &RUNTIME_OUT_OF_DATE,
-    &CANNOT_MIGRATE,
-];
+    /// A script (or, for SKM004, a file) that gives the finding.
+    pub fn example(self) -> &'static str {
+        self.spec().example
+    }
+
+    /// Its place in `ALL` (SARIF's `ruleIndex`).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The rule with this code.
+    pub fn from_code(code: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.code() == code)
+    }
+
+    /// The rules whose codes start with `prefix` (`SKM00` selects them all, as ruff's selectors).
+    pub fn matching(prefix: &str) -> impl Iterator<Item = Rule> + '_ {
+        Rule::ALL
+            .into_iter()
+            .filter(move |r| r.code().starts_with(prefix))
+    }
+
+    /// Every code, comma-separated, for messages.
+    pub fn known_codes() -> String {
+        Rule::ALL.map(Rule::code).join(", ")
+    }
+
+    /// The README's rules table.
+    pub fn markdown_table() -> String {
+        let mut table = String::from("| code | name | severity | meaning |\n|---|---|---|---|\n");
+        for rule in Rule::ALL {
+            table.push_str(&format!(
+                "| {} | {} | {} | {} |\n",
+                rule.code(),
+                rule.name(),
+                rule.severity().as_str(),
+                rule.summary()
+            ));
+        }
+        table
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+impl Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.code())
+    }
+}
 
 /// Where the rules are documented.
 pub const DOCS_URL: &str = "https://github.com/OWNER/skillmod/blob/main/README.md";
@@ -128,7 +217,7 @@ pub const DOCS_URL: &str = "https://github.com/OWNER/skillmod/blob/main/README.m
 /// One finding: a rule broken at a place, with a message and, where there is one, a fix.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
-    pub code: &'static str,
+    pub code: Rule,
     pub severity: Severity,
     pub path: String,
     /// 1-based; 0 when the finding is about the whole file.
@@ -149,16 +238,6 @@ pub struct Finding {
     pub reason: Option<&'static str>,
 }
 
-impl Finding {
-    pub fn rule(&self) -> &'static Rule {
-        RULES
-            .iter()
-            .find(|r| r.code == self.code)
-            .copied()
-            .unwrap_or(&UNREADABLE)
-    }
-}
-
 /// Which codes count: `--select` (default all) minus `--ignore`; a code matches a listed prefix
 /// (`SKM00` selects them all), as ruff's selectors do. SKM003 always counts: a file that could
 /// not be read, or a parse error that may hide a legacy line, is never turned into a pass by
@@ -170,10 +249,11 @@ pub struct Selection {
 }
 
 impl Selection {
-    pub fn allows(&self, code: &str) -> bool {
-        if code == UNREADABLE.code {
+    pub fn allows(&self, rule: Rule) -> bool {
+        if rule == Rule::Unreadable {
             return true;
         }
+        let code = rule.code();
         let listed = |list: &[String]| list.iter().any(|p| code.starts_with(p.as_str()));
         (self.select.is_empty() || listed(&self.select)) && !listed(&self.ignore)
     }
@@ -181,28 +261,27 @@ impl Selection {
     /// Unknown and empty codes are a usage error (a typo would silently select nothing, and an
     /// empty prefix would match every rule); SKM003 cannot be ignored by name.
     pub fn validate(&self) -> crate::error::Result<()> {
-        let known: Vec<&str> = RULES.iter().map(|r| r.code).collect();
         for code in self.select.iter().chain(&self.ignore) {
             if code.trim().is_empty() {
                 return Err(crate::error::Error::new(
                     "UNKNOWN_RULE",
                     format!(
                         "an empty rule code is not allowed (it would match every rule); name codes such as {}",
-                        known.join(", ")
+                        Rule::known_codes()
                     ),
                 ));
             }
-            if !RULES.iter().any(|r| r.code.starts_with(code.as_str())) {
+            if Rule::matching(code).next().is_none() {
                 return Err(crate::error::Error::new(
                     "UNKNOWN_RULE",
                     format!(
                         "'{code}' matches no rule; the rules are {}",
-                        known.join(", ")
+                        Rule::known_codes()
                     ),
                 ));
             }
         }
-        if self.ignore.iter().any(|c| c == UNREADABLE.code) {
+        if self.ignore.iter().any(|c| c == Rule::Unreadable.code()) {
             return Err(crate::error::Error::new(
                 "RULE_NOT_IGNORABLE",
                 "SKM003 cannot be ignored: an unreadable file or a parse error that may hide a legacy line is never a pass; fix the file, or use --exit-zero to exit 0 with the error still reported",
@@ -219,12 +298,12 @@ mod tests {
     #[test]
     fn selection_works_by_prefix() {
         let all = Selection::default();
-        assert!(all.allows("SKM002"));
+        assert!(all.allows(Rule::StdoutWrite));
         let some = Selection {
             select: vec!["SKM00".into()],
             ignore: vec!["SKM002".into()],
         };
-        assert!(some.allows("SKM001") && !some.allows("SKM002"));
+        assert!(some.allows(Rule::LegacyOutput) && !some.allows(Rule::StdoutWrite));
         assert!(
             Selection {
                 select: vec!["X".into()],
@@ -241,8 +320,8 @@ mod tests {
             select: vec!["SKM001".into()],
             ignore: vec!["SKM00".into()],
         };
-        assert!(ignore_all.allows("SKM003"));
-        assert!(!ignore_all.allows("SKM001"));
+        assert!(ignore_all.allows(Rule::Unreadable));
+        assert!(!ignore_all.allows(Rule::LegacyOutput));
         for bad in [vec![String::new()], vec![" ".into()], vec!["SKM003".into()]] {
             let selection = Selection {
                 select: vec![],

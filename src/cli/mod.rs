@@ -6,6 +6,7 @@ pub mod contract_info;
 mod generated;
 pub mod migrate;
 pub mod restore;
+pub mod rule;
 pub mod validate;
 
 use std::path::PathBuf;
@@ -40,6 +41,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Validate what skills print against the output contract (files, stdin, or --run SCRIPT).
     Validate(ValidateArgs),
+    /// Explain a rule check reports (`skillmod rule SKM001`), or every rule (`--all`).
+    Rule(RuleArgs),
     /// List the built-in JSON Schemas, or print one.
     Schema(SchemaArgs),
     /// List the built-in JSON block templates, or print one.
@@ -366,6 +369,18 @@ pub struct ValidateArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+pub struct RuleArgs {
+    /// The rule's code (SKM001).
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub code: Option<String>,
+    /// Every rule.
+    #[arg(long)]
+    pub all: bool,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct SchemaArgs {
     /// Schema to print; without it, the list.
     pub name: Option<String>,
@@ -483,6 +498,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Restore(args) => restore::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Validate(args) => validate::run(&args),
+        Command::Rule(args) => rule::run(&args),
         Command::Schema(args) => contract_info::schema(&args),
         Command::Templates(args) => contract_info::templates(&args),
         Command::Completions(args) => generated::completions(args.shell),

@@ -74,8 +74,8 @@ pub fn process_file(
     // `# skillmod: ignore[…]` keeps a statement as it is, as `check` does not report it.
     if analyze::suppress::Suppressions::may_occur(&script.body) {
         let (suppressions, invalid) = analyze::suppress::Suppressions::parse(parser, &script.body);
-        suppressions.retain(&mut analysis.legacy, rules::LEGACY_OUTPUT.code, |l| l.start);
-        suppressions.retain(&mut analysis.stdout_writes, rules::STDOUT_WRITE.code, |w| {
+        suppressions.retain(&mut analysis.legacy, rules::Rule::LegacyOutput, |l| l.start);
+        suppressions.retain(&mut analysis.stdout_writes, rules::Rule::StdoutWrite, |w| {
             w.start
         });
         report

@@ -162,9 +162,7 @@ fn legacy_in(bytes: &[u8], vocabulary: Vocabulary) -> Option<bool> {
     let mut legacy = analysis.legacy;
     if Suppressions::may_occur(bytes) {
         let (suppressions, _) = Suppressions::parse(&mut parser, bytes);
-        suppressions.retain(&mut legacy, crate::check::rules::LEGACY_OUTPUT.code, |l| {
-            l.start
-        });
+        suppressions.retain(&mut legacy, crate::check::Rule::LegacyOutput, |l| l.start);
     }
     (!legacy.is_empty()).then(|| {
         legacy

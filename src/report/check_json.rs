@@ -6,8 +6,8 @@
 use std::io::{self, Write};
 
 use super::json_stream::{Array, field};
-use crate::check::rules::{self, Severity};
 use crate::check::{CheckReport, Finding};
+use crate::check::{Rule, Severity};
 
 pub struct CheckJsonWriter {
     findings: Array,
@@ -37,9 +37,9 @@ impl CheckJsonWriter {
     pub fn push(&mut self, out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
         for finding in findings {
             match finding.severity {
-                _ if finding.code == rules::UNREADABLE.code => {}
+                _ if finding.code == Rule::Unreadable => {}
                 Severity::Error => self.findings.push(out, finding)?,
-                Severity::Note if finding.code == rules::SKIPPED.code => {
+                Severity::Note if finding.code == Rule::Skipped => {
                     self.skipped.push(&mut self.skipped_text, finding)?
                 }
                 // Other notes (SKM002's one per file) are remarks about a checked file.

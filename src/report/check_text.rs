@@ -5,8 +5,7 @@ use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
-use crate::check::rules::{self, RULES};
-use crate::check::{CheckReport, Finding, Severity};
+use crate::check::{CheckReport, Finding, Rule, Severity};
 
 /// The styles of the report: all plain when colour is off, so the output holds no escapes.
 #[derive(Debug, Clone, Copy)]
@@ -38,7 +37,7 @@ pub fn write_file(out: &mut dyn Write, findings: &[Finding], palette: Palette) -
         };
         let what = match (f.kind, &f.text, f.reason) {
             (Some(kind), Some(text), _) => format!("{}: {text}", kind.as_str()),
-            (None, Some(text), _) if f.code == rules::STDOUT_WRITE.code => {
+            (None, Some(text), _) if f.code == Rule::StdoutWrite => {
                 format!("stdout_write: {text}")
             }
             (_, _, Some(reason)) => format!("{reason}: {}", f.message),
@@ -53,12 +52,12 @@ pub fn write_file(out: &mut dyn Write, findings: &[Finding], palette: Palette) -
     // No migrate hint where migrate would refuse the file (SKM008 and SKM003 say why).
     let refused = findings
         .iter()
-        .any(|f| f.code == rules::CANNOT_MIGRATE.code || f.code == rules::UNREADABLE.code);
+        .any(|f| f.code == Rule::CannotMigrate || f.code == Rule::Unreadable);
     // One hint per file: the migration for legacy lines, else the first other fix (the
     // redirect of other writes, the runtime a migrated skill misses).
     let legacy_fix = findings
         .iter()
-        .find(|f| f.code == rules::LEGACY_OUTPUT.code)
+        .find(|f| f.code == Rule::LegacyOutput)
         .and_then(|f| f.fix.as_ref())
         .filter(|_| !refused);
     if let Some(fix) = legacy_fix {
@@ -68,7 +67,7 @@ pub fn write_file(out: &mut dyn Write, findings: &[Finding], palette: Palette) -
         )?;
     } else if let Some(finding) = findings.iter().find(|f| f.fix.is_some()) {
         let fix = finding.fix.as_deref().unwrap_or_default();
-        let what = if finding.code == rules::STDOUT_WRITE.code {
+        let what = if finding.code == Rule::StdoutWrite {
             "to send the other stdout writes to stderr"
         } else {
             "to write or upgrade the runtime the skill sources"
@@ -102,7 +101,7 @@ pub fn write_summary(
         // Findings are errors: legacy statements, and malformed directives (SKM006).
         let legacy = report
             .statistics
-            .get(crate::check::rules::LEGACY_OUTPUT.code)
+            .get(&Rule::LegacyOutput)
             .copied()
             .unwrap_or(0);
         let other = match s.findings - legacy {
@@ -126,20 +125,14 @@ pub fn write_summary(
 
 /// `--statistics`: how many findings each rule gave, most first.
 pub fn write_statistics(out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
-    let mut counts: Vec<(&str, usize)> = report
+    let mut counts: Vec<(Rule, usize)> = report
         .statistics
         .iter()
-        .map(|(code, n)| (*code, *n))
+        .map(|(rule, n)| (*rule, *n))
         .collect();
-    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    for (code, n) in counts {
-        let rule = RULES.iter().find(|r| r.code == code);
-        writeln!(
-            out,
-            "{n:>6}\t{code}\t{}\t{}",
-            rule.map_or("", |r| r.name),
-            rule.map_or("", |r| r.summary)
-        )?;
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (rule, n) in counts {
+        writeln!(out, "{n:>6}\t{rule}\t{}\t{}", rule.name(), rule.summary())?;
     }
     Ok(())
 }

@@ -16,7 +16,6 @@ pub fn write(out: &mut dyn Write, findings: &[Finding], root_prefix: &str) -> io
             Severity::Warning => "warning",
             Severity::Note => "notice",
         };
-        let rule = f.rule();
         let mut properties = format!(
             "file={}",
             property(&super::root_relative(root_prefix, &f.path))
@@ -24,7 +23,7 @@ pub fn write(out: &mut dyn Write, findings: &[Finding], root_prefix: &str) -> io
         if f.line > 0 {
             properties.push_str(&format!(",line={},col={}", f.line, f.column));
         }
-        let title = format!("skillmod {} ({})", f.code, rule.name);
+        let title = format!("skillmod {} ({})", f.code, f.code.name());
         let mut message = f.message.clone();
         if let Some(fix) = &f.fix {
             message.push_str(&format!(". Fix: `{fix}`"));
@@ -53,13 +52,13 @@ fn property(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::analyze::LegacyKind;
-    use crate::check::rules::LEGACY_OUTPUT;
+    use crate::check::Rule;
 
     #[test]
     fn annotation_values_are_escaped_and_rooted() {
         let finding = Finding {
-            code: LEGACY_OUTPUT.code,
-            severity: LEGACY_OUTPUT.severity,
+            code: Rule::LegacyOutput,
+            severity: Rule::LegacyOutput.severity(),
             path: "a,b:c/execute.sh".into(),
             line: 3,
             column: 5,

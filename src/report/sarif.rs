@@ -8,8 +8,8 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::json_stream::{Array, field};
-use crate::check::rules::{DOCS_URL, RULES, SKIPPED};
-use crate::check::{Finding, Severity};
+use crate::check::rules::DOCS_URL;
+use crate::check::{Finding, Rule, Severity};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -133,23 +133,23 @@ impl SarifWriter {
             name: "skillmod",
             version: env!("CARGO_PKG_VERSION"),
             information_uri: DOCS_URL,
-            rules: RULES
+            rules: Rule::ALL
                 .iter()
                 .map(|r| Descriptor {
-                    id: r.code,
-                    name: r.name.to_string(),
+                    id: r.code(),
+                    name: r.name().to_string(),
                     short_description: Text {
-                        text: r.summary.to_string(),
+                        text: r.summary().to_string(),
                     },
                     full_description: Text {
-                        text: r.explanation.to_string(),
+                        text: r.explanation().to_string(),
                     },
                     help: Text {
-                        text: r.explanation.to_string(),
+                        text: r.explanation().to_string(),
                     },
-                    help_uri: format!("{DOCS_URL}#{}", r.anchor),
+                    help_uri: format!("{DOCS_URL}#rules"),
                     default_configuration: Configuration {
-                        level: level(r.severity),
+                        level: level(r.severity()),
                     },
                 })
                 .collect(),
@@ -194,20 +194,20 @@ impl SarifWriter {
                     }),
                 },
             };
-            if f.code == SKIPPED.code {
+            if f.code == Rule::Skipped {
                 self.notifications.push(Notification {
                     level: "note",
                     message: Text {
                         text: format!("skipped: {}", f.message),
                     },
                     locations: vec![location],
-                    descriptor: DescriptorReference { id: f.code },
+                    descriptor: DescriptorReference { id: f.code.code() },
                 });
                 continue;
             }
             let entry = ResultEntry {
-                rule_id: f.code,
-                rule_index: RULES.iter().position(|r| r.code == f.code).unwrap_or(0),
+                rule_id: f.code.code(),
+                rule_index: f.code.index(),
                 level: level(f.severity),
                 message: Text {
                     text: match &f.fix {
