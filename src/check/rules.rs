@@ -118,7 +118,7 @@ impl Rule {
                 severity: Severity::Error,
                 summary: "a capture-migrated skill's `skillmod-runtime.sh` is missing (error `RUNTIME_MISSING`) or older, or the skill carries 0.1.0's inline runtime (warning `RUNTIME_OUTDATED`); fix: `skillmod migrate FILE`",
                 explanation: "A capture-mode skill sources skillmod-runtime.sh from its project root. When that file is missing the skill exits 70 without a document (an error); when it, or the skill's own 0.1.0 inline runtime, is older than this skillmod's runtime, it still works but misses fixes (a warning). Run `skillmod migrate` on the skill: it writes or upgrades the runtime, with a backup.",
-                example: "#!/bin/bash\n__skm_need=0 command . \"$(dirname -- \"$0\")/skillmod-runtime.sh\" || { echo \"skillmod: the runtime file is missing; run: skillmod migrate $0\" >&2; exit 70; }\n: # LEGACY (replaced with JSON): echo \"SUCCESS\"\n",
+                example: "#!/bin/bash\n__skm_need=0 command . \"$(dirname -- \"$0\")/skillmod-runtime.sh\" || { echo \"run: skillmod migrate $0\" >&2; exit 70; }\n: # LEGACY (replaced with JSON): echo \"SUCCESS\"\n",
             },
             Rule::CannotMigrate => &Spec {
                 code: "SKM008",

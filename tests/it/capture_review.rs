@@ -1,0 +1,565 @@
+//! A migration a reviewer can accept: no line of the script moves, the diff is small, the real
+//! shell judges every rewrite, CRLF scripts keep working, libraries get no runtime, comment mode
+//! never writes a block that cannot run, and the runtime costs what the script records.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use crate::common::*;
+use serde_json::Value;
+use skillmod::contract::{ParseOptions, Protocol, Schema, check_output};
+use wait_timeout::ChildExt;
+
+const MODES: [&str; 2] = ["capture", "comment"];
+
+/// Migrate `dir/s` (any script names under it) in `mode`; the JSON report.
+fn migrate(dir: &Path, mode: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["migrate", "--mode", mode, "--no-backup"];
+    args.extend(extra);
+    args.push("s");
+    json_report(dir, &args).1
+}
+
+struct Ran {
+    status: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Run `shell script` in `dir`, output to files (a pipe would fill and stall the script).
+fn run_script(shell: &str, dir: &Path, script: &Path, limit: Duration) -> Ran {
+    let out = tempfile::tempdir().expect("tmp");
+    let (out_path, err_path) = (out.path().join("out"), out.path().join("err"));
+    let mut child = Command::new(shell)
+        .arg(script)
+        .current_dir(dir)
+        .stdout(std::fs::File::create(&out_path).expect("out"))
+        .stderr(std::fs::File::create(&err_path).expect("err"))
+        .spawn()
+        .expect("shell");
+    let status = match child.wait_timeout(limit).expect("wait") {
+        Some(status) => status,
+        None => {
+            let _ = child.kill();
+            panic!(
+                "{shell} {}: still running after {limit:?}",
+                script.display()
+            );
+        }
+    };
+    let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).expect("read")).into_owned();
+    Ran {
+        status: status.code(),
+        stdout: read(&out_path),
+        stderr: read(&err_path).replace(&dir.display().to_string(), "DIR"),
+    }
+}
+
+/// Run the script before and after migration in `mode` under `shell`, each in a fresh folder
+/// (whose path reads `DIR` in stderr).
+fn before_and_after(shell: &str, mode: &str, name: &str, text: &[u8]) -> (Ran, Ran) {
+    let limit = Duration::from_secs(30);
+    let before_dir = tempfile::tempdir().expect("tmp");
+    let original = write_script(before_dir.path(), &format!("s/{name}"), text);
+    let before = run_script(shell, before_dir.path(), &original, limit);
+    let after_dir = tempfile::tempdir().expect("tmp");
+    let script = write_script(after_dir.path(), &format!("s/{name}"), text);
+    let report = migrate(after_dir.path(), mode, &["--include", "*.sh"]);
+    assert_eq!(report["files"][0]["status"], "migrated", "{mode}: {report}");
+    let after = run_script(shell, after_dir.path(), &script, limit);
+    (before, after)
+}
+
+fn valid_document(stdout: &str) -> Value {
+    let schema = Schema::builtin("skill-output-v1").expect("schema");
+    let json = last_json(stdout).unwrap_or_else(|| panic!("no JSON in {stdout}"));
+    let outcome = check_output(
+        &json.to_string(),
+        &ParseOptions::new(Protocol::Json),
+        &schema,
+    );
+    assert!(outcome.valid, "{:?}\n{stdout}", outcome.errors);
+    json
+}
+
+#[test]
+fn error_messages_name_the_same_lines_or_the_next_one_after_migration() {
+    let text = b"#!/bin/sh\nset -u\n# line 3\ntouch out.txt\necho \"Created: out.txt\"\necho \"at line ${LINENO:-unknown}\" >&2\necho \"Confidence: 0.9\"\nx=$undefined_on_line_8\necho \"SUCCESS\"\n";
+    for shell in ["bash", "dash"] {
+        for mode in MODES {
+            let (before, after) = before_and_after(shell, mode, "execute.sh", text);
+            assert!(
+                before.stderr.contains(" 8: ") || before.stderr.contains("line 8:"),
+                "{shell}: the original names its lines: {}",
+                before.stderr
+            );
+            // Capture mode adds one line after the shebang: every later line moves down by one.
+            let expected = match mode {
+                "capture" => before
+                    .stderr
+                    .replace("line 8", "line 9")
+                    .replace(" 8: ", " 9: ")
+                    .replace("at line 6", "at line 7"),
+                _ => before.stderr.clone(),
+            };
+            assert_eq!(after.stderr, expected, "{shell} {mode}: stderr changed");
+            assert_eq!(
+                after.status, before.status,
+                "{shell} {mode}: status changed"
+            );
+        }
+    }
+}
+
+#[test]
+fn capture_adds_one_short_line_and_changes_only_the_legacy_ones() {
+    for mode in MODES {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let skills = fixtures().join("example/skills");
+        let mut copied = Vec::new();
+        for entry in std::fs::read_dir(&skills).expect("example").flatten() {
+            let script = entry.path().join("execute.sh");
+            let text = std::fs::read(&script).expect("read");
+            let name = entry.file_name().to_string_lossy().into_owned();
+            copied.push((
+                write_script(tmp.path(), &format!("s/{name}/execute.sh"), &text),
+                text,
+            ));
+        }
+        let report = migrate(tmp.path(), mode, &[]);
+        let mut migrated = 0;
+        for file in report["files"].as_array().expect("files") {
+            if file["status"] != "migrated" {
+                continue;
+            }
+            migrated += 1;
+            let path = tmp.path().join(file["path"].as_str().expect("path"));
+            let (_, before) = copied
+                .iter()
+                .find(|(p, _)| *p == path)
+                .expect("copied file");
+            let after = std::fs::read(&path).expect("read");
+            let (old, new): (Vec<&[u8]>, Vec<&[u8]>) = (
+                before.split(|&b| b == b'\n').collect(),
+                after.split(|&b| b == b'\n').collect(),
+            );
+            let legacy = file["legacy"].as_array().expect("legacy").len();
+            match mode {
+                "capture" => {
+                    assert_eq!(new.len(), old.len() + 1, "{}: line count", path.display());
+                    assert_eq!(new[0], old[0], "{}: the shebang", path.display());
+                    assert!(new[1].len() <= 120, "{}: a long line", path.display());
+                    let changed = old[1..].iter().zip(&new[2..]).filter(|(a, b)| a != b);
+                    let changed = changed.count();
+                    assert!(
+                        changed <= legacy,
+                        "{}: {changed} lines changed for {legacy} legacy statements",
+                        path.display()
+                    );
+                }
+                _ => {
+                    // The block is added after the last line or on the final exit's line: every
+                    // original line keeps its number.
+                    assert!(new.len() > old.len());
+                    for (i, line) in old.iter().enumerate() {
+                        let (was, now) = (
+                            String::from_utf8_lossy(line),
+                            String::from_utf8_lossy(new[i]),
+                        );
+                        let same = now.contains(was.as_ref()) || now.contains("LEGACY");
+                        assert!(same, "{}: line {} moved", path.display(), i + 1);
+                    }
+                }
+            }
+        }
+        assert_eq!(migrated, 2, "{mode}: {report}");
+    }
+}
+
+#[test]
+fn every_script_sources_one_runtime_file_and_names_only_its_own_settings() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "s/a/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
+    write_script(
+        tmp.path(),
+        "s/b/execute.sh",
+        b"#!/bin/sh\nset -e\necho \"Created: x\"\n",
+    );
+    migrate(tmp.path(), "capture", &["--default-confidence", "0.7"]);
+    let line_2 = |rel: &str| -> String {
+        let text = std::fs::read_to_string(tmp.path().join(rel)).expect("read");
+        text.lines().nth(1).expect("line 2").to_string()
+    };
+    let tail = "command . \"$(dirname -- \"$0\")/../../skillmod-runtime.sh\" || { echo \"run: skillmod migrate $0\" >&2; exit 70; }";
+    assert_eq!(line_2("s/a/execute.sh"), format!("__skm_dc=0.7 {tail}"));
+    assert_eq!(
+        line_2("s/b/execute.sh"),
+        format!("__skm_need=0 __skm_dc=0.7 {tail}")
+    );
+    let runtime = std::fs::read_to_string(tmp.path().join("skillmod-runtime.sh")).expect("runtime");
+    assert!(runtime.starts_with("# skillmod-runtime 2 "), "{runtime}");
+}
+
+#[test]
+fn a_rewrite_the_real_shell_rejects_is_refused_with_a_code() {
+    // A stand-in bash on PATH that rejects any script holding the runtime, as a real shell
+    // would reject a rewrite tree-sitter wrongly accepted.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let bin = tmp.path().join("bin");
+    write_script(
+        &bin,
+        "bash",
+        b"#!/bin/sh\nif grep -q __skm_; then echo 'bash: line 2: syntax error' >&2; exit 2; fi\nexit 0\n",
+    );
+    let text = b"#!/bin/bash\necho SUCCESS\n";
+    let script = write_script(tmp.path(), "s/execute.sh", text);
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = run(skillmod(tmp.path()).env("PATH", path).args([
+        "migrate",
+        "--no-backup",
+        "--format",
+        "json",
+        "s",
+    ]));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["files"][0]["errors"][0]["code"], "REWRITE_SHELL_SYNTAX");
+    assert!(
+        doc["files"][0]["errors"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("syntax error")),
+        "{doc}"
+    );
+    assert_eq!(std::fs::read(script).expect("read"), text);
+}
+
+#[test]
+fn crlf_scripts_keep_the_shell_verdict_and_print_no_new_errors() {
+    for name in ["runs_in_bash.sh", "rejected_by_the_shell.sh"] {
+        let text = std::fs::read(fixtures().join("crlf").join(name)).expect("fixture");
+        for mode in MODES {
+            let tmp = tempfile::tempdir().expect("tmp");
+            let script = write_script(tmp.path(), &format!("s/{name}"), &text);
+            let original_ok = syntax_ok("bash", &script);
+            let report = migrate(tmp.path(), mode, &["--include", "*.sh"]);
+            assert_eq!(report["files"][0]["status"], "migrated", "{mode}: {report}");
+            assert_eq!(
+                syntax_ok("bash", &script),
+                original_ok,
+                "{name} {mode}: bash -n changed its verdict"
+            );
+            let migrated = std::fs::read(&script).expect("read");
+            let bare_lf = migrated
+                .iter()
+                .enumerate()
+                .filter(|&(i, &b)| b == b'\n' && (i == 0 || migrated[i - 1] != b'\r'))
+                .count();
+            assert_eq!(bare_lf, 0, "{name} {mode}: a line without CR was written");
+        }
+        if name == "runs_in_bash.sh" {
+            for mode in MODES {
+                let (before, after) = before_and_after("bash", mode, name, &text);
+                // Capture mode's line after the shebang moves the blank line 3 to line 4.
+                let expected = match mode {
+                    "capture" => before.stderr.replace("line 3:", "line 4:"),
+                    _ => before.stderr.clone(),
+                };
+                assert_eq!(after.stderr, expected, "{mode}: stderr changed");
+                assert_eq!(after.status, before.status);
+                let doc = valid_document(&after.stdout);
+                assert_eq!(doc["success"], true, "{mode}");
+                if mode == "capture" {
+                    assert_eq!(doc["deliverables"], serde_json::json!(["report.md"]));
+                    assert_eq!(doc["confidence"], 0.9);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_sourced_library_gets_no_runtime_and_its_values_reach_the_sourcing_script() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/bash\nset -euo pipefail\nHERE=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\nsource \"$HERE/lib/steps.sh\"\ntrap 'echo host-cleanup >&2' EXIT\nbuild\n",
+    );
+    let library = write_script(
+        tmp.path(),
+        "s/lib/steps.sh",
+        b"#!/bin/bash\nbuild() {\n  touch built.txt\n  echo \"Created: built.txt\"\n  echo \"SUCCESS\"\n}\ntrap 'echo lib-trap >&2' EXIT\n",
+    );
+    let report = migrate(tmp.path(), "capture", &["--include", "*.sh"]);
+    let files = report["files"].as_array().expect("files");
+    let entry = |path: &str| {
+        files
+            .iter()
+            .find(|f| f["path"] == path)
+            .unwrap_or_else(|| panic!("{path} in {report}"))
+    };
+    assert_eq!(entry("s/execute.sh")["status"], "migrated");
+    assert_eq!(entry("s/execute.sh")["notes"][0]["code"], "SOURCES_LIBRARY");
+    assert_eq!(entry("s/lib/steps.sh")["status"], "migrated");
+    assert_eq!(
+        entry("s/lib/steps.sh")["notes"][0]["code"],
+        "SOURCED_LIBRARY"
+    );
+    let lib_text = std::fs::read_to_string(&library).expect("read");
+    assert!(!lib_text.contains("skillmod-runtime.sh"), "{lib_text}");
+    assert!(lib_text.contains("${__skm_t:-trap} 'echo lib-trap >&2' EXIT"));
+    let ran = run_script(
+        "bash",
+        tmp.path(),
+        &tmp.path().join("s/execute.sh"),
+        Duration::from_secs(30),
+    );
+    assert_eq!(ran.status, Some(0), "{}", ran.stderr);
+    let doc = valid_document(&ran.stdout);
+    assert_eq!(doc["success"], true);
+    assert_eq!(doc["deliverables"], serde_json::json!(["built.txt"]));
+    assert!(ran.stderr.contains("host-cleanup"), "{}", ran.stderr);
+    assert_eq!(
+        ran.stdout.matches("\"success\"").count(),
+        1,
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn a_library_sourced_by_an_unmigrated_script_runs_quietly() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "s/lib.sh",
+        b"# no shebang: meant to be sourced\nstep() { echo \"Created: $1\"; echo SUCCESS; }\n",
+    );
+    let report = migrate(tmp.path(), "capture", &["--include", "*.sh"]);
+    assert_eq!(report["files"][0]["notes"][0]["code"], "SOURCED_LIBRARY");
+    write_script(
+        tmp.path(),
+        "caller.sh",
+        b"#!/bin/sh\nset -eu\n. ./s/lib.sh\nstep a.txt\necho done >&2\n",
+    );
+    for shell in ["bash", "dash"] {
+        let ran = run_script(
+            shell,
+            tmp.path(),
+            &tmp.path().join("caller.sh"),
+            Duration::from_secs(30),
+        );
+        assert_eq!(ran.status, Some(0), "{shell}: {}", ran.stderr);
+        assert_eq!(ran.stderr, "done\n", "{shell}");
+        assert_eq!(ran.stdout, "", "{shell}");
+    }
+}
+
+#[test]
+fn a_top_level_return_makes_a_script_a_library() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/bash\n[ \"${BASH_SOURCE[0]}\" != \"$0\" ] || { echo 'source me' >&2; exit 1; }\necho \"Created: x\"\nreturn 0\n",
+    );
+    let report = migrate(tmp.path(), "capture", &[]);
+    assert_eq!(report["files"][0]["notes"][0]["code"], "SOURCED_LIBRARY");
+    let text = std::fs::read_to_string(script).expect("read");
+    assert!(
+        text.contains("${__skm_r:-:} created \"Created: x\""),
+        "{text}"
+    );
+    assert!(!text.contains("skillmod-runtime"));
+}
+
+#[test]
+fn comment_mode_refuses_a_block_after_a_command_that_always_exits() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/bash\nmain() {\n  if [ -n \"${1:-}\" ]; then echo \"ERROR: no\" >&2; exit 1; fi\n  echo \"SUCCESS\"\n  exit 0\n}\nmain \"$@\"\n";
+    let script = write_script(tmp.path(), "s/execute.sh", text);
+    let (status, report) = json_report(
+        tmp.path(),
+        &["migrate", "--mode", "comment", "--no-backup", "s"],
+    );
+    assert_eq!(status, 1);
+    assert_eq!(report["files"][0]["errors"][0]["code"], "BLOCK_UNREACHABLE");
+    assert!(
+        report["files"][0]["errors"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("line 7") && m.contains("--mode capture")),
+        "{report}"
+    );
+    assert_eq!(std::fs::read(&script).expect("read"), text);
+    // Capture mode prints the JSON from its EXIT trap, so the same script migrates and reports.
+    let report = migrate(tmp.path(), "capture", &[]);
+    assert_eq!(report["files"][0]["status"], "migrated");
+    let ran = run_script("bash", tmp.path(), &script, Duration::from_secs(30));
+    assert_eq!(valid_document(&ran.stdout)["success"], true);
+}
+
+#[test]
+fn comment_mode_reports_a_literal_confidence_it_cannot_use() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/sh\necho \"Confidence: 0.85+\"\necho \"Confidence: 1.5\"\necho SUCCESS\n",
+    );
+    let report = migrate(tmp.path(), "comment", &[]);
+    let file = &report["files"][0];
+    assert_eq!(file["status"], "migrated");
+    let notes: Vec<&str> = file["notes"]
+        .as_array()
+        .expect("notes")
+        .iter()
+        .filter_map(|n| n["message"].as_str())
+        .collect();
+    assert_eq!(notes.len(), 2, "{file}");
+    assert!(notes[0].contains("line 2") && notes[0].contains("0.85+"));
+    assert!(notes[1].contains("line 3") && notes[1].contains("1.5"));
+}
+
+#[test]
+fn runtime_cost_is_linear_in_what_it_records() {
+    // 4,000-character values, 2,000 `Created:` lines, and a 100,000-character value with
+    // quotes and backslashes: linear escaping and de-duplication take well under a second each;
+    // a quadratic escaper takes minutes on the last one (the limit below is 30 s).
+    let text = br#"#!/bin/sh
+long=$(printf '%4000s' '' | tr ' ' 'a')
+echo "Created: $long"
+special=$(printf '%10000s' '' | sed 's/ /ab"cd\\efg\/ /g')
+echo "Created: $special"
+i=0
+while [ "$i" -lt 2000 ]; do
+  echo "Created: out/file-$i.txt"
+  echo "Created: out/file-$i.txt"
+  i=$((i + 1))
+done
+echo "SUCCESS"
+"#;
+    for shell in ["bash", "dash"] {
+        let (before, after) = before_and_after(shell, "capture", "execute.sh", text);
+        assert_eq!(after.status, before.status, "{shell}");
+        let doc = valid_document(&after.stdout);
+        let deliverables = doc["deliverables"].as_array().expect("deliverables");
+        assert_eq!(
+            deliverables.len(),
+            2002,
+            "{shell}: duplicates are listed once"
+        );
+        assert_eq!(doc["metrics"]["files_created"], 4002);
+        assert_eq!(deliverables[0].as_str().map(str::len), Some(4000));
+        // The value is what the shell's echo printed: dash's reads `\e` as ESC, bash's keeps it.
+        let printed = if shell == "dash" {
+            "ab\"cd\u{1b}fg"
+        } else {
+            "ab\"cd\\efg"
+        };
+        assert_eq!(
+            deliverables[1].as_str().map(|s| s.matches(printed).count()),
+            Some(10000),
+            "{shell}: quotes, backslashes and control characters survive escaping"
+        );
+    }
+}
+
+#[test]
+fn a_script_using_the_runtime_names_is_refused() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/sh\n__skm_rec() { echo mine; }\necho SUCCESS\n";
+    let script = write_script(tmp.path(), "s/execute.sh", text);
+    let (status, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    assert_eq!(status, 1);
+    assert_eq!(report["files"][0]["errors"][0]["code"], "NAME_CLASH");
+    assert_eq!(std::fs::read(script).expect("read"), text);
+}
+
+#[test]
+fn the_time_token_inside_a_value_is_never_replaced() {
+    let token = "@@SKILLMOD_NOW@@";
+    // Comment mode: a literal deliverable holding the token.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = format!("#!/bin/sh\necho \"Created: out/{token}.txt\"\necho SUCCESS\n");
+    let script = write_script(tmp.path(), "s/execute.sh", text.as_bytes());
+    migrate(tmp.path(), "comment", &["--template", "envelope"]);
+    let ran = run_script("sh", tmp.path(), &script, Duration::from_secs(30));
+    let doc = last_json(&ran.stdout).expect("json");
+    assert_eq!(doc["data"]["deliverables"][0], format!("out/{token}.txt"));
+    assert_ne!(doc["generatedAt"], token);
+    // Capture mode: the skill's folder name holds the token and a quote.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let folder = format!("s/it's {token}");
+    let script = write_script(
+        tmp.path(),
+        &format!("{folder}/execute.sh"),
+        b"#!/bin/sh\necho SUCCESS\n",
+    );
+    migrate(tmp.path(), "capture", &["--template", "envelope"]);
+    let ran = run_script("dash", tmp.path(), &script, Duration::from_secs(30));
+    let doc: Value = serde_json::from_str(&ran.stdout).expect("one document");
+    assert_eq!(doc["skillName"], format!("it's {token}"));
+    assert!(
+        doc["generatedAt"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z')),
+        "{doc}"
+    );
+}
+
+#[test]
+fn a_bom_without_a_shebang_stays_valid() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"\xEF\xBB\xBFecho \"Created: a\"\necho SUCCESS\n",
+    );
+    let report = migrate(tmp.path(), "capture", &[]);
+    assert_eq!(report["files"][0]["notes"][0]["code"], "SOURCED_LIBRARY");
+    assert!(syntax_ok("bash", &script));
+    assert!(
+        std::fs::read(&script)
+            .expect("read")
+            .starts_with(b"\xEF\xBB\xBF")
+    );
+}
+
+#[test]
+fn a_bare_final_exit_keeps_its_status_in_comment_mode() {
+    let text = std::fs::read(fixtures().join("migrate/bare_final_exit/input.sh")).expect("input");
+    let (before, after) = before_and_after("bash", "comment", "execute.sh", &text);
+    assert_eq!(before.status, Some(1));
+    assert_eq!(after.status, before.status);
+    assert_eq!(valid_document(&after.stdout)["confidence"], 0.7);
+}
+
+#[test]
+fn only_a_return_outside_functions_makes_a_library() {
+    for (text, library) in [
+        (
+            &b"#!/bin/bash\nf() { return 1; }\n[ -n \"${X:-}\" ] && return 0\necho SUCCESS\nf || true\n"[..],
+            true,
+        ),
+        (
+            &b"#!/bin/bash\nf() {\n  return 1\n}\necho SUCCESS\nf || true\n"[..],
+            false,
+        ),
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let script = write_script(tmp.path(), "s/execute.sh", text);
+        let report = migrate(tmp.path(), "capture", &[]);
+        let migrated = std::fs::read_to_string(script).expect("read");
+        assert_eq!(
+            report["files"][0]["notes"][0]["code"] == "SOURCED_LIBRARY",
+            library,
+            "{report}"
+        );
+        assert_eq!(!migrated.contains("skillmod-runtime.sh"), library, "{migrated}");
+    }
+}

@@ -1,0 +1,406 @@
+//! `skillmod check` through the binary: findings, formats, exit codes, ignore rules, cache.
+
+use std::path::Path;
+
+use crate::common::*;
+use serde_json::Value;
+
+const LEGACY: &[u8] = b"#!/bin/bash\nmake\n  echo \"SUCCESS\"\n";
+const CLEAN: &[u8] = b"#!/bin/bash\ncat <<'EOF'\necho \"SUCCESS\"\nEOF\n";
+
+#[test]
+fn findings_are_reported_as_path_line_column_kind_text() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "a/execute.sh", LEGACY);
+    write_script(tmp.path(), "b/execute.sh", CLEAN);
+    let out = run(skillmod(tmp.path()).args(["check", "."]));
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("a/execute.sh:3:3: SKM001 success: echo \"SUCCESS\"\n"),
+        "{text}"
+    );
+    assert!(text.contains("skillmod migrate a/execute.sh"), "{text}");
+    assert!(
+        text.contains("Found 1 legacy statement in 1 of 2 scripts checked"),
+        "{text}"
+    );
+}
+
+#[test]
+fn clean_tree_exits_0() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "b/execute.sh", CLEAN);
+    let out = run(skillmod(tmp.path()).args(["check", "b"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("All clear"));
+}
+
+#[test]
+fn missing_path_exits_2() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = run(skillmod(tmp.path()).args(["check", "nope"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("PATH_NOT_FOUND"));
+}
+
+#[test]
+fn migrated_script_with_a_live_legacy_statement_still_fails() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/bash\necho \"SUCCESS\"\ncat <<'EOF_JSON'\n{}\nEOF_JSON\n";
+    write_script(tmp.path(), "s/execute.sh", text);
+    let out = run(skillmod(tmp.path()).args(["check", "s"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+}
+
+#[test]
+fn migrate_then_check_passes() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "s/execute.sh", LEGACY);
+    assert_eq!(
+        run(skillmod(tmp.path()).args(["check", "s"])).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        run(skillmod(tmp.path()).args(["migrate", "s"]))
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(
+        run(skillmod(tmp.path()).args(["check", "s"])).status.code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn json_format_lists_findings_and_summary() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "a/execute.sh", LEGACY);
+    let out = run(skillmod(tmp.path()).args(["check", "--format", "json", "a"]));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        doc["findings"],
+        serde_json::json!([{"code": "SKM001", "severity": "error", "path": "a/execute.sh", "line": 3, "column": 3,
+            "kind": "success", "text": "echo \"SUCCESS\"",
+            "message": "legacy `SUCCESS` line on stdout: `echo \"SUCCESS\"`",
+            "fix": "skillmod migrate a/execute.sh"}])
+    );
+    assert_eq!(doc["summary"]["scripts_checked"], 1);
+    assert_eq!(doc["summary"]["findings"], 1);
+}
+
+#[test]
+fn github_format_prints_workflow_annotations() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "a/execute.sh", LEGACY);
+    let out = run(skillmod(tmp.path()).args(["check", "--format", "github", "a"]));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(
+            "::error file=a/execute.sh,line=3,col=3,title=skillmod SKM001 (legacy-output)::"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 1);
+}
+
+#[test]
+fn sarif_format_has_rules_and_located_results() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "a/execute.sh", LEGACY);
+    let out = run(skillmod(tmp.path()).args(["check", "--format", "sarif", "a"]));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["version"], "2.1.0");
+    let run0 = &doc["runs"][0];
+    let rules = run0["tool"]["driver"]["rules"].as_array().expect("rules");
+    assert_eq!(rules.len(), skillmod::check::Rule::ALL.len());
+    for rule in rules {
+        assert!(
+            rule["fullDescription"]["text"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty())
+        );
+        assert!(
+            rule["helpUri"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("https://"))
+        );
+    }
+    assert_eq!(rules[1]["id"], "SKM002");
+    let result = &run0["results"][0];
+    let index = result["ruleIndex"].as_u64().expect("index") as usize;
+    assert_eq!(rules[index]["id"], result["ruleId"]);
+    assert_eq!(result["ruleId"], "SKM001");
+    let location = &result["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], "a/execute.sh");
+    assert_eq!(location["region"]["startLine"], 3);
+    assert_eq!(location["region"]["startColumn"], 3);
+}
+
+#[test]
+fn explicit_files_still_obey_ignore_rules() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    git_init(tmp.path());
+    write_script(tmp.path(), "vendor/x/execute.sh", LEGACY);
+    write_script(tmp.path(), "own/execute.sh", LEGACY);
+    std::fs::write(tmp.path().join(".gitignore"), "vendor/\n").expect("gitignore");
+    let out = run(skillmod(tmp.path()).args([
+        "check",
+        "--format",
+        "json",
+        "vendor/x/execute.sh",
+        "own/execute.sh",
+    ]));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["summary"]["scripts_checked"], 1, "{doc}");
+    assert_eq!(doc["findings"][0]["path"], "own/execute.sh");
+    let out = run(skillmod(tmp.path()).args([
+        "check",
+        "--no-ignore",
+        "--format",
+        "json",
+        "vendor/x/execute.sh",
+    ]));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["summary"]["scripts_checked"], 1, "{doc}");
+}
+
+#[test]
+fn output_order_is_the_same_whatever_the_thread_count() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for i in 0..600 {
+        let body = if i % 3 == 0 { LEGACY } else { CLEAN };
+        write_script(tmp.path(), &format!("skills/s{i:04}/execute.sh"), body);
+    }
+    let one = run(skillmod(tmp.path()).args(["check", "--no-cache", "-j", "1", "skills"]));
+    let two = run(skillmod(tmp.path()).args(["check", "--no-cache", "-j", "2", "skills"]));
+    assert_eq!(stdout(&one), stdout(&two));
+    let text = stdout(&one);
+    let paths: Vec<&str> = text.lines().filter(|l| l.starts_with("skills/")).collect();
+    assert_eq!(paths.len(), 200);
+    let mut sorted = paths.clone();
+    sorted.sort();
+    assert_eq!(paths, sorted);
+}
+
+#[test]
+fn cache_gives_the_same_answer_and_follows_content() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(tmp.path(), "a/execute.sh", LEGACY);
+    let first = run(skillmod(tmp.path()).args(["check", "--format", "json", "a"]));
+    assert!(
+        tmp.path().join(".skillmod/cache/check.bin").is_file(),
+        "no cache written"
+    );
+    let second = run(skillmod(tmp.path()).args(["check", "--format", "json", "a"]));
+    assert_eq!(first.stdout, second.stdout);
+    std::fs::write(
+        &script,
+        b"#!/bin/bash\necho \"Created: x\"\necho \"SUCCESS\"\n",
+    )
+    .expect("edit");
+    let third = run(skillmod(tmp.path()).args(["check", "--format", "json", "a"]));
+    let doc: Value = serde_json::from_slice(&third.stdout).expect("json");
+    assert_eq!(
+        doc["summary"]["findings"], 2,
+        "stale cache entry used: {doc}"
+    );
+}
+
+#[test]
+fn settled_files_are_answered_from_the_cache_and_edits_are_seen() {
+    // Files older than the cache's settling window are found by path and stat without being read;
+    // the answer must be the one a fresh run gives, suppressions included.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(tmp.path(), "a/execute.sh", LEGACY);
+    write_script(
+        tmp.path(),
+        "b/execute.sh",
+        b"#!/bin/bash\necho \"Created: out.txt\"\necho \"SUCCESS\" # skillmod: ignore\n",
+    );
+    write_script(tmp.path(), "c/execute.sh", b"#!/bin/sh\necho hello\n");
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let check = || run(skillmod(tmp.path()).args(["check", "--format", "json", "."]));
+    let fresh = run(skillmod(tmp.path()).args(["check", "--no-cache", "--format", "json", "."]));
+    let first = check();
+    let cache = read_cache(&tmp.path().join(".skillmod/cache/check.bin"));
+    assert_eq!(cache.places.len(), 3, "every settled file gets a place key");
+    let second = check();
+    assert_eq!(first.stdout, fresh.stdout);
+    assert_eq!(second.stdout, fresh.stdout);
+    let doc: Value = serde_json::from_slice(&second.stdout).expect("json");
+    assert_eq!(doc["summary"]["findings"], 2, "{doc}");
+    assert_eq!(doc["summary"]["suppressed"], 1, "{doc}");
+    // A smaller size limit skips the files, whatever the cache holds for their place.
+    let limited =
+        run(skillmod(tmp.path()).args(["check", "--max-size", "10", "--format", "json", "."]));
+    let limited: Value = serde_json::from_slice(&limited.stdout).expect("json");
+    assert_eq!(limited["summary"]["skipped"], 3, "{limited}");
+    std::fs::write(&script, b"#!/bin/bash\nmake\n  echo \"COMPLETE\"\n").expect("edit");
+    let third: Value = serde_json::from_slice(&check().stdout).expect("json");
+    assert!(
+        third.to_string().contains("echo \\\"COMPLETE\\\""),
+        "the edit was not seen: {third}"
+    );
+}
+
+#[test]
+fn a_cache_restored_onto_a_fresh_clone_answers_every_unchanged_file() {
+    // The README's CI recipe: the cache folder travels (actions/cache) to a new checkout, where every
+    // file has a new path, inode and times. Nothing may need analysing again, so the cache file is
+    // not rewritten; an edited file still is analysed.
+    let cache = tempfile::tempdir().expect("cache");
+    let first = tempfile::tempdir().expect("clone");
+    let second = tempfile::tempdir().expect("clone");
+    for clone in [first.path(), second.path()] {
+        write_script(clone, "a/execute.sh", LEGACY);
+        write_script(clone, "b/execute.sh", CLEAN);
+        write_script(clone, "c/execute.sh", b"#!/bin/bash\necho \"Created: x\"\n");
+    }
+    let check = |dir: &Path| {
+        run(skillmod(dir)
+            .args(["check", "--format", "json", "--cache-dir"])
+            .arg(cache.path())
+            .arg("."))
+    };
+    let filled = check(first.path());
+    let stored = cache.path().join("check.bin");
+    // The analyses stored (content keys); place keys may be added as files settle, which is
+    // a matter of time, so they are not compared.
+    let analyses = || {
+        let mut keys: Vec<[u8; 32]> = read_cache(&stored).entries.into_keys().collect();
+        keys.sort();
+        keys
+    };
+    let written = analyses();
+    let restored = check(second.path());
+    assert_eq!(restored.stdout, filled.stdout);
+    assert_eq!(analyses(), written, "the fresh clone needed new analyses");
+    std::fs::write(second.path().join("b/execute.sh"), LEGACY).expect("edit");
+    let edited: Value = serde_json::from_slice(&check(second.path()).stdout).expect("json");
+    assert_eq!(edited["summary"]["files_with_findings"], 3, "{edited}");
+}
+
+#[test]
+fn completions_and_man_page_are_generated() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let bash = run(skillmod(tmp.path()).args(["completions", "bash"]));
+    assert_eq!(bash.status.code(), Some(0));
+    assert!(stdout(&bash).contains("skillmod") && stdout(&bash).contains("--skill-dir"));
+    let man = run(skillmod(tmp.path()).args(["man"]));
+    assert!(stdout(&man).contains(".TH skillmod"), "{}", stdout(&man));
+}
+
+#[test]
+fn stdout_writes_are_reported_only_for_scripts_under_the_contract() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "plain.sh",
+        b"#!/bin/sh\necho \"Building...\"\nprintf '%s\\n' done\n",
+    );
+    write_script(
+        tmp.path(),
+        "legacy.sh",
+        b"#!/bin/sh\necho \"Building...\"\necho SUCCESS\n",
+    );
+    let out = run(skillmod(tmp.path()).args(["check", "--include", "*.sh", "."]));
+    let text = stdout(&out);
+    assert!(!text.contains("plain.sh"), "{text}");
+    // Capture mode (the default) will move them: one note for the file, not one per write.
+    assert!(
+        text.contains("legacy.sh:2:1: SKM002 1 other stdout write(s) (line 2) will go to stderr"),
+        "{text}"
+    );
+    // Comment mode leaves them where they are: each is a warning of its own, with a fix.
+    std::fs::write(tmp.path().join("skillmod.toml"), "mode = \"comment\"\n").expect("settings");
+    let out = run(skillmod(tmp.path()).args(["check", "--include", "*.sh", "."]));
+    let text = stdout(&out);
+    assert!(
+        text.contains("legacy.sh:2:1: SKM002 stdout_write: echo"),
+        "{text}"
+    );
+}
+
+#[test]
+fn every_subcommand_has_a_man_page() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for command in [
+        "migrate",
+        "restore",
+        "check",
+        "validate",
+        "schema",
+        "templates",
+    ] {
+        let out = run(skillmod(tmp.path()).args(["man", command]));
+        assert_eq!(out.status.code(), Some(0), "{command}");
+        let page = stdout(&out);
+        assert!(
+            page.contains(&format!(".TH skillmod-{command}")),
+            "{command}: {page}"
+        );
+    }
+    let out = run(skillmod(tmp.path()).args(["man", "nope"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("UNKNOWN_COMMAND"));
+}
+
+#[test]
+fn misread_constructs_do_not_hide_legacy_lines() {
+    // `\<` in a test, `10#` in arithmetic, a here-string after a redirection: tree-sitter-bash
+    // misreads each; masked for the parse, the file is read as bash reads it.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = tmp.path().join("execute.sh");
+    std::fs::copy(fixtures().join("parse/misread.sh"), &script).expect("copy");
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "."]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert_eq!(
+        stdout(&out).matches("SKM001").count(),
+        3,
+        "{}",
+        stdout(&out)
+    );
+    let out = run(skillmod(tmp.path()).args(["migrate", "--no-backup", "."]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let ran = run(std::process::Command::new("bash")
+        .arg(&script)
+        .current_dir(tmp.path()));
+    assert!(ran.status.success(), "{}", stderr(&ran));
+    let doc: serde_json::Value = serde_json::from_slice(&ran.stdout).expect("one JSON document");
+    assert_eq!(doc["success"], true, "{doc}");
+    assert_eq!(doc["deliverables"], serde_json::json!(["out.txt"]), "{doc}");
+}
+
+#[test]
+fn a_marker_in_an_unparsable_script_is_an_error_in_check_and_migrate() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    std::fs::copy(
+        fixtures().join("parse/unparsable.sh"),
+        tmp.path().join("execute.sh"),
+    )
+    .expect("copy");
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "."]));
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let text = stdout(&out);
+    let place = text
+        .lines()
+        .find(|l| l.contains("SKM003"))
+        .and_then(|l| l.strip_prefix("execute.sh:"))
+        .and_then(|l| l.split(": ").next())
+        .unwrap_or_else(|| panic!("an SKM003 finding: {text}"))
+        .to_string();
+    assert!(!text.contains("All clear"), "{text}");
+    let out = run(skillmod(tmp.path()).args(["migrate", "--format", "json", "."]));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["files"][0]["status"], "skipped", "{doc}");
+    assert_eq!(doc["files"][0]["errors"][0]["code"], "PARSE_ERROR", "{doc}");
+    let message = doc["files"][0]["errors"][0]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        message.starts_with(&format!("line {place}:")),
+        "same place as check ({place}): {message}"
+    );
+}

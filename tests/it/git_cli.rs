@@ -1,0 +1,270 @@
+//! Git-aware migration in temp repositories: dirty files refused, exact commits, history selection.
+
+use std::path::Path;
+
+use crate::common::*;
+use serde_json::Value;
+
+const LEGACY: &[u8] = b"#!/bin/bash\necho \"Created: out.txt\"\necho \"SUCCESS\"\n";
+
+fn repo_with_skills(names: &[&str]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().expect("tmp");
+    git_init(tmp.path());
+    for name in names {
+        write_script(tmp.path(), &format!("skills/{name}/execute.sh"), LEGACY);
+    }
+    std::fs::write(tmp.path().join("notes.txt"), "v1\n").expect("notes");
+    std::fs::write(tmp.path().join("other.txt"), "v1\n").expect("other");
+    git(tmp.path(), &["add", "-A"]);
+    git(tmp.path(), &["commit", "-q", "-m", "initial"]);
+    tmp
+}
+
+fn migrate_json(dir: &Path, args: &[&str]) -> (i32, Value) {
+    let mut all = vec!["migrate"];
+    all.extend_from_slice(args);
+    json_report(dir, &all)
+}
+
+#[test]
+fn dirty_related_file_is_refused_and_untouched() {
+    let tmp = repo_with_skills(&["a", "b"]);
+    let edited = b"#!/bin/bash\necho \"SUCCESS\"\n# work in progress\n";
+    let a = tmp.path().join("skills/a/execute.sh");
+    std::fs::write(&a, edited).expect("edit");
+    let b = tmp.path().join("skills/b/execute.sh");
+    std::fs::write(&b, b"#!/bin/bash\necho \"COMPLETE\"\n").expect("edit");
+    git(tmp.path(), &["add", "skills/b/execute.sh"]);
+    let (code, report) = migrate_json(tmp.path(), &["skills"]);
+    assert_eq!(code, 1);
+    for file in report["files"].as_array().expect("files") {
+        assert_eq!(file["status"], "failed");
+        assert_eq!(file["errors"][0]["code"], "DIRTY_FILE");
+    }
+    assert_eq!(std::fs::read(&a).expect("read"), edited);
+    assert!(
+        !tmp.path().join(".skillmod/backups").exists(),
+        "refused files were backed up"
+    );
+    let (code, report) = migrate_json(tmp.path(), &["--allow-dirty", "skills"]);
+    assert_eq!(code, 0);
+    assert_eq!(report["summary"]["migrated"], 2);
+}
+
+#[test]
+fn commit_holds_exactly_the_migrated_files_and_leaves_the_rest_alone() {
+    let tmp = repo_with_skills(&["a", "b"]);
+    std::fs::write(tmp.path().join("notes.txt"), "v2 staged\n").expect("notes");
+    git(tmp.path(), &["add", "notes.txt"]);
+    std::fs::write(tmp.path().join("other.txt"), "v2 unstaged\n").expect("other");
+    std::fs::write(tmp.path().join("untracked.txt"), "new\n").expect("untracked");
+    let (code, report) = migrate_json(tmp.path(), &["--commit", "skills"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["commit_created"], true);
+    let head = git(tmp.path(), &["rev-parse", "HEAD"]);
+    assert_eq!(report["commit_hash"].as_str(), Some(head.trim()));
+    // The runtime file capture mode created is part of the migration, so of the commit.
+    assert_eq!(
+        report["files_committed"],
+        serde_json::json!([
+            "skillmod-runtime.sh",
+            "skills/a/execute.sh",
+            "skills/b/execute.sh"
+        ])
+    );
+    let in_commit = git(tmp.path(), &["show", "--name-only", "--format=", "HEAD"]);
+    assert_eq!(
+        in_commit.lines().collect::<Vec<_>>(),
+        [
+            "skillmod-runtime.sh",
+            "skills/a/execute.sh",
+            "skills/b/execute.sh"
+        ]
+    );
+    let message = git(tmp.path(), &["log", "-1", "--format=%s"]);
+    assert_eq!(message.trim(), "skillmod: migrate 2 skills to JSON output");
+    assert_eq!(
+        git(tmp.path(), &["diff", "--cached", "--name-only"]).trim(),
+        "notes.txt",
+        "the user's staged change was lost"
+    );
+    assert_eq!(
+        git(tmp.path(), &["diff", "--name-only"]).trim(),
+        "other.txt"
+    );
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("other.txt")).expect("read"),
+        "v2 unstaged\n"
+    );
+    assert_eq!(
+        report["unrelated_dirty"],
+        serde_json::json!(["notes.txt", "other.txt", "untracked.txt"])
+    );
+    let committed = git(tmp.path(), &["show", "HEAD:skills/a/execute.sh"]);
+    assert_eq!(
+        committed.as_bytes(),
+        std::fs::read(tmp.path().join("skills/a/execute.sh")).expect("read")
+    );
+}
+
+#[test]
+fn second_run_creates_no_commit() {
+    let tmp = repo_with_skills(&["a"]);
+    let (_, first) = migrate_json(tmp.path(), &["--commit", "-m", "migrate skills", "skills"]);
+    assert_eq!(first["commit_created"], true);
+    assert_eq!(
+        git(tmp.path(), &["log", "-1", "--format=%s"]).trim(),
+        "migrate skills"
+    );
+    let head = git(tmp.path(), &["rev-parse", "HEAD"]);
+    let (code, second) = migrate_json(tmp.path(), &["--commit", "skills"]);
+    assert_eq!(code, 0);
+    assert_eq!(second["commit_created"], false);
+    assert_eq!(second["commit_hash"], Value::Null);
+    assert_eq!(second["files_committed"], serde_json::json!([]));
+    assert_eq!(git(tmp.path(), &["rev-parse", "HEAD"]), head);
+}
+
+#[test]
+fn text_summary_prints_the_short_hash() {
+    let tmp = repo_with_skills(&["a"]);
+    let out = run(skillmod(tmp.path()).args(["migrate", "--commit", "skills"]));
+    let head = git(tmp.path(), &["rev-parse", "--short=12", "HEAD"]);
+    assert!(
+        stderr(&out).contains(&format!("committed {}: 2 files", head.trim())),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn git_hooks_run_and_no_verify_passes_through() {
+    let tmp = repo_with_skills(&["a"]);
+    let hook = tmp.path().join(".git/hooks/pre-commit");
+    std::fs::write(&hook, "#!/bin/sh\necho 'hook says no' >&2\nexit 1\n").expect("hook");
+    set_mode(&hook, 0o755);
+    let (code, report) = migrate_json(tmp.path(), &["--commit", "skills"]);
+    assert_eq!(code, 1);
+    assert_eq!(report["commit_created"], false);
+    run(skillmod(tmp.path()).args(["restore"]));
+    let (code, report) = migrate_json(tmp.path(), &["--commit", "--no-verify", "skills"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["commit_created"], true);
+}
+
+#[test]
+fn restore_works_after_a_commit() {
+    let tmp = repo_with_skills(&["a"]);
+    migrate_json(tmp.path(), &["--commit", "skills"]);
+    let out = run(skillmod(tmp.path()).args(["restore"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(
+        std::fs::read(tmp.path().join("skills/a/execute.sh")).expect("read"),
+        LEGACY
+    );
+}
+
+#[test]
+fn changed_since_and_staged_pick_exactly_those_skills() {
+    let tmp = repo_with_skills(&["a", "b", "c"]);
+    std::fs::write(
+        tmp.path().join("skills/b/execute.sh"),
+        b"#!/bin/bash\necho \"Created: b.txt\"\necho \"SUCCESS\"\n",
+    )
+    .expect("edit");
+    git(tmp.path(), &["commit", "-q", "-am", "change b"]);
+    let (_, report) = migrate_json(tmp.path(), &["--dry-run", "--changed-since", "HEAD~1"]);
+    assert_eq!(report_paths(&report), ["skills/b/execute.sh"]);
+    std::fs::write(
+        tmp.path().join("skills/c/execute.sh"),
+        b"#!/bin/bash\necho \"COMPLETE\"\n",
+    )
+    .expect("edit");
+    git(tmp.path(), &["add", "skills/c/execute.sh"]);
+    let out = run(skillmod(tmp.path()).args(["check", "--staged", "--format", "json"]));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["summary"]["scripts_checked"], 1);
+    assert_eq!(doc["findings"][0]["path"], "skills/c/execute.sh");
+}
+
+#[test]
+fn commit_and_history_flags_need_git() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "s/execute.sh", LEGACY);
+    for args in [
+        vec!["migrate", "--commit", "s"],
+        vec!["check", "--changed-since", "HEAD"],
+    ] {
+        let out = run(skillmod(tmp.path()).args(&args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains("NOT_A_GIT_REPO"), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn files_committed_is_read_from_the_commit_made() {
+    let tmp = repo_with_skills(&["a"]);
+    // A repository hook that stages another file into the commit.
+    let hook = tmp.path().join(".git/hooks/pre-commit");
+    std::fs::write(&hook, "#!/bin/sh\necho v2 > notes.txt\ngit add notes.txt\n").expect("hook");
+    set_mode(&hook, 0o755);
+    let (code, report) = migrate_json(tmp.path(), &["--commit", "skills"]);
+    assert_eq!(code, 0, "{report}");
+    let in_commit = git(
+        tmp.path(),
+        &[
+            "diff-tree",
+            "--root",
+            "--no-commit-id",
+            "--name-only",
+            "-r",
+            "HEAD",
+        ],
+    );
+    let listed: Vec<&str> = report["files_committed"]
+        .as_array()
+        .expect("files_committed")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let expected: Vec<&str> = in_commit.lines().collect();
+    assert_eq!(listed, expected, "{report}");
+    assert!(listed.contains(&"notes.txt"), "{report}");
+}
+
+#[test]
+fn check_staged_reads_the_index_and_migrate_staged_refuses_unstaged_changes() {
+    let tmp = repo_with_skills(&["a"]);
+    let script = tmp.path().join("skills/a/execute.sh");
+    // Staged: a legacy line; the work tree alone is fixed.
+    std::fs::write(
+        &script,
+        b"#!/bin/bash\necho SUCCESS\necho \"Confidence: 1\"\n",
+    )
+    .expect("edit");
+    git(tmp.path(), &["add", "skills/a/execute.sh"]);
+    std::fs::write(&script, b"#!/bin/bash\necho done >&2\n").expect("fix");
+    let out = run(skillmod(tmp.path()).args(["check", "--staged", "--no-cache"]));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the staged legacy line: {}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains("skills/a/execute.sh:2:1: SKM001"),
+        "{}",
+        stdout(&out)
+    );
+    let (code, report) = migrate_json(tmp.path(), &["--staged", "--allow-dirty"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        report["files"][0]["errors"][0]["code"], "STAGED_DIFFERS",
+        "{report}"
+    );
+    assert_eq!(
+        std::fs::read(&script).expect("read"),
+        b"#!/bin/bash\necho done >&2\n",
+        "untouched"
+    );
+}

@@ -1,0 +1,27 @@
+//! The integration tests, one module per area, linked into one test binary (as ripgrep does):
+//! they drive the real `skillmod` binary in temp folders, run real shells on what it writes, and
+//! call the library where a property is checked over generated inputs.
+//! `cargo test --test it NAME` runs a subset (`cargo test --test it migrate_cli::`).
+
+mod common;
+
+mod analyze_rules;
+mod bounded_work;
+mod capture_e2e;
+mod capture_review;
+mod check_cli;
+mod config_cli;
+mod contract;
+mod fuzz;
+mod git_cli;
+mod migrate_cli;
+mod migrate_fixtures;
+mod multi_repo;
+mod one_judgement;
+mod outcome;
+mod rules_cli;
+mod runtime_file;
+mod safety;
+mod snapshots;
+mod terminal;
+mod validate_cli;

@@ -1,0 +1,564 @@
+//! The migrate and restore commands driven through the real binary in temp folders.
+
+use std::path::Path;
+
+use crate::common::*;
+use serde_json::Value;
+
+const LEGACY: &[u8] = b"#!/bin/bash\necho \"Created: out.txt\"\necho \"SUCCESS\"\n";
+
+fn copy_fixture_tree(dest: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(fixtures().join("migrate"))
+        .expect("fixtures")
+        .flatten()
+    {
+        let input = entry.path().join("input.sh");
+        if let Ok(bytes) = std::fs::read(&input) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            write_script(dest, &format!("skills/{name}/execute.sh"), &bytes);
+            names.push(name);
+        }
+    }
+    names
+}
+
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = walk(dir)
+        .into_iter()
+        .map(|p| {
+            (
+                p.strip_prefix(dir)
+                    .expect("under dir")
+                    .display()
+                    .to_string(),
+                std::fs::read(&p).expect("read"),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read_dir").flatten() {
+        let path = entry.path();
+        let kind = entry.file_type().expect("file type");
+        if kind.is_dir() {
+            if entry.file_name() != ".git" {
+                out.extend(walk(&path));
+            }
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+#[test]
+fn dry_run_diff_applied_with_git_apply_equals_real_result() {
+    let planned = tempfile::tempdir().expect("tmp");
+    let real = tempfile::tempdir().expect("tmp");
+    copy_fixture_tree(planned.path());
+    copy_fixture_tree(real.path());
+    git_init(planned.path());
+
+    let dry = run(skillmod(planned.path()).args(["migrate", "--dry-run", "--skill-dir", "skills"]));
+    assert_eq!(dry.status.code(), Some(0), "{}", stderr(&dry));
+    assert!(stdout(&dry).contains("--- a/skills/one_liner_if/execute.sh"));
+    let patch = planned.path().join("../planned.patch");
+    std::fs::write(&patch, &dry.stdout).expect("write patch");
+    git(
+        planned.path(),
+        &[
+            "apply",
+            "--whitespace=nowarn",
+            patch.to_str().expect("utf-8 path"),
+        ],
+    );
+
+    let migrated =
+        run(skillmod(real.path()).args(["migrate", "--no-backup", "--skill-dir", "skills"]));
+    assert_eq!(migrated.status.code(), Some(0), "{}", stderr(&migrated));
+    assert_eq!(snapshot(planned.path()), snapshot(real.path()));
+}
+
+#[test]
+fn dry_run_writes_nothing() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    copy_fixture_tree(tmp.path());
+    let before = snapshot(tmp.path());
+    let (code, report) = json_report(tmp.path(), &["migrate", "--dry-run", "skills"]);
+    assert_eq!(code, 0);
+    assert_eq!(snapshot(tmp.path()), before);
+    assert!(
+        !tmp.path().join(".skillmod").exists(),
+        "dry run made backups"
+    );
+    assert!(report["summary"]["would_migrate"].as_u64().unwrap_or(0) > 10);
+    assert_eq!(report["summary"]["migrated"], 0);
+    assert_eq!(report["backup_run"], Value::Null);
+}
+
+#[test]
+fn second_run_changes_no_byte() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let names = copy_fixture_tree(tmp.path());
+    let first = run(skillmod(tmp.path()).args(["migrate", "skills"]));
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let after_first = snapshot(tmp.path());
+    let (code, report) = json_report(tmp.path(), &["migrate", "skills"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        snapshot(tmp.path()),
+        after_first,
+        "second run changed files"
+    );
+    assert_eq!(report["summary"]["migrated"], 0);
+    assert_eq!(
+        report["backup_run"],
+        Value::Null,
+        "second run took a backup"
+    );
+    let statuses: Vec<&str> = report["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f["status"].as_str())
+        .collect();
+    assert_eq!(statuses.len(), names.len());
+    assert!(
+        statuses
+            .iter()
+            .all(|s| matches!(*s, "already_migrated" | "no_legacy")),
+        "{statuses:?}"
+    );
+}
+
+#[test]
+fn json_report_confirms_what_happened() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(tmp.path(), "a/execute.sh", LEGACY);
+    write_script(tmp.path(), "b/execute.sh", b"#!/bin/bash\necho hi >&2\n");
+    let (code, report) = json_report(tmp.path(), &["migrate", "--skill-dir", "."]);
+    assert_eq!(code, 0);
+    let files = report["files"].as_array().expect("files");
+    assert_eq!(files.len(), 2);
+    let a = &files[0];
+    assert_eq!(a["path"], "a/execute.sh");
+    assert_eq!(a["status"], "migrated");
+    assert_eq!(a["legacy"][0]["line"], 2);
+    assert_eq!(a["legacy"][0]["kind"], "created");
+    assert_eq!(a["legacy"][0]["text"], "echo \"Created: out.txt\"");
+    assert_eq!(a["legacy"][1]["kind"], "success");
+    assert_eq!(a["errors"], serde_json::json!([]));
+    let sha_after = a["sha256_after"].as_str().expect("sha");
+    let bytes = std::fs::read(&script).expect("read");
+    assert_eq!(sha_after, sha256(&bytes));
+    assert_eq!(a["sha256_before"].as_str().expect("sha"), sha256(LEGACY));
+    let backup = a["backup"].as_str().expect("backup path");
+    assert_eq!(
+        std::fs::read(tmp.path().join(backup)).expect("backup file"),
+        LEGACY
+    );
+    assert_eq!(files[1]["status"], "no_legacy");
+    assert_eq!(files[1]["backup"], Value::Null);
+    let summary = &report["summary"];
+    assert_eq!(
+        (
+            summary["total"].as_u64(),
+            summary["migrated"].as_u64(),
+            summary["no_legacy"].as_u64()
+        ),
+        (Some(2), Some(1), Some(1))
+    );
+    let run_id = report["backup_run"].as_str().expect("run id");
+    assert!(
+        tmp.path()
+            .join(".skillmod/backups")
+            .join(run_id)
+            .join("manifest.jsonl")
+            .is_file()
+    );
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join(".skillmod/.gitignore"))
+            .expect("gitignore")
+            .lines()
+            .last(),
+        Some("*")
+    );
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    skillmod::fsio::sha256_hex(bytes)
+}
+
+#[test]
+fn restore_round_trip_puts_back_bytes_and_mode() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(tmp.path(), "s/execute.sh", LEGACY);
+    set_mode(&script, 0o750);
+    let out = run(skillmod(tmp.path()).args(["migrate", "s"]));
+    assert_eq!(out.status.code(), Some(0));
+    assert_ne!(std::fs::read(&script).expect("read"), LEGACY);
+    assert_eq!(mode(&script), 0o750, "migration changed the mode");
+    let out = run(skillmod(tmp.path()).args(["restore"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(std::fs::read(&script).expect("read"), LEGACY);
+    assert_eq!(mode(&script), 0o750);
+}
+
+#[test]
+fn restore_refuses_a_file_edited_since_migration_unless_forced() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(tmp.path(), "s/execute.sh", LEGACY);
+    run(skillmod(tmp.path()).args(["migrate", "s"]));
+    std::fs::write(&script, b"#!/bin/bash\necho edited by hand\n").expect("edit");
+    let (code, report) = json_report(tmp.path(), &["restore", "s"]);
+    assert_eq!(code, 1);
+    assert_eq!(report["files"][0]["status"], "refused");
+    assert_eq!(
+        report["files"][0]["errors"][0]["code"],
+        "FILE_CHANGED_SINCE_MIGRATION"
+    );
+    assert_eq!(
+        std::fs::read(&script).expect("read"),
+        b"#!/bin/bash\necho edited by hand\n"
+    );
+    let out = run(skillmod(tmp.path()).args(["restore", "--force", "s"]));
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read(&script).expect("read"), LEGACY);
+}
+
+#[test]
+fn restore_with_paths_touches_only_those_files() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let a = write_script(tmp.path(), "a/execute.sh", LEGACY);
+    let b = write_script(tmp.path(), "b/execute.sh", LEGACY);
+    run(skillmod(tmp.path()).args(["migrate", "a", "b"]));
+    let out = run(skillmod(tmp.path()).args(["restore", "a"]));
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read(&a).expect("read"), LEGACY);
+    assert_ne!(std::fs::read(&b).expect("read"), LEGACY);
+}
+
+#[test]
+fn restore_without_backups_says_there_is_nothing_to_restore() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = run(skillmod(tmp.path()).args(["restore"]));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("NO_BACKUPS"), "{}", stderr(&out));
+}
+
+#[test]
+fn symlinked_script_is_skipped_and_target_untouched() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let target = write_script(tmp.path(), "real/legacy.sh", LEGACY);
+    std::fs::create_dir_all(tmp.path().join("skill")).expect("mkdir");
+    std::os::unix::fs::symlink(&target, tmp.path().join("skill/execute.sh")).expect("symlink");
+    // Every named script skipped: the report says why, and the exit status that nothing was done.
+    let (code, report) = json_report(tmp.path(), &["migrate", "skill"]);
+    assert_eq!(code, 2);
+    assert_eq!(report["files"][0]["status"], "skipped");
+    assert_eq!(report["files"][0]["errors"][0]["code"], "SYMLINK");
+    assert_eq!(std::fs::read(&target).expect("read"), LEGACY);
+    assert!(
+        std::fs::symlink_metadata(tmp.path().join("skill/execute.sh"))
+            .expect("stat")
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[test]
+fn binary_and_oversized_files_are_skipped_with_reasons() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "bin/execute.sh",
+        b"\x7fELF\x00\x00echo SUCCESS\n",
+    );
+    let mut big = LEGACY.to_vec();
+    big.extend(std::iter::repeat_n(b'#', 5000));
+    write_script(tmp.path(), "big/execute.sh", &big);
+    let (code, report) = json_report(tmp.path(), &["migrate", "--max-size", "4096", "."]);
+    assert_eq!(code, 2, "nothing could be migrated: {report}");
+    let codes: Vec<&str> = report["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| f["errors"][0]["code"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(codes, ["FILE_TOO_LARGE", "BINARY_FILE"]);
+    assert_eq!(report["summary"]["skipped"], 2);
+}
+
+#[test]
+fn gitignored_files_and_the_backup_folder_are_not_walked() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "kept/execute.sh", LEGACY);
+    write_script(tmp.path(), "vendor/execute.sh", LEGACY);
+    write_script(tmp.path(), ".skillmod/backups/x/files/execute.sh", LEGACY);
+    std::fs::write(tmp.path().join(".gitignore"), "vendor/\n").expect("gitignore");
+    let (_, report) = json_report(tmp.path(), &["migrate", "--dry-run", "."]);
+    assert_eq!(report_paths(&report), ["kept/execute.sh"]);
+}
+
+#[test]
+fn include_glob_widens_the_search_and_skill_path_takes_any_name() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "s/run.sh", LEGACY);
+    write_script(tmp.path(), "s/other.bash", LEGACY);
+    let (_, report) = json_report(tmp.path(), &["migrate", "--dry-run", "--skill-dir", "s"]);
+    assert_eq!(report["summary"]["total"], 0);
+    let (_, report) = json_report(
+        tmp.path(),
+        &[
+            "migrate",
+            "--dry-run",
+            "--skill-dir",
+            "s",
+            "--include",
+            "*.sh",
+        ],
+    );
+    assert_eq!(report["files"][0]["path"], "s/run.sh");
+    assert_eq!(report["summary"]["total"], 1);
+    let (_, report) = json_report(
+        tmp.path(),
+        &["migrate", "--dry-run", "--skill-path", "s/other.bash"],
+    );
+    assert_eq!(report["files"][0]["status"], "would_migrate");
+}
+
+#[test]
+fn no_legacy_is_left_alone_unless_forced() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/bash\ntouch done.txt\n";
+    let script = write_script(tmp.path(), "s/execute.sh", text);
+    let (_, report) = json_report(tmp.path(), &["migrate", "s"]);
+    assert_eq!(report["files"][0]["status"], "no_legacy");
+    assert_eq!(std::fs::read(&script).expect("read"), text);
+    let (_, report) = json_report(
+        tmp.path(),
+        &["migrate", "--force", "--default-confidence", "0.6", "s"],
+    );
+    assert_eq!(report["files"][0]["status"], "migrated");
+    let out = run(std::process::Command::new("bash")
+        .arg(&script)
+        .current_dir(tmp.path()));
+    let doc = last_json(&stdout(&out)).expect("json");
+    assert_eq!(doc["confidence"], 0.6);
+    assert_eq!(doc["success"], true);
+}
+
+#[test]
+fn usage_errors_exit_2_before_any_work() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(tmp.path(), "s/execute.sh", LEGACY);
+    for args in [
+        vec!["migrate"],
+        vec!["migrate", "s", "missing-folder"],
+        vec!["migrate", "--default-confidence", "1.5", "s"],
+        vec!["migrate", "--template", "no-such-template", "s"],
+        vec!["migrate", "--bogus-flag", "s"],
+    ] {
+        let out = run(skillmod(tmp.path()).args(&args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("error"), "{args:?}: {}", stderr(&out));
+    }
+    assert_eq!(
+        std::fs::read(&script).expect("read"),
+        LEGACY,
+        "a usage error changed a file"
+    );
+}
+
+#[test]
+fn one_failing_file_does_not_stop_the_others_and_exits_1() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let template = tmp.path().join("bad.j2");
+    // Renders for scripts with deliverables only; the other script fails to render.
+    std::fs::write(
+        &template,
+        "{% if deliverables %}{\"ok\": true}{% else %}{{ none_such.field.deeper() }}{% endif %}",
+    )
+    .expect("template");
+    let good = write_script(tmp.path(), "a/execute.sh", LEGACY);
+    let bad_text = b"#!/bin/bash\necho SUCCESS\n";
+    let bad = write_script(tmp.path(), "b/execute.sh", bad_text);
+    let (code, report) = json_report(
+        tmp.path(),
+        &[
+            "migrate",
+            "--mode",
+            "comment",
+            "--template",
+            template.to_str().expect("utf-8"),
+            "a",
+            "b",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(report["files"][0]["status"], "migrated");
+    assert_eq!(report["files"][1]["status"], "failed");
+    assert_eq!(
+        report["files"][1]["errors"][0]["code"],
+        "TEMPLATE_RENDER_FAILED"
+    );
+    assert_ne!(std::fs::read(&good).expect("read"), LEGACY);
+    assert_eq!(std::fs::read(&bad).expect("read"), bad_text);
+}
+
+#[test]
+fn color_follows_the_color_flag() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "s/execute.sh", LEGACY);
+    let plain = run(skillmod(tmp.path()).args(["migrate", "--dry-run", "s"]));
+    assert!(
+        !stdout(&plain).contains('\u{1b}'),
+        "color without a terminal"
+    );
+    let colored =
+        run(skillmod(tmp.path()).args(["migrate", "--dry-run", "--color", "always", "s"]));
+    assert!(
+        stdout(&colored).contains("\u{1b}["),
+        "no color with --color always"
+    );
+}
+
+#[test]
+fn text_summary_counts_every_status() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "a/execute.sh", LEGACY);
+    write_script(tmp.path(), "b/execute.sh", b"#!/bin/bash\ntrue\n");
+    let out = run(skillmod(tmp.path()).args(["migrate", "."]));
+    let err = stderr(&out);
+    assert!(
+        err.contains("2 files: 1 migrated, 0 already migrated, 1 no legacy, 0 skipped, 0 failed"),
+        "{err}"
+    );
+    assert!(err.contains("backups: .skillmod/backups/"), "{err}");
+}
+
+#[test]
+fn a_parse_error_anywhere_in_a_script_with_legacy_lines_refuses_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // One parse cannot tell how far a syntax error's damage reaches, so neither a broken line
+    // before the legacy line nor one after it lets migrate edit the file. `ls >` NEWLINE is a
+    // syntax error for bash that tree-sitter-bash reads as a redirection to a file named `echo`,
+    // hiding the legacy line: it counts as a parse error too.
+    let before = b"#!/bin/bash\nls >\necho \"SUCCESS\"\n";
+    let after = b"#!/bin/bash\nls\necho \"SUCCESS\"; ls >\n";
+    let tree_sitter_error = b"#!/bin/bash\nif then; fi\necho \"SUCCESS\"\n";
+    write_script(dir.path(), "a/execute.sh", before);
+    write_script(dir.path(), "b/execute.sh", after);
+    write_script(dir.path(), "c/execute.sh", tree_sitter_error);
+    let (_, report) = json_report(dir.path(), &["migrate", "--mode", "comment", "."]);
+    let files = report["files"].as_array().expect("files");
+    let status = |path: &str| {
+        files
+            .iter()
+            .find(|f| f["path"] == path)
+            .map(|f| (f["status"].clone(), f["errors"][0]["code"].clone()))
+    };
+    for (path, bytes) in [
+        ("a/execute.sh", &before[..]),
+        ("b/execute.sh", &after[..]),
+        ("c/execute.sh", &tree_sitter_error[..]),
+    ] {
+        assert_eq!(
+            status(path),
+            Some((Value::from("skipped"), Value::from("PARSE_ERROR"))),
+            "{path}"
+        );
+        assert_eq!(
+            std::fs::read(dir.path().join(path)).expect("read"),
+            bytes,
+            "{path}"
+        );
+    }
+    // check says the same about each (never a silent pass on the hidden line).
+    let out = run(skillmod(dir.path()).args(["check", "--format", "json", "."]));
+    let findings: Value = serde_json::from_slice(&out.stdout).expect("json");
+    for path in ["a/execute.sh", "b/execute.sh", "c/execute.sh"] {
+        assert!(
+            findings["errors"]
+                .as_array()
+                .expect("errors")
+                .iter()
+                .any(|f| f["path"] == path && f["code"] == "PARSE_ERROR"),
+            "{path}: {findings}"
+        );
+    }
+}
+
+#[test]
+fn a_forced_run_that_changes_nothing_records_nothing_and_restore_undoes_the_first() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let main = b"#!/bin/bash\n. \"$(dirname \"$0\")/lib.sh\"\nlog_ok\necho SUCCESS\n";
+    let lib = b"log_ok() {\n  echo \"Created: report.md\"\n}\n";
+    write_script(tmp.path(), "s/execute.sh", main);
+    write_script(tmp.path(), "s/lib.sh", lib);
+    let first = run(skillmod(tmp.path()).args(["migrate", "--force", "--include", "*.sh", "s"]));
+    assert!(first.status.success(), "{}", stderr(&first));
+    let migrated_lib = std::fs::read(tmp.path().join("s/lib.sh")).expect("lib");
+    assert_ne!(migrated_lib, lib, "the library was rewritten");
+    let (code, second) = json_report(
+        tmp.path(),
+        &["migrate", "--force", "--include", "*.sh", "s"],
+    );
+    assert_eq!(code, 0, "{second}");
+    assert_eq!(
+        second["backup_run"],
+        Value::Null,
+        "nothing recorded: {second}"
+    );
+    for file in second["files"].as_array().expect("files") {
+        assert_eq!(file["status"], "already_migrated", "{file}");
+        assert!(file["backup"].is_null(), "{file}");
+    }
+    assert!(second.to_string().contains("NOTHING_TO_CHANGE"), "{second}");
+    let restored = run(skillmod(tmp.path()).args(["restore"]));
+    assert!(restored.status.success(), "{}", stderr(&restored));
+    assert_eq!(
+        std::fs::read(tmp.path().join("s/lib.sh")).expect("lib"),
+        lib
+    );
+    assert_eq!(
+        std::fs::read(tmp.path().join("s/execute.sh")).expect("main"),
+        main
+    );
+}
+
+#[test]
+fn readme_states_the_example_dry_run_as_it_is() {
+    // The README's "Capture's diff" paragraph: a copy of fixtures/example outside git.
+    let tmp = tempfile::tempdir().expect("tmp");
+    for skill in ["generate-api", "lint-check", "deploy-docs", "already-json"] {
+        let from = fixtures().join(format!("example/skills/{skill}/execute.sh"));
+        let text = std::fs::read(&from).expect("read");
+        write_script(tmp.path(), &format!("skills/{skill}/execute.sh"), &text);
+    }
+    let out = run(skillmod(tmp.path()).args(["migrate", "--dry-run", "--color", "never", "."]));
+    let diff = stdout(&out);
+    let runtime_lines = diff
+        .lines()
+        .find_map(|l| l.strip_prefix("@@ -0,0 +1,"))
+        .and_then(|l| l.strip_suffix(" @@"))
+        .expect("the runtime file's hunk");
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README");
+    let said = format!(
+        "{} lines of diff on stdout, of which {runtime_lines} are the",
+        diff.lines().count()
+    );
+    assert!(readme.contains(&said), "README should say: {said}");
+    let summary = format!(
+        "and {} summary lines on stderr",
+        stderr(&out).lines().count()
+    );
+    assert!(readme.contains(&summary), "README should say: {summary}");
+    assert!(diff.contains("+command . \"$(dirname -- \"$0\")/../../skillmod-runtime.sh\""));
+}

@@ -1,0 +1,389 @@
+//! The outcome does not change (issue 20): each skill runs before and after a default `migrate`,
+//! in a fresh working folder, and what `validate` reads from the original output is what the
+//! migrated skill's one document says, except where the run tells more than the text did (the
+//! README's outcome table: a non-zero exit status, a success line never reached). Also held: the
+//! migrated stdout is one document `validate --strict` accepts, the exit status and the files
+//! written are the same, and the original stderr lines are still there, in order.
+//!
+//! Scripts: the shapes issue 20 found on public repositories, and (when `../shared/bench` is
+//! beside the project, as in CI) skills from `gen_skills.py`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::*;
+use serde_json::Value;
+use skillmod::contract::{ParseOptions, Protocol, Schema, check_output, parse_output};
+
+struct Ran {
+    status: Option<i32>,
+    stdout: String,
+    stderr: String,
+    files: BTreeSet<String>,
+}
+
+fn files_in(dir: &Path, prefix: &str, out: &mut BTreeSet<String>) {
+    for entry in std::fs::read_dir(dir).expect("read_dir").flatten() {
+        let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
+        if entry.path().is_dir() {
+            files_in(&entry.path(), &format!("{name}/"), out);
+        } else {
+            out.insert(name);
+        }
+    }
+}
+
+/// Run `script` from the empty working folder `cwd`, as an agent runs a skill; the folder is
+/// emptied again afterwards, so the run after migration starts from the same place.
+fn run_skill(shell: &str, script: &Path, args: &[&str], cwd: &Path) -> Ran {
+    let out = run_bounded(
+        Command::new(shell)
+            .arg(script)
+            .args(args)
+            .current_dir(cwd)
+            .env("TMPDIR", cwd),
+        60,
+    );
+    let mut files = BTreeSet::new();
+    files_in(cwd, "", &mut files);
+    std::fs::remove_dir_all(cwd).expect("empty the working folder");
+    std::fs::create_dir(cwd).expect("working folder");
+    Ran {
+        status: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        files,
+    }
+}
+
+/// What `validate` (auto protocol, legacy fallback) reads from the original output.
+fn read_original(stdout: &str) -> Option<(bool, f64)> {
+    let parsed = parse_output(stdout, &ParseOptions::new(Protocol::Auto)).ok()?;
+    Some((
+        parsed.value["success"].as_bool()?,
+        parsed.value["confidence"].as_f64()?,
+    ))
+}
+
+fn error_codes(doc: &Value) -> Vec<&str> {
+    doc["errors"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|e| e["code"].as_str()).collect())
+        .unwrap_or_default()
+}
+
+/// Which row of the README's outcome table a run falls in.
+#[derive(Debug, PartialEq)]
+enum Row {
+    Same,
+    NonZeroExit,
+    SuccessNeverReached,
+    NothingReported,
+}
+
+/// Compare one skill's runs before and after migration; returns the table row it fell in.
+fn compare(name: &str, shell: &str, before: &Ran, after: &Ran) -> Row {
+    let schema = Schema::builtin("skill-output-v1").expect("schema");
+    let strict = ParseOptions {
+        strict: true,
+        ..ParseOptions::new(Protocol::Auto)
+    };
+    let outcome = check_output(&after.stdout, &strict, &schema);
+    assert!(
+        outcome.valid,
+        "{name} ({shell}): the migrated stdout is not one valid document: {:?}\n{}",
+        outcome.errors, after.stdout
+    );
+    let doc: Value = serde_json::from_str(after.stdout.trim()).expect("one document");
+    assert_eq!(after.status, before.status, "{name} ({shell}): exit status");
+    assert_eq!(after.files, before.files, "{name} ({shell}): files written");
+    // The original stderr lines are still there, in order (the moved stdout lines among them).
+    let mut later = after.stderr.lines();
+    for line in before.stderr.lines() {
+        assert!(
+            later.any(|l| l == line),
+            "{name} ({shell}): stderr line {line:?} lost or out of order:\n{}",
+            after.stderr
+        );
+    }
+    let success = doc["success"].as_bool().expect("success");
+    let confidence = doc["confidence"].as_f64().expect("confidence");
+    let codes = error_codes(&doc);
+    if before.status != Some(0) {
+        assert!(
+            !success,
+            "{name} ({shell}): a failed run reads as a failure"
+        );
+        assert!(
+            codes.contains(&"EXIT_STATUS") || codes.contains(&"SIGNAL"),
+            "{name}: {doc}"
+        );
+        return Row::NonZeroExit;
+    }
+    if codes.contains(&"SUCCESS_NOT_REPORTED") {
+        assert!(!success);
+        return Row::SuccessNeverReached;
+    }
+    if codes.contains(&"NOTHING_REPORTED") {
+        assert!(!success);
+        assert_eq!(
+            read_original(&before.stdout),
+            None,
+            "{name}: validate read a result the runtime did not record"
+        );
+        return Row::NothingReported;
+    }
+    let original = read_original(&before.stdout).unwrap_or_else(|| {
+        panic!(
+            "{name} ({shell}): the migrated skill reports {doc} but validate reads no result from the original output:\n{}",
+            before.stdout
+        )
+    });
+    assert_eq!(
+        (success, confidence),
+        original,
+        "{name} ({shell}): the outcome changed\nbefore: {}\nafter: {doc}",
+        before.stdout
+    );
+    Row::Same
+}
+
+/// Copy `text` to `rel` under two fresh trees, migrate one with the defaults, run both.
+fn before_and_after(
+    name: &str,
+    shell: &str,
+    rel: &str,
+    text: &[u8],
+    args: &[&str],
+) -> (Ran, Ran, Value) {
+    let cwd = tempfile::tempdir().expect("tmp");
+    let original = tempfile::tempdir().expect("tmp");
+    let script = write_script(original.path(), rel, text);
+    let before = run_skill(shell, &script, args, cwd.path());
+    let migrated = tempfile::tempdir().expect("tmp");
+    let script = write_script(migrated.path(), rel, text);
+    let (_, report) = json_report(migrated.path(), &["migrate", "--include", "*.sh", "."]);
+    let after = run_skill(shell, &script, args, cwd.path());
+    assert!(!name.is_empty());
+    (before, after, report)
+}
+
+/// The shapes issue 20 found on public skill repositories, each with the row it must fall in.
+fn shapes() -> Vec<(&'static str, &'static str, &'static str, Row)> {
+    vec![
+        (
+            "plain_success",
+            "bash",
+            "#!/bin/bash\necho \"working\"\ntouch out.txt\necho \"Created: out.txt\"\necho \"Confidence: 0.9\"\necho \"SUCCESS\"\n",
+            Row::Same,
+        ),
+        (
+            "no_confidence_line",
+            "bash",
+            "#!/bin/bash\ntouch a.md\necho \"Created: a.md\"\necho SUCCESS\n",
+            Row::Same,
+        ),
+        (
+            "word_confidence",
+            "bash",
+            "#!/bin/bash\necho \"Confidence: low\"\necho SUCCESS\n",
+            Row::Same,
+        ),
+        (
+            "percent_confidence",
+            "sh",
+            "#!/bin/sh\necho \"Confidence: 87%\"\necho COMPLETE\n",
+            Row::Same,
+        ),
+        (
+            "plus_confidence",
+            "sh",
+            "#!/bin/sh\necho \"Confidence: 0.85+\"\necho SUCCESS\n",
+            Row::Same,
+        ),
+        (
+            "created_only",
+            "bash",
+            "#!/bin/bash\nn=3\necho \"Created: $n spec directories\"\necho \"Created: $(date -u +%FT%TZ)\"\ntouch notes.md\necho \"Created: notes.md\"\n",
+            Row::Same,
+        ),
+        (
+            "advisory_answer",
+            "bash",
+            "#!/bin/bash\necho \"Suggested Memory Type: USER\"\necho \"Confidence: 0.7\"\necho SUCCESS\n",
+            Row::Same,
+        ),
+        (
+            "echo_e_values",
+            "bash",
+            "#!/bin/bash\nGREEN='\\033[0;32m'\nNC='\\033[0m'\ntouch 'a\tb.txt'\necho -e \"Created: a\\tb.txt\"\necho -e \"${GREEN}SUCCESS${NC}\" >&2\necho SUCCESS\n",
+            Row::Same,
+        ),
+        (
+            "dash_echo_escapes",
+            "sh",
+            "#!/bin/sh\ntouch 'x\ty.md'\necho \"Created: x\\ty.md\"\necho SUCCESS\n",
+            Row::Same,
+        ),
+        (
+            "failure_exit",
+            "bash",
+            "#!/bin/bash\necho \"Created: half.md\"\necho \"ERROR: disk full\" >&2\nexit 3\necho SUCCESS\n",
+            Row::NonZeroExit,
+        ),
+        (
+            "set_e_failure",
+            "sh",
+            "#!/bin/sh\nset -e\necho \"Confidence: 0.9\"\nfalse\necho SUCCESS\n",
+            Row::NonZeroExit,
+        ),
+        (
+            "success_never_reached",
+            "bash",
+            "#!/bin/bash\necho \"Confidence: 0.9\"\nif [ -n \"${NEVER:-}\" ]; then echo SUCCESS; fi\n",
+            Row::SuccessNeverReached,
+        ),
+        (
+            "usage_message_only",
+            "bash",
+            "#!/bin/bash\nif [ $# -lt 1 ]; then\n  echo \"usage: $0 FILE\"\n  exit 0\nfi\ntouch \"$1\"\necho \"Created: $1\"\n",
+            Row::NothingReported,
+        ),
+        (
+            "main_at_the_end",
+            "bash",
+            "#!/bin/bash\nset -euo pipefail\nlog() { echo \"[info] $*\"; }\nmain() {\n  log start\n  mkdir -p out\n  touch out/r.md\n  echo \"Created: out/r.md\"\n  echo \"Confidence: 0.95\"\n  echo \"SUCCESS\"\n}\nmain \"$@\"\n",
+            Row::Same,
+        ),
+        (
+            "exit_trap_with_variable",
+            "bash",
+            "#!/bin/bash\nTMP=$(mktemp -d)\ntrap \"rm -rf $TMP\" EXIT\ntouch \"$TMP/x\"\necho \"Confidence: 0.6\"\necho SUCCESS\n",
+            Row::Same,
+        ),
+    ]
+}
+
+#[test]
+fn outcome_is_the_same_before_and_after_migration_for_every_shape() {
+    for (name, shell, text, row) in shapes() {
+        let rel = format!("skills/{name}/execute.sh");
+        let (before, after, report) = before_and_after(name, shell, &rel, text.as_bytes(), &[]);
+        assert_eq!(report["files"][0]["status"], "migrated", "{name}: {report}");
+        assert_eq!(compare(name, shell, &before, &after), row, "{name}");
+    }
+}
+
+#[test]
+fn non_numbers_as_confidence_are_reported_never_replaced_silently() {
+    for (text, want) in [("low", None), ("0.85+", None), ("87%", Some(0.87))] {
+        let script = format!("#!/bin/bash\necho \"Confidence: {text}\"\necho SUCCESS\n");
+        let (_, after, _) = before_and_after(text, "bash", "s/execute.sh", script.as_bytes(), &[]);
+        let doc: Value = serde_json::from_str(after.stdout.trim()).expect("document");
+        match want {
+            Some(value) => {
+                assert_eq!(doc["confidence"].as_f64(), Some(value));
+                assert!(error_codes(&doc).is_empty(), "{doc}");
+            }
+            None => {
+                assert_eq!(
+                    doc["confidence"].as_f64(),
+                    Some(skillmod::contract::legacy_text::DEFAULT_CONFIDENCE)
+                );
+                assert_eq!(error_codes(&doc), ["CONFIDENCE_INVALID"], "{doc}");
+                assert_eq!(doc["errors"][0]["context"]["value"], text);
+            }
+        }
+        // validate reads the original text the same way.
+        let value = parse_output(
+            &format!("Confidence: {text}\nSUCCESS\n"),
+            &ParseOptions::new(Protocol::Legacy),
+        )
+        .expect("legacy")
+        .value;
+        assert_eq!(value["confidence"], doc["confidence"]);
+        assert_eq!(value["errors"], doc["errors"]);
+    }
+}
+
+#[test]
+fn values_that_are_not_paths_are_not_deliverables_after_migration() {
+    let script = b"#!/bin/bash\nn=3\necho \"Created: $n spec directories\"\necho \"Created: $(date -u +%FT%TZ)\"\necho \"Created: **Generated:** $(date)\"\necho \"Created: 6/13/2025, 8:00:00 PM\"\necho \"Created: Example notes database\"\necho \"Created: docs/a.md\"\necho SUCCESS\n";
+    let (_, after, _) = before_and_after("paths", "bash", "s/execute.sh", script, &[]);
+    let doc: Value = serde_json::from_str(after.stdout.trim()).expect("document");
+    assert_eq!(doc["deliverables"], serde_json::json!(["docs/a.md"]));
+}
+
+/// The realistic corpus, when the shared bench scripts are beside the project (as in CI).
+fn gen_skills() -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/gen_skills.py");
+    path.is_file().then_some(path)
+}
+
+#[test]
+fn realistic_skills_keep_their_outcome() {
+    let Some(generator) = gen_skills() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI has ../shared/bench/gen_skills.py beside the project"
+        );
+        eprintln!("skipped: ../shared/bench/gen_skills.py not found");
+        return;
+    };
+    let original = tempfile::tempdir().expect("tmp");
+    let migrated = tempfile::tempdir().expect("tmp");
+    for dir in [original.path(), migrated.path()] {
+        let out = run(Command::new("python3").arg(&generator).arg("30").arg(dir));
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let (_, report) = json_report(migrated.path(), &["migrate", "."]);
+    let mut rows = Vec::new();
+    for file in report["files"].as_array().expect("files") {
+        if file["status"] != "migrated" {
+            continue;
+        }
+        let rel = file["path"].as_str().expect("path");
+        let cwd = tempfile::tempdir().expect("tmp");
+        let before = run_skill("bash", &original.path().join(rel), &[], cwd.path());
+        let after = run_skill("bash", &migrated.path().join(rel), &[], cwd.path());
+        rows.push(compare(rel, "bash", &before, &after));
+    }
+    eprintln!("rows: {rows:?}");
+    assert!(
+        rows.len() >= 10,
+        "only {} skills migrated: {report}",
+        rows.len()
+    );
+    assert!(rows.contains(&Row::Same), "{rows:?}");
+}
+
+#[test]
+fn colour_coded_lines_record_their_values_without_the_codes() {
+    let script = b"#!/bin/bash\nGREEN='\\033[0;32m'\nNC='\\033[0m'\nf=out.md\ntouch \"$f\"\necho -e \"${GREEN}\xe2\x9c\x93${NC} Created: $f${NC}\"\necho -e \"${GREEN}SUCCESS${NC}\"\n";
+    let cwd = tempfile::tempdir().expect("tmp");
+    let original = tempfile::tempdir().expect("tmp");
+    let path = write_script(original.path(), "s/execute.sh", script);
+    let before = run_skill("bash", &path, &[], cwd.path());
+    let migrated = tempfile::tempdir().expect("tmp");
+    let path = write_script(migrated.path(), "s/execute.sh", script);
+    let (_, report) = json_report(
+        migrated.path(),
+        &["migrate", "--vocabulary", "original", "."],
+    );
+    assert_eq!(report["files"][0]["status"], "migrated", "{report}");
+    let after = run_skill("bash", &path, &[], cwd.path());
+    let doc: Value = serde_json::from_str(after.stdout.trim()).expect("one document");
+    assert_eq!(doc["deliverables"], serde_json::json!(["out.md"]), "{doc}");
+    assert_eq!(doc["success"], true);
+    // validate reads the original, colour codes and all, with the same vocabulary.
+    let options = ParseOptions {
+        vocabulary: skillmod::analyze::Vocabulary::Original,
+        ..ParseOptions::new(Protocol::Legacy)
+    };
+    let read = parse_output(&before.stdout, &options)
+        .expect("legacy")
+        .value;
+    assert_eq!(read["deliverables"], doc["deliverables"]);
+    assert_eq!(read["confidence"], doc["confidence"]);
+}

