@@ -18,6 +18,7 @@ mod migrate_cli;
 mod migrate_fixtures;
 mod multi_repo;
 mod one_judgement;
+mod readme_usage;
 mod outcome;
 mod rules_cli;
 mod runtime_file;
