@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod check;
 pub mod cli;
+pub mod codes;
 pub mod config;
 pub mod contract;
 pub mod error;
@@ -11,5 +12,6 @@ pub mod fsio;
 pub mod migrate;
 pub mod parallel;
 pub mod report;
+pub mod restore;
 pub mod rewrite;
 pub mod vcs;

@@ -20,6 +20,7 @@ pub mod legacy_text;
 pub mod parse;
 pub mod run;
 pub mod schema;
+pub mod validate;
 
 use serde::Serialize;
 use serde_json::Value;

@@ -7,7 +7,9 @@ pub mod github;
 pub mod json_stream;
 pub mod migrate_text;
 pub mod progress;
+pub mod restore_text;
 pub mod sarif;
+pub mod validate_text;
 
 use std::io::{BufWriter, IsTerminal, Write};
 

@@ -1,0 +1,825 @@
+//! The catalogue of every UPPER_SNAKE_CASE code skillmod prints (errors, per-file refusals,
+//! notes, check reasons, validate errors) and the codes its capture runtime writes into a skill's
+//! JSON document. `docs/codes.md` is rendered from it, and tests keep both in step with the source.
+
+/// Where a code comes from; one section of `docs/codes.md` each, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Area {
+    Usage,
+    Settings,
+    Files,
+    Analysis,
+    Migrate,
+    Runtime,
+    Document,
+    Restore,
+    Git,
+    Validate,
+    Internal,
+}
+
+impl Area {
+    /// Every area, in the order of the document.
+    pub const ALL: [Area; 11] = [
+        Area::Usage,
+        Area::Settings,
+        Area::Files,
+        Area::Analysis,
+        Area::Migrate,
+        Area::Runtime,
+        Area::Document,
+        Area::Restore,
+        Area::Git,
+        Area::Validate,
+        Area::Internal,
+    ];
+
+    /// The heading of the area's section in `docs/codes.md`.
+    pub fn title(self) -> &'static str {
+        match self {
+            Area::Usage => "Command line",
+            Area::Settings => "Settings files and templates",
+            Area::Files => "Writing files and output",
+            Area::Analysis => "Reading scripts (migrate and check)",
+            Area::Migrate => "migrate: refusals and notes",
+            Area::Runtime => "The capture runtime file",
+            Area::Document => "In a migrated skill's JSON document",
+            Area::Restore => "Backups and restore",
+            Area::Git => "Git",
+            Area::Validate => "validate",
+            Area::Internal => "Internal errors",
+        }
+    }
+}
+
+/// One code: where it belongs, and what it means (when it happens, what to do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Code {
+    pub code: &'static str,
+    pub area: Area,
+    pub meaning: &'static str,
+}
+
+const fn c(code: &'static str, area: Area, meaning: &'static str) -> Code {
+    Code {
+        code,
+        area,
+        meaning,
+    }
+}
+
+/// Every code, sorted by area, then by code.
+pub const CODES: &[Code] = &[
+    // Usage
+    c(
+        "INVALID_ARGUMENT",
+        Area::Usage,
+        "A flag's value is out of range or the flags do not fit together: `--jobs 0`, a default confidence outside 0..1, `--stdin-filename` without `check -`, a `restore --since` that is neither a run id nor a UTC date, a `validate --cwd` that is not a folder. Fix the flag as the message says.",
+    ),
+    c(
+        "INVALID_GLOB",
+        Area::Usage,
+        "An `--include`/`--exclude` pattern, or a settings file's `include`/`exclude`, is not a valid glob; the message says where it came from. Fix the pattern.",
+    ),
+    c(
+        "NOTHING_CHECKED",
+        Area::Usage,
+        "Paths were named but no script was found in them, or every script found was skipped (the reasons are printed above); without named paths this is only a warning. skillmod looks for files named `execute.sh`: add `--include '*.sh'` (or another glob) for other names.",
+    ),
+    c(
+        "NO_INPUT",
+        Area::Usage,
+        "`validate` was given nothing to read. Pass files (or `-` for stdin), `--jsonl`, or `--run SCRIPT`.",
+    ),
+    c(
+        "NO_PATHS",
+        Area::Usage,
+        "No path was given, and no `--changed-since` or `--staged` to search the work tree. Pass files or folders, `--skill-dir DIR` or `--skill-path FILE`.",
+    ),
+    c(
+        "PATH_NOT_FOUND",
+        Area::Usage,
+        "A path on the command line does not exist, or a folder to search is not a folder. Pass an existing file or folder.",
+    ),
+    c(
+        "RULE_NOT_IGNORABLE",
+        Area::Usage,
+        "SKM003 was named among the rules to ignore: an unreadable file, or a parse error that may hide a legacy line, is never a pass. Fix the file, or use `--exit-zero` to exit 0 with the error still reported.",
+    ),
+    c(
+        "UNKNOWN_COMMAND",
+        Area::Usage,
+        "`skillmod man COMMAND` names no command. Use one of the commands the message lists.",
+    ),
+    c(
+        "UNKNOWN_RULE",
+        Area::Usage,
+        "`skillmod rule CODE`, `--select` or `--ignore` names no rule, or an empty code. Use the codes SKM001–SKM008 or a prefix of them (`skillmod rule --all` explains them).",
+    ),
+    // Settings
+    c(
+        "CONFIG_INVALID",
+        Area::Settings,
+        "A settings file (`skillmod.toml`) is not UTF-8, is not valid TOML, has an unknown key, or a `default-confidence` outside 0..1; the message gives the line and column. Fix the file, or run with `--isolated` to ignore it.",
+    ),
+    c(
+        "CONFIG_NOT_FOUND",
+        Area::Settings,
+        "`--config` names a file that does not exist. Pass the path of a `skillmod.toml`.",
+    ),
+    c(
+        "CONFIG_UNREADABLE",
+        Area::Settings,
+        "A settings file cannot be read (permissions, an I/O error). Fix or remove it, or run with `--isolated`.",
+    ),
+    c(
+        "CONFIG_UNSAFE",
+        Area::Settings,
+        "A settings file is not a regular file (a FIFO, a device, a folder), is over the size limit, or, found in a repository, is a symlink to a file outside it. Remove or replace it, or run with `--isolated`.",
+    ),
+    c(
+        "TEMPLATE_INVALID",
+        Area::Settings,
+        "A template does not compile (minijinja's reason follows). Fix the template's syntax; for the capture runtime's built-in template it is a bug: please report it.",
+    ),
+    c(
+        "TEMPLATE_NAME_UNSAFE",
+        Area::Settings,
+        "A template file's name holds a character that could break out of the shell comment or quoted word it is written into. Rename the file (letters, digits, `._-/+@:` and spaces).",
+    ),
+    c(
+        "TEMPLATE_NOT_FOUND",
+        Area::Settings,
+        "`--template`, a settings file's `template` or `skillmod templates NAME` names neither a built-in template nor an existing file. Use a built-in name (`skillmod templates` lists them) or a path to a `.j2` file.",
+    ),
+    c(
+        "TEMPLATE_RENDER_FAILED",
+        Area::Settings,
+        "A template failed to render for a script, or rendered more than the size limit for a JSON block. Fix the template; for the capture runtime's built-in template it is a bug: please report it.",
+    ),
+    c(
+        "TEMPLATE_UNREADABLE",
+        Area::Settings,
+        "A template file is not a regular file, is over the size limit, cannot be read, or is not UTF-8 text. Use a regular UTF-8 `.j2` file.",
+    ),
+    c(
+        "TEMPLATE_UNSAFE",
+        Area::Settings,
+        "A settings file's `template` is not a relative path without `..`, resolves outside the repository or into `.git`/`.skillmod`; or a template rendered a line `EOF_JSON`, which would end the heredoc early. Name a built-in or a file inside the repository, and keep `EOF_JSON` lines out of the output.",
+    ),
+    // Files
+    c(
+        "BROKEN_PIPE",
+        Area::Files,
+        "The reader of skillmod's output went away (`skillmod check` piped into `head`). Never printed: skillmod stops quietly with status 0, as a shell pipeline expects.",
+    ),
+    c(
+        "FILE_CHANGED_DURING_RUN",
+        Area::Files,
+        "A file changed between skillmod reading it and replacing it; it was left as it is now. Run again.",
+    ),
+    c(
+        "IO_ERROR",
+        Area::Files,
+        "skillmod could not write its own output (other than to a closed pipe), read the working folder, encode a report or render the man page. Check where the output goes (disk full, permissions) and run again.",
+    ),
+    c(
+        "OWNER_NOT_KEPT",
+        Area::Files,
+        "The file belongs to a user or group this process cannot give the rewritten file, so nothing was written. Run as that user.",
+    ),
+    c(
+        "STATE_DIR_UNSAFE",
+        Area::Files,
+        "`.skillmod` (or its `cache` folder) is a symlink or not a plain folder, or cannot be inspected; skillmod keeps its state only in a plain folder (check then runs without a cache). Remove it (it may have come with the repository) and run again.",
+    ),
+    c(
+        "WRITE_FAILED",
+        Area::Files,
+        "Replacing a file failed: creating, writing or syncing the temporary file beside it, setting its mode, renaming it into place, or syncing its folder (the message names the step). Check permissions and free space, and run again.",
+    ),
+    // Analysis
+    c(
+        "BINARY_FILE",
+        Area::Analysis,
+        "The file holds NUL bytes, so it is not a shell script; it is skipped (SKM004 in check). Nothing to do, or exclude it.",
+    ),
+    c(
+        "FILE_TOO_LARGE",
+        Area::Analysis,
+        "The file is over the size limit and was skipped (SKM004 in check). Raise the limit with `--max-size` if it is a script to look at.",
+    ),
+    c(
+        "NOT_A_FILE",
+        Area::Analysis,
+        "The path is not a regular file (a FIFO, a socket, a device) and was skipped (SKM004 in check). Nothing to do.",
+    ),
+    c(
+        "NOT_SHELL",
+        Area::Analysis,
+        "The file has no sh/bash/dash/ksh shebang, no `.sh`/`.bash` name, and no selected script sources it, so it is left alone (SKM004 in check). Give it a shebang if it is a shell script.",
+    ),
+    c(
+        "PARSE_ERROR",
+        Area::Analysis,
+        "migrate and check: tree-sitter-bash cannot fully parse the script, or a legacy marker lies where it cannot, so edits could land in the wrong place (SKM003 in check); fix the syntax or migrate it by hand. validate: the output's JSON is malformed, `<<<FINAL_RESULT>>>` has no end marker, or strict mode found text outside the document's block or markers.",
+    ),
+    c(
+        "READ_FAILED",
+        Area::Analysis,
+        "The file cannot be inspected or read (permissions, an I/O error); check reports it as SKM003. Fix its permissions, or exclude it.",
+    ),
+    c(
+        "SYMLINK",
+        Area::Analysis,
+        "The path is a symbolic link: not followed, its target is left alone (SKM004 in check). Pass the target's path to migrate it.",
+    ),
+    c(
+        "UNREADABLE_FOLDER",
+        Area::Analysis,
+        "A folder cannot be read, so the scripts in it were not checked (SKM003 in check). Fix its permissions, or exclude it.",
+    ),
+    // Migrate
+    c(
+        "BLOCK_UNREACHABLE",
+        Area::Migrate,
+        "Comment mode: the script's last command always exits, so a JSON block after it would never run. Migrate with `--mode capture`, which prints the JSON on every exit path.",
+    ),
+    c(
+        "DESCRIPTOR_CLASH",
+        Area::Migrate,
+        "Capture mode: the script redirects file descriptor 8, where the runtime keeps the real stdout for the document (SKM008 in check). Use another descriptor, or migrate with `--keep-stdout` or `--mode comment`.",
+    ),
+    c(
+        "DIRTY_FILE",
+        Area::Migrate,
+        "The file has uncommitted changes (staged, unstaged or untracked), so it is not rewritten. Commit or stash them first, or pass `--allow-dirty`.",
+    ),
+    c(
+        "HARD_LINK",
+        Area::Migrate,
+        "The file has more than one hard link; replacing it would split them (the other names would keep the old script). Migrate a copy, or break the links first.",
+    ),
+    c(
+        "INVALID_SUPPRESSION",
+        Area::Migrate,
+        "A note: a `# skillmod: ignore[…]` comment names no rule or an unknown rule, or is not closed, so it suppresses nothing (SKM006 in check). Name codes such as `ignore[SKM001]`, or drop the brackets.",
+    ),
+    c(
+        "NAME_CLASH",
+        Area::Migrate,
+        "Capture mode: the script uses the name prefix `__skm_`, which the runtime reserves (SKM008 in check). Rename those names, or migrate with `--mode comment`.",
+    ),
+    c(
+        "NOTHING_TO_CHANGE",
+        Area::Migrate,
+        "A note: the rewrite (under `--force`, of a library already in its migrated form, say) is byte for byte the file as it is, so nothing was written, backed up or committed. Nothing to do.",
+    ),
+    c(
+        "PRINTS_JSON",
+        Area::Migrate,
+        "The script already prints a JSON document of its own on stdout, so migrating would print a second one (SKM008 in check). Report through that document and drop the legacy lines, or suppress them with `# skillmod: ignore[SKM001]`.",
+    ),
+    c(
+        "READ_ONLY",
+        Area::Migrate,
+        "The file is read-only, so it is not rewritten. Pass `--force` to migrate it anyway (its mode is kept).",
+    ),
+    c(
+        "REWRITE_PARSE_ERROR",
+        Area::Migrate,
+        "The rewritten script would have more parse errors than the original, so nothing was written. Migrate it by hand, and please report the script.",
+    ),
+    c(
+        "REWRITE_SHELL_SYNTAX",
+        Area::Migrate,
+        "The shell's own syntax check (`bash -n`, `sh -n`, …) accepts the script but rejects the rewrite, so nothing was written. Migrate it by hand, and please report the script.",
+    ),
+    c(
+        "SOURCED_LIBRARY",
+        Area::Migrate,
+        "A note: the script has no shebang, is sourced by another selected script, or returns at top level, so it is migrated as a library: no runtime or EXIT trap of its own, its legacy lines record into the runtime of the script that sources it. Nothing to do if it is a library.",
+    ),
+    c(
+        "SOURCES_LIBRARY",
+        Area::Migrate,
+        "A note: the script sources a library with legacy lines, so it gets the runtime, which prints the JSON document those lines record into. Nothing to do.",
+    ),
+    c(
+        "STAGED_DIFFERS",
+        Area::Migrate,
+        "With `--staged`, the work tree's copy of the file differs from what is staged. Stage (`git add`) or stash the unstaged changes first, so what is migrated is what the commit holds.",
+    ),
+    c(
+        "TRAP_UNSUPPORTED",
+        Area::Migrate,
+        "Capture mode: a `trap` whose signal list is computed at run time may replace the EXIT trap that prints the JSON (SKM008 in check). List its signals literally, or migrate with `--mode comment`.",
+    ),
+    // Runtime
+    c(
+        "RUNTIME_CONFLICT",
+        Area::Runtime,
+        "Scripts under one root need different runtimes under the same file name (two templates with one name), so neither is written. Give the templates different names.",
+    ),
+    c(
+        "RUNTIME_EDITED",
+        Area::Runtime,
+        "The runtime file declares this skillmod's runtime version but differs from what it writes (edited by hand, say); it is left as it is. Delete it and run `skillmod migrate` to write it afresh.",
+    ),
+    c(
+        "RUNTIME_MISSING",
+        Area::Runtime,
+        "check (SKM007, error): a migrated script sources a runtime file that does not exist, so the skill exits 70 without a document. Run `skillmod migrate FILE` to write it.",
+    ),
+    c(
+        "RUNTIME_NEWER",
+        Area::Runtime,
+        "The runtime file declares a newer runtime version than this skillmod writes; it is left as it is. Use the newer skillmod, or delete the file and run `skillmod migrate` to write this version.",
+    ),
+    c(
+        "RUNTIME_OUTDATED",
+        Area::Runtime,
+        "check (SKM007, warning): a migrated script sources an older runtime version, or carries an older inline runtime block or skillmod 0.1.0's one-line inline runtime. Run `skillmod migrate FILE` to bring it up to date.",
+    ),
+    c(
+        "RUNTIME_UNSAFE",
+        Area::Runtime,
+        "Where the runtime file goes there is something migrate will not replace: not a regular file, over the size limit, or unreadable. Remove it and run `skillmod migrate` again.",
+    ),
+    c(
+        "RUNTIME_UPGRADED",
+        Area::Runtime,
+        "A note: a script's old runtime was brought up to date (skillmod 0.1.0's one-line runtime becomes a line sourcing the runtime file; an older inline runtime block becomes the current version). Nothing to do.",
+    ),
+    // Document
+    c(
+        "CONFIDENCE_INVALID",
+        Area::Document,
+        "The confidence the skill reported is not a number in 0..1 (`87%` reads as 0.87), so the default was reported, with the value in `context`; report a number in 0..1. validate reading legacy text reports it the same way, and comment-mode migrate notes each such literal value.",
+    ),
+    c(
+        "EXIT_STATUS",
+        Area::Document,
+        "The skill exited with a non-zero status (`exit N`, a `set -e` failure), so `success` is false; the status is in `context`. The skill's stderr says why.",
+    ),
+    c(
+        "NOTHING_REPORTED",
+        Area::Document,
+        "The skill has no success line and exited 0 without reaching any of its legacy result lines (a usage message, say), so `success` is false. Report a result on every path that succeeds.",
+    ),
+    c(
+        "SIGNAL",
+        Area::Document,
+        "The skill was stopped by SIGTERM, SIGINT or SIGHUP (an agent's timeout, say), so `success` is false; the signal and the status (143, 130, 129) are in `context`. Give it more time, or find why it hung.",
+    ),
+    c(
+        "SUCCESS_NOT_REPORTED",
+        Area::Document,
+        "The skill exited 0 without reaching its SUCCESS or COMPLETE line, so `success` is false. Call `skillmod_success` (or keep the success line) where the skill reaches its goal.",
+    ),
+    // Restore
+    c(
+        "BACKUP_CORRUPT",
+        Area::Restore,
+        "A backup's bytes do not hash to the sha256 its run recorded (or changed while restoring), so nothing was written. Restore that file another way (from git, say).",
+    ),
+    c(
+        "BACKUP_FAILED",
+        Area::Restore,
+        "migrate could not save a backup before rewriting (the run folder, the copy, or the manifest line), so the file was not changed. Check permissions and free space under `.skillmod/backups`, or pass `--no-backup`.",
+    ),
+    c(
+        "BACKUP_MANIFEST_INVALID",
+        Area::Restore,
+        "A line of a backup run's manifest, other than a torn last line, cannot be read, so the run is not restored. Restore its files another way (from git, say).",
+    ),
+    c(
+        "BACKUP_RUN_NOT_FOUND",
+        Area::Restore,
+        "`restore --run ID` names no backup run. List runs with `skillmod restore --list`.",
+    ),
+    c(
+        "BACKUP_UNREADABLE",
+        Area::Restore,
+        "A backup file of the run cannot be read. Check the permissions under `.skillmod/backups`.",
+    ),
+    c(
+        "FILE_CHANGED_SINCE_MIGRATION",
+        Area::Restore,
+        "The file was edited after the migration (or, a file the migration created, since then), so restoring would lose those edits; it is left as it is. Use `--force` to restore anyway.",
+    ),
+    c(
+        "FILE_MISSING",
+        Area::Restore,
+        "The migrated file no longer exists, so restore refuses it. Use `--force` to recreate it from the backup.",
+    ),
+    c(
+        "INVALID_RUN_ID",
+        Area::Restore,
+        "`restore --run` is not a run id (like 20261121T223938.761Z). List runs with `skillmod restore --list`.",
+    ),
+    c(
+        "MANIFEST_ENTRY_UNSAFE",
+        Area::Restore,
+        "A manifest entry's path is absolute or leaves the project root, or its backup is not a regular file of its run, so the entry is refused and nothing was written (the run may not be skillmod's own). Inspect the run under `.skillmod/backups`.",
+    ),
+    c(
+        "NOT_A_REGULAR_FILE",
+        Area::Restore,
+        "The file to restore is now a symlink, FIFO, device or folder, and restore writes only regular files. Move it aside and run restore again.",
+    ),
+    c(
+        "NO_BACKUPS",
+        Area::Restore,
+        "There is nothing to restore: no backup run under `.skillmod` (said as a note, exit 0), or none since `--since` (an error). List runs with `skillmod restore --list`.",
+    ),
+    c(
+        "RESTORE_FAILED",
+        Area::Restore,
+        "Removing a file the migration created (a runtime file) failed. Check its folder's permissions and run restore again.",
+    ),
+    c(
+        "RUNTIME_STILL_USED",
+        Area::Restore,
+        "A runtime file the run created is left in place: a script of the run is still migrated (refused, failed or not selected) and sources it. Restore that script, then run restore again.",
+    ),
+    // Git
+    c(
+        "COMMIT_FAILED",
+        Area::Git,
+        "`migrate --commit` could not stage or commit the migrated files; git's message follows (a pre-commit hook, say). Fix what git reports and commit by hand, or use `--no-verify` to skip hooks.",
+    ),
+    c(
+        "GIT_FAILED",
+        Area::Git,
+        "git could not be run, or a git command failed; the message holds git's stderr. Check that git is installed and the repository is sound.",
+    ),
+    c(
+        "INVALID_REVISION",
+        Area::Git,
+        "`--changed-since REV` names nothing git resolves to a commit. Pass a branch, tag or commit that exists in the repository.",
+    ),
+    c(
+        "MULTIPLE_REPOSITORIES",
+        Area::Git,
+        "`migrate --commit` makes one commit, but the files lie in several git work trees. Run once per repository (see docs/multi-repo.md).",
+    ),
+    c(
+        "NOT_A_GIT_REPO",
+        Area::Git,
+        "`--commit`, `--changed-since` or `--staged` needs a git work tree, and the files or the working folder are not in one. Run inside the repository, or drop the flag.",
+    ),
+    // Validate
+    c(
+        "INPUT_UNREADABLE",
+        Area::Validate,
+        "An input to `validate` cannot be read, or is not a file, a pipe or a character device. Pass a file, or `-` for stdin.",
+    ),
+    c(
+        "NOT_UTF8",
+        Area::Validate,
+        "The output is not UTF-8 (the message gives the offset of the first bad byte), so it is invalid; the rest is still read. Make the skill print UTF-8.",
+    ),
+    c(
+        "NO_OUTPUT_FOUND",
+        Area::Validate,
+        "The output holds no result for the protocol asked: empty stdout, no `` ```json `` block, no `<<<FINAL_RESULT>>>` marker, no legacy result line, or legacy text in strict mode. Make the skill print its document, or pick the right `--protocol`.",
+    ),
+    c(
+        "OUTPUT_TOO_LARGE",
+        Area::Validate,
+        "The skill run by `--run` printed more than the limit and was killed, or an input is larger than the limit. Raise it with `--max-output`.",
+    ),
+    c(
+        "RUN_FAILED",
+        Area::Validate,
+        "`validate --run` could not make the temporary folder (`--cwd-temp`), start the shell, or wait for the skill; the message has the system's reason. Fix that and run again.",
+    ),
+    c(
+        "SCHEMA_INVALID",
+        Area::Validate,
+        "The schema is not JSON or does not compile as a JSON Schema. Fix the schema file.",
+    ),
+    c(
+        "SCHEMA_NOT_FOUND",
+        Area::Validate,
+        "`--schema` names neither a built-in schema nor an existing file. Use a built-in name or a path to a `.json` schema.",
+    ),
+    c(
+        "SCHEMA_UNREADABLE",
+        Area::Validate,
+        "The schema file cannot be read. Check its permissions.",
+    ),
+    c(
+        "SCRIPT_NOT_FOUND",
+        Area::Validate,
+        "`validate --run SCRIPT` cannot read the script or resolve its path. Pass the path of an existing, readable script.",
+    ),
+    c(
+        "STRAY_OUTPUT",
+        Area::Validate,
+        "stdout holds one JSON document and other text before or after it. Print only the document on stdout and send the other text to stderr (`>&2`).",
+    ),
+    c(
+        "TIMEOUT",
+        Area::Validate,
+        "The skill run by `--run` ran longer than `--timeout` and was stopped (SIGTERM, then SIGKILL 2 s later). Raise `--timeout`, or find why it hung.",
+    ),
+    c(
+        "VALIDATION_FAILED",
+        Area::Validate,
+        "The document was read but does not match the schema; `pointer` names the offending value. Fix what the skill prints.",
+    ),
+    // Internal
+    c(
+        "INTERNAL_ERROR",
+        Area::Internal,
+        "Capture mode found no runtime, or a legacy statement without a command name: a bug in skillmod. Please report it with the script.",
+    ),
+    c(
+        "INTERNAL_PANIC",
+        Area::Internal,
+        "skillmod crashed on this file; it was left unchanged and the other files were still done. Please report it with the script.",
+    ),
+    c(
+        "OVERLAPPING_EDITS",
+        Area::Internal,
+        "The planner made two edits that overlap, so the file was left unchanged. Please report it with the script.",
+    ),
+    c(
+        "PARSER_INIT_FAILED",
+        Area::Internal,
+        "The bash grammar cannot be loaded into tree-sitter: a broken build. Please report it.",
+    ),
+    c(
+        "PARSE_FAILED",
+        Area::Internal,
+        "tree-sitter returned no tree for a script. Please report it with the script.",
+    ),
+];
+
+/// `docs/codes.md`: a title, an introduction, then a table of codes per area.
+pub fn markdown() -> String {
+    let mut out = String::from("# Error and note codes\n\n");
+    out.push_str(
+        "Every UPPER_SNAKE_CASE code skillmod prints: in `error[CODE]` on stderr (exit status 2) \
+         when it stops a command, in the `errors` and `notes` of migrate's and restore's reports, \
+         as the reason of a check finding, in validate's errors, and in the JSON document a \
+         migrated skill prints. This file is generated from `src/codes.rs` \
+         (`SKILLMOD_BLESS=1 cargo test --lib codes` rewrites it), and `cargo test` fails when it \
+         drifts from the source. check's rule codes SKM001–SKM008 are documented by \
+         `skillmod rule --all` and the README.\n",
+    );
+    for area in Area::ALL {
+        out.push_str(&format!(
+            "\n## {}\n\n| code | meaning |\n| --- | --- |\n",
+            area.title()
+        ));
+        for code in CODES.iter().filter(|c| c.area == area) {
+            out.push_str(&format!("| `{}` | {} |\n", code.code, code.meaning));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::{BTreeMap, HashSet};
+    use std::path::{Path, PathBuf};
+
+    /// Literals that look like codes but are not.
+    const NOT_CODES: &[&str] = &[
+        // Environment variables skillmod reads or clears.
+        "BASH_ENV",
+        "CARGO_PKG_VERSION",
+        "SKILLMOD_CACHE_DIR",
+        "XDG_CACHE_HOME",
+        // The heredoc delimiter of comment mode's JSON block.
+        "EOF_JSON",
+    ];
+
+    const RUNTIME_TEMPLATE: &str = "templates/capture-runtime.sh.j2";
+
+    fn root() -> &'static Path {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+    }
+
+    /// `[A-Z][A-Z0-9]*(_[A-Z0-9]+)*`, with at least one `_` when `snake` is set.
+    fn is_code(word: &str, snake: bool) -> bool {
+        let mut parts = word.split('_');
+        let first_ok = parts.next().is_some_and(|p| {
+            p.bytes().next().is_some_and(|b| b.is_ascii_uppercase())
+                && p.bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+        });
+        let rest: Vec<&str> = parts.collect();
+        first_ok
+            && (!snake || !rest.is_empty())
+            && rest.iter().all(|p| {
+                !p.is_empty()
+                    && p.bytes()
+                        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+            })
+    }
+
+    /// check's rule codes (SKM001…), documented by `skillmod rule --all`, not here.
+    fn is_rule_code(word: &str) -> bool {
+        word.strip_prefix("SKM")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    }
+
+    /// The word of `[A-Z0-9_]` bytes at the start of `text`.
+    fn word_at(text: &str) -> &str {
+        let end = text
+            .bytes()
+            .position(|b| !(b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'))
+            .unwrap_or(text.len());
+        &text[..end]
+    }
+
+    /// The codes in `text`, each with its 1-based line: every `"UPPER_SNAKE"` literal, a
+    /// one-word literal right after `Error::new(`, `Error::io(` or `code: `, and the first
+    /// argument of the runtime's `__skm_err`.
+    fn codes_in(text: &str) -> Vec<(String, usize)> {
+        let line_of = |at: usize| text[..at].bytes().filter(|&b| b == b'\n').count() + 1;
+        let mut found = Vec::new();
+        for (at, _) in text.match_indices('"') {
+            let word = word_at(&text[at + 1..]);
+            if text[at + 1 + word.len()..].starts_with('"') && is_code(word, true) {
+                found.push((word.to_string(), line_of(at)));
+            }
+        }
+        for (lead, quoted) in [
+            ("Error::new(", true),
+            ("Error::io(", true),
+            ("code: ", true),
+            ("__skm_err ", false),
+        ] {
+            for (at, _) in text.match_indices(lead) {
+                let after = &text[at + lead.len()..];
+                let after = after.trim_start();
+                let (after, close) = match (quoted, after.strip_prefix('"')) {
+                    (true, Some(rest)) => (rest, "\""),
+                    (true, None) => continue,
+                    (false, _) => (after, ""),
+                };
+                let word = word_at(after);
+                let closed = after[word.len()..].starts_with(close)
+                    && (quoted || !after[word.len()..].starts_with('_'));
+                if closed && is_code(word, false) && !is_rule_code(word) {
+                    found.push((word.to_string(), line_of(at)));
+                }
+            }
+        }
+        found
+    }
+
+    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .expect("read src/")
+            .map(|e| e.expect("read a folder entry").path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    /// Every file scanned for codes: src/**/*.rs but this one, and the capture runtime.
+    fn scanned_files() -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        rust_files(&root().join("src"), &mut files);
+        let this = root().join("src").join("codes.rs");
+        files.retain(|f| *f != this);
+        files.push(root().join(RUNTIME_TEMPLATE));
+        files
+    }
+
+    /// Code -> the places (`path:line`) it is used, outside this file.
+    fn codes_in_source() -> BTreeMap<String, Vec<String>> {
+        let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for file in scanned_files() {
+            let text = std::fs::read_to_string(&file).expect("read a source file");
+            let shown = file
+                .strip_prefix(root())
+                .unwrap_or(&file)
+                .display()
+                .to_string();
+            for (code, line) in codes_in(&text) {
+                found
+                    .entry(code)
+                    .or_default()
+                    .push(format!("{shown}:{line}"));
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn docs_codes_md_is_generated_from_the_catalogue() {
+        let path = root().join("docs").join("codes.md");
+        let expected = markdown();
+        if std::env::var_os("SKILLMOD_BLESS").is_some() {
+            std::fs::write(&path, &expected).expect("write docs/codes.md");
+            return;
+        }
+        let actual = std::fs::read_to_string(&path).unwrap_or_default();
+        let first_difference = actual
+            .lines()
+            .zip(expected.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(actual.lines().count().min(expected.lines().count()))
+            + 1;
+        assert!(
+            actual == expected,
+            "docs/codes.md is not what src/codes.rs renders (first difference at line {first_difference}); \
+             run `SKILLMOD_BLESS=1 cargo test --lib codes` to regenerate it"
+        );
+    }
+
+    #[test]
+    fn every_code_in_the_source_is_catalogued() {
+        let catalogued: HashSet<&str> = CODES.iter().map(|c| c.code).collect();
+        let missing: Vec<String> = codes_in_source()
+            .into_iter()
+            .filter(|(code, _)| {
+                !catalogued.contains(code.as_str()) && !NOT_CODES.contains(&code.as_str())
+            })
+            .map(|(code, places)| format!("{code} (found at {})", places.join(", ")))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "codes missing from CODES in src/codes.rs (add them, or to NOT_CODES if they are no code):\n  {}",
+            missing.join("\n  ")
+        );
+    }
+
+    #[test]
+    fn every_catalogued_code_is_used() {
+        let used = codes_in_source();
+        let unused: Vec<&str> = CODES
+            .iter()
+            .map(|c| c.code)
+            .filter(|code| !used.contains_key(*code))
+            .collect();
+        assert!(
+            unused.is_empty(),
+            "codes in CODES that no file under src/ (but src/codes.rs) nor {RUNTIME_TEMPLATE} uses: {unused:?}"
+        );
+        for not_code in NOT_CODES {
+            assert!(
+                used.contains_key(*not_code),
+                "NOT_CODES lists {not_code}, which the source no longer holds: drop it"
+            );
+        }
+    }
+
+    #[test]
+    fn codes_are_unique_and_upper_snake_case() {
+        let mut seen = HashSet::new();
+        for code in CODES {
+            assert!(
+                is_code(code.code, false),
+                "{} is not UPPER_SNAKE_CASE",
+                code.code
+            );
+            assert!(seen.insert(code.code), "{} is listed twice", code.code);
+            assert!(
+                !NOT_CODES.contains(&code.code),
+                "{} is in both CODES and NOT_CODES",
+                code.code
+            );
+            assert!(
+                !code.meaning.is_empty() && !code.meaning.contains(['|', '\n']),
+                "the meaning of {} must be one table cell (no `|`, no newline)",
+                code.code
+            );
+        }
+    }
+
+    #[test]
+    fn codes_are_sorted_by_area_then_code() {
+        for pair in CODES.windows(2) {
+            assert!(
+                (pair[0].area, pair[0].code) < (pair[1].area, pair[1].code),
+                "CODES is not sorted by area, then code: {} comes before {}",
+                pair[0].code,
+                pair[1].code
+            );
+        }
+    }
+
+    #[test]
+    fn the_scanner_finds_codes_and_nothing_else() {
+        let text = "Error::new(\"SYMLINK\", \"x\")\nlet a = \"NOT_A_FILE\";\n\"Mixed_Case\" \"_X\" \"A__B\" \"B_\"\n__skm_err SIGNAL \"m\"\n__skm_err \"$1\"\n__skm_errs=\n";
+        let found: Vec<(String, usize)> = codes_in(text);
+        let names: Vec<&str> = found.iter().map(|(c, _)| c.as_str()).collect();
+        assert_eq!(names, ["NOT_A_FILE", "SYMLINK", "SIGNAL"]);
+        assert_eq!(found[0].1, 2);
+    }
+}

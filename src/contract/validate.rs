@@ -1,0 +1,180 @@
+//! Validation of what skills print: one judgement per source (a file, stdin, a JSON Lines line,
+//! a skill's own run), each against the schema, and the report on all of them.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::run::{Limits, RunResult, read_capped, run_skill};
+use super::{ContractError, Outcome, ParseOptions, Protocol, Schema};
+use crate::error::{Error, Result};
+
+/// The flag that raises the output limit, named in OUTPUT_TOO_LARGE messages.
+const MAX_OUTPUT: &str = "--max-output";
+
+#[derive(Debug, Serialize)]
+pub struct Validated {
+    pub source: String,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunResult>,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Summary {
+    pub total: usize,
+    pub valid: usize,
+    pub invalid: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub schema: String,
+    pub results: Vec<Validated>,
+    pub summary: Summary,
+}
+
+impl Report {
+    /// The report on `results`, counted.
+    pub fn new(schema: &Schema, results: Vec<Validated>) -> Report {
+        let mut summary = Summary::default();
+        for r in &results {
+            summary.total += 1;
+            if r.outcome.valid {
+                summary.valid += 1;
+            } else {
+                summary.invalid += 1;
+            }
+        }
+        Report {
+            schema: schema.name.clone(),
+            results,
+            summary,
+        }
+    }
+}
+
+/// Run `script` with `args` in `cwd` and judge its stdout; a run cut at the output limit or the
+/// timeout is invalid, with `OUTPUT_TOO_LARGE` or `TIMEOUT`.
+pub fn validate_run(
+    script: &Path,
+    args: &[String],
+    cwd: &Path,
+    limits: Limits,
+    options: &ParseOptions,
+    schema: &Schema,
+) -> Result<Validated> {
+    let ran = run_skill(script, args, cwd, limits)?;
+    let mut outcome = check_bytes(&ran.stdout, options, schema);
+    if ran.output_exceeded {
+        outcome.valid = false;
+        outcome.errors.push(ContractError::new(
+            "OUTPUT_TOO_LARGE",
+            format!(
+                "the skill printed more than {} bytes and was killed; raise the limit with {MAX_OUTPUT}",
+                limits.max_output
+            ),
+            serde_json::Value::Null,
+        ));
+    }
+    if ran.timed_out {
+        outcome.valid = false;
+        outcome.errors.push(ContractError::new(
+            "TIMEOUT",
+            format!(
+                "the skill ran longer than {}s and was stopped (SIGTERM, then SIGKILL 2 s later)",
+                limits.timeout.as_secs_f64()
+            ),
+            serde_json::Value::Null,
+        ));
+    }
+    Ok(Validated {
+        source: script.display().to_string(),
+        outcome,
+        run: Some(ran),
+    })
+}
+
+/// Each non-blank line of JSON Lines input as one JSON document (`stdin:N`).
+pub fn validate_json_lines(
+    bytes: &[u8],
+    options: &ParseOptions,
+    schema: &Schema,
+) -> Vec<Validated> {
+    let line_options = ParseOptions {
+        protocol: Protocol::Json,
+        ..options.clone()
+    };
+    bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .filter(|(_, l)| !l.trim_ascii().is_empty())
+        .map(|(i, line)| Validated {
+            source: format!("stdin:{}", i + 1),
+            outcome: check_bytes(line, &line_options, schema),
+            run: None,
+        })
+        .collect()
+}
+
+/// Read stdin, up to `max_output` bytes.
+pub fn read_stdin(max_output: u64) -> Result<Vec<u8>> {
+    read_capped(std::io::stdin().lock(), max_output, "stdin", MAX_OUTPUT)
+}
+
+/// Read one input file (a regular file, a FIFO or a character device), up to `max_output` bytes.
+pub fn read_input(input: &str, max_output: u64) -> Result<Vec<u8>> {
+    let path = Path::new(input);
+    let meta = std::fs::metadata(path)
+        .map_err(|e| Error::io("INPUT_UNREADABLE", "cannot read", path, &e))?;
+    if !meta.is_file() && !is_stream(&meta) {
+        return Err(Error::new(
+            "INPUT_UNREADABLE",
+            format!("{input} is not a file; pass a file, or - for stdin"),
+        ));
+    }
+    let file = std::fs::File::open(path)
+        .map_err(|e| Error::io("INPUT_UNREADABLE", "cannot read", path, &e))?;
+    read_capped(file, max_output, input, MAX_OUTPUT)
+}
+
+/// One judgement for every source (file, stdin, a line, a run): output must be UTF-8, and
+/// what is not is invalid with `NOT_UTF8` (its text, decoded with replacements, is still parsed
+/// so the other errors show too).
+pub fn check_bytes(bytes: &[u8], options: &ParseOptions, schema: &Schema) -> Outcome {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => super::check_output(text, options, schema),
+        Err(e) => {
+            let text = String::from_utf8_lossy(bytes);
+            let mut outcome = super::check_output(&text, options, schema);
+            outcome.valid = false;
+            outcome.errors.insert(
+                0,
+                ContractError::new(
+                    "NOT_UTF8",
+                    format!(
+                        "the output is not UTF-8 (invalid byte at offset {})",
+                        e.valid_up_to()
+                    ),
+                    serde_json::Value::Null,
+                ),
+            );
+            outcome
+        }
+    }
+}
+
+/// A FIFO or character device (`<(…)`, `/dev/stdin`): read like a file, up to the limit.
+fn is_stream(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        meta.file_type().is_fifo() || meta.file_type().is_char_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
+}

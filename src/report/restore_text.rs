@@ -1,0 +1,51 @@
+//! Human output of `restore`: one line per file that changed (every file with `-v`), the errors
+//! under it, then a summary of the runs.
+
+use std::io::Write;
+
+use crate::restore::{Report, Status};
+
+pub fn write(out: &mut dyn Write, report: &Report, verbose: bool) {
+    for file in &report.files {
+        if verbose || file.status != Status::Unchanged {
+            let label = match file.status {
+                Status::Restored => "restored",
+                Status::Unchanged => "unchanged",
+                Status::Refused => "refused",
+                Status::Failed => "failed",
+            };
+            let _ = writeln!(out, "{label:>10} {}", super::quote_path(&file.path));
+            for e in &file.errors {
+                let _ = writeln!(out, "{:>10} {}: {}", "", e.code, e.message);
+            }
+        }
+    }
+    let count = |status| report.files.iter().filter(|f| f.status == status).count();
+    let runs = match report.runs.as_slice() {
+        [one] => format!("run {one}"),
+        many => format!(
+            "{} runs ({} to {})",
+            many.len(),
+            many[many.len() - 1],
+            many[0]
+        ),
+    };
+    let _ = writeln!(
+        out,
+        "{runs}: {} of {} files restored, {} already original, {} refused, {} failed",
+        count(Status::Restored),
+        report.files.len(),
+        count(Status::Unchanged),
+        count(Status::Refused),
+        count(Status::Failed),
+    );
+    if !report.older_runs.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} older run(s) left as they are (latest {}); undo them too with `skillmod restore --since {}`",
+            report.older_runs.len(),
+            report.older_runs[report.older_runs.len() - 1],
+            report.older_runs[0],
+        );
+    }
+}

@@ -1,0 +1,286 @@
+//! Restore: put back the originals of one backup run, or of every run since a given one, newest
+//! first. Refuses to overwrite files edited since the migration unless forced, and never trusts
+//! the manifest: unsafe entries are refused, forced or not.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::fsio::backup::{self, CheckedEntry};
+use crate::fsio::{atomic, display_path, sha256_hex};
+use crate::migrate::ErrorEntry;
+
+/// Permission bits restore may set: setuid, setgid and sticky never come back from a manifest.
+const MODE_MASK: u32 = 0o777;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Restored,
+    Unchanged,
+    Refused,
+    Failed,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RestoredFile {
+    pub run: String,
+    pub path: String,
+    pub status: Status,
+    pub errors: Vec<ErrorEntry>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Report {
+    /// The runs restored, newest first.
+    pub runs: Vec<String>,
+    /// Older runs left as they are.
+    pub older_runs: Vec<String>,
+    pub files: Vec<RestoredFile>,
+    pub warnings: Vec<String>,
+}
+
+impl Report {
+    /// True when a file was refused or failed (exit status 1).
+    pub fn has_problems(&self) -> bool {
+        self.files
+            .iter()
+            .any(|f| matches!(f.status, Status::Refused | Status::Failed))
+    }
+}
+
+/// What to restore.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// One run by id.
+    pub run: Option<String>,
+    /// Every run since this id, date or time.
+    pub since: Option<String>,
+    /// Restore files edited since the migration too.
+    pub force: bool,
+    /// Only files under these absolute paths (all when empty).
+    pub filters: Vec<PathBuf>,
+}
+
+/// Restore the runs `request` names among `runs` (the project's, oldest first) under `root`;
+/// paths in the report are relative to `base`.
+pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> Result<Report> {
+    let chosen = choose_runs(request, runs, root)?;
+    let older_runs: Vec<String> = match chosen.last() {
+        Some(oldest) => runs.iter().filter(|r| *r < oldest).cloned().collect(),
+        None => Vec::new(),
+    };
+    let filters = &request.filters;
+    let mut report = Report {
+        runs: chosen.clone(),
+        older_runs,
+        files: Vec::new(),
+        warnings: Vec::new(),
+    };
+    for run in &chosen {
+        let first = report.files.len();
+        let loaded = backup::load_run(root, run)?;
+        report.warnings.extend(loaded.warnings);
+        for (path, error) in loaded.refused {
+            report.files.push(RestoredFile {
+                run: run.clone(),
+                path,
+                status: Status::Refused,
+                errors: vec![error.into()],
+            });
+        }
+        // Scripts first, then the files the run created (runtime files): one of those stays
+        // while a script of the run stays migrated (refused, failed, or not selected), since
+        // that script still sources it.
+        let (created, scripts): (Vec<&CheckedEntry>, Vec<&CheckedEntry>) =
+            loaded.entries.iter().partition(|e| e.entry.created);
+        let mut still_migrated = scripts.iter().any(|e| !selected(&e.target, filters));
+        for entry in scripts.into_iter().filter(|e| selected(&e.target, filters)) {
+            let (status, error) = restore_one(entry, request.force);
+            still_migrated |= matches!(status, Status::Refused | Status::Failed);
+            report.files.push(RestoredFile {
+                run: run.clone(),
+                path: display_path(&entry.target, base),
+                status,
+                errors: error.into_iter().map(ErrorEntry::from).collect(),
+            });
+        }
+        for entry in created.into_iter().filter(|e| selected(&e.target, filters)) {
+            let (status, error) = if still_migrated {
+                (
+                    Status::Refused,
+                    Some(Error::new(
+                        "RUNTIME_STILL_USED",
+                        "left in place: a script of this run is still migrated and sources it; restore that script (see above), then run restore again",
+                    )),
+                )
+            } else {
+                restore_one(entry, request.force)
+            };
+            report.files.push(RestoredFile {
+                run: run.clone(),
+                path: display_path(&entry.target, base),
+                status,
+                errors: error.into_iter().map(ErrorEntry::from).collect(),
+            });
+        }
+        // Each run's files in path order, as every report prints them.
+        report.files[first..].sort_by(|a, b| a.path.cmp(&b.path));
+    }
+    Ok(report)
+}
+
+/// The runs to restore, newest first: `--run ID`, every run since `--since`, or the latest.
+fn choose_runs(request: &Request, runs: &[String], root: &Path) -> Result<Vec<String>> {
+    let none = || {
+        Error::new(
+            "NO_BACKUPS",
+            format!(
+                "no backup runs under {}; nothing to restore",
+                root.join(crate::fsio::STATE_DIR).display()
+            ),
+        )
+    };
+    if let Some(id) = &request.run {
+        return Ok(vec![id.clone()]);
+    }
+    if let Some(since) = &request.since {
+        let from = since_key(since)?;
+        let mut chosen: Vec<String> = runs.iter().filter(|r| **r >= from).cloned().collect();
+        chosen.reverse();
+        if chosen.is_empty() {
+            return Err(Error::new(
+                "NO_BACKUPS",
+                format!("no backup run since '{since}'; list runs with `skillmod restore --list`"),
+            ));
+        }
+        return Ok(chosen);
+    }
+    runs.last().map(|r| vec![r.clone()]).ok_or_else(none)
+}
+
+/// What a run id must sort at or after for `--since`: the id itself, or a date or time turned
+/// into the id format.
+fn since_key(since: &str) -> Result<String> {
+    if backup::is_run_id(since) {
+        return Ok(since.to_string());
+    }
+    let time = chrono::NaiveDateTime::parse_from_str(since, "%Y-%m-%dT%H:%M:%S")
+        .or_else(|_| chrono::NaiveDateTime::parse_from_str(since, "%Y-%m-%dT%H:%M"))
+        .or_else(|_| {
+            chrono::NaiveDate::parse_from_str(since, "%Y-%m-%d")
+                .map(|d| d.and_hms_opt(0, 0, 0).unwrap_or_default())
+        })
+        .map_err(|_| {
+            Error::new(
+                "INVALID_ARGUMENT",
+                format!(
+                    "--since takes a run id (like 20261121T223938.761Z) or a UTC date or time (2026-11-21, 2026-11-21T22:00), not '{since}'"
+                ),
+            )
+        })?;
+    Ok(time.format("%Y%m%dT%H%M%S").to_string())
+}
+
+fn selected(path: &Path, filters: &[PathBuf]) -> bool {
+    filters.is_empty() || filters.iter().any(|f| path.starts_with(f))
+}
+
+fn restore_one(checked: &CheckedEntry, force: bool) -> (Status, Option<Error>) {
+    let entry = &checked.entry;
+    let target = &checked.target;
+    let current = match std::fs::symlink_metadata(target) {
+        Ok(meta) if !meta.is_file() => {
+            return (
+                Status::Refused,
+                Some(Error::new(
+                    "NOT_A_REGULAR_FILE",
+                    "is now a symlink, FIFO, device or folder; restore writes only regular files",
+                )),
+            );
+        }
+        Ok(_) => std::fs::read(target).ok().map(|b| sha256_hex(&b)),
+        Err(_) => None,
+    };
+    if entry.created {
+        return remove_created(target, current.as_deref(), &entry.sha256_after, force);
+    }
+    match current.as_deref() {
+        Some(sha) if sha == entry.sha256_before => return (Status::Unchanged, None),
+        Some(sha) if sha == entry.sha256_after || force => {}
+        None if force => {}
+        Some(_) => {
+            return (
+                Status::Refused,
+                Some(Error::new(
+                    "FILE_CHANGED_SINCE_MIGRATION",
+                    "edited after the migration; restoring would lose those edits. Use --force to restore anyway",
+                )),
+            );
+        }
+        None => {
+            return (
+                Status::Refused,
+                Some(Error::new(
+                    "FILE_MISSING",
+                    "the file no longer exists; use --force to recreate it from the backup",
+                )),
+            );
+        }
+    }
+    let original = match std::fs::read(&checked.backup) {
+        Ok(bytes) if sha256_hex(&bytes) == entry.sha256_before => bytes,
+        Ok(_) => {
+            return (
+                Status::Failed,
+                Some(Error::new(
+                    "BACKUP_CORRUPT",
+                    format!("{} changed while restoring", checked.backup.display()),
+                )),
+            );
+        }
+        Err(e) => {
+            return (
+                Status::Failed,
+                Some(Error::io(
+                    "BACKUP_UNREADABLE",
+                    "cannot read the backup",
+                    &checked.backup,
+                    &e,
+                )),
+            );
+        }
+    };
+    match atomic::write_atomic(target, &original, entry.mode & MODE_MASK) {
+        Ok(()) => (Status::Restored, None),
+        Err(e) => (Status::Failed, Some(e)),
+    }
+}
+
+/// Undo the creation of a file (a runtime file the migration wrote): remove it, unless it was
+/// edited since (then only with `--force`).
+fn remove_created(
+    target: &Path,
+    current: Option<&str>,
+    sha_after: &str,
+    force: bool,
+) -> (Status, Option<Error>) {
+    match current {
+        None => (Status::Unchanged, None),
+        Some(sha) if sha != sha_after && !force => (
+            Status::Refused,
+            Some(Error::new(
+                "FILE_CHANGED_SINCE_MIGRATION",
+                "the migration created this file and it was edited since; removing it would lose those edits. Use --force to remove it anyway",
+            )),
+        ),
+        Some(_) => match std::fs::remove_file(target) {
+            Ok(()) => (Status::Restored, None),
+            Err(e) => (
+                Status::Failed,
+                Some(Error::io("RESTORE_FAILED", "cannot remove", target, &e)),
+            ),
+        },
+    }
+}
