@@ -439,6 +439,67 @@ fn repository_of(dir: &Path) -> Option<&Path> {
     dir.ancestors().find(|d| d.join(".git").exists())
 }
 
+/// What the command line says about the settings a file can also hold: `None` (or empty) where
+/// the flag was not given. Each command fills the fields it has flags for.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
+    pub mode: Option<Mode>,
+    pub template: Option<String>,
+    pub default_confidence: Option<f64>,
+    pub vocabulary: Option<Vocabulary>,
+    /// `--keep-stdout` (a flag can only turn it on).
+    pub keep_stdout: bool,
+    pub runtime: Option<crate::migrate::Placement>,
+}
+
+/// The settings that apply to the scripts under one settings file: the flag, else the file's
+/// setting, else the default. Every command reads its settings from this one type.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub selection: crate::check::Selection,
+    pub mode: Mode,
+    pub default_confidence: f64,
+    pub vocabulary: Vocabulary,
+    pub keep_stdout: bool,
+    pub runtime: crate::migrate::Placement,
+}
+
+impl Overrides {
+    /// A default confidence outside 0..1 is a usage error before any work (a settings file's is
+    /// refused when the file is read).
+    pub fn validate(&self) -> Result<()> {
+        match self.default_confidence {
+            Some(x) if !(0.0..=1.0).contains(&x) => Err(Error::new(
+                "INVALID_ARGUMENT",
+                format!("--default-confidence {x} is not between 0 and 1"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// These flags over `config`'s settings, over the defaults. The template is resolved apart
+    /// (`Config::template`): only migrate reads it, and only migrate refuses an unsafe one.
+    pub fn resolve(&self, config: &Config) -> Resolved {
+        let settings = &config.settings;
+        Resolved {
+            selection: crate::check::Selection {
+                select: list_or_setting(&self.select, &settings.select),
+                ignore: list_or_setting(&self.ignore, &settings.ignore),
+            },
+            mode: self.mode.or(settings.mode).unwrap_or_default(),
+            default_confidence: self
+                .default_confidence
+                .or(settings.default_confidence)
+                .unwrap_or(crate::contract::legacy_text::DEFAULT_CONFIDENCE),
+            vocabulary: self.vocabulary.or(settings.vocabulary).unwrap_or_default(),
+            keep_stdout: self.keep_stdout || settings.keep_stdout.unwrap_or(false),
+            runtime: self.runtime.or(settings.runtime).unwrap_or_default(),
+        }
+    }
+}
+
 /// A list flag, or the settings file's list when the flag is not given: a flag replaces the
 /// file's list rather than adding to it (ruff's habit).
 pub fn list_or_setting(flag: &[String], setting: &Option<Vec<String>>) -> Vec<String> {

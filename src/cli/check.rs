@@ -4,8 +4,8 @@ use std::io::{self, Write};
 
 use super::{CheckArgs, CheckFormat, working_dir};
 use crate::check::cache::Cache;
-use crate::check::{self, CheckReport, Finding, Options, Profile, Selection};
-use crate::config::{PerSettings, list_or_setting};
+use crate::check::{self, CheckReport, Finding, Options, Profile};
+use crate::config::{Overrides, PerSettings};
 use crate::error::{Error, Result};
 use crate::fsio::project_root;
 use crate::report::check_json::CheckJsonWriter;
@@ -46,20 +46,20 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     } else {
         args.paths.files("check", &resolver)?
     };
-    let (select, ignore) = (args.select.clone(), args.ignore.clone());
-    let vocabulary_flag = args.vocabulary;
+    let overrides = Overrides {
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+        vocabulary: args.vocabulary,
+        ..Overrides::default()
+    };
     let profiles = PerSettings::new(resolver, move |config| {
-        let settings = &config.settings;
-        let selection = Selection {
-            select: list_or_setting(&select, &settings.select),
-            ignore: list_or_setting(&ignore, &settings.ignore),
-        };
-        selection.validate()?;
+        let resolved = overrides.resolve(config);
+        resolved.selection.validate()?;
         Ok(Profile {
-            selection,
-            vocabulary: vocabulary_flag.or(settings.vocabulary).unwrap_or_default(),
-            mode: settings.mode.unwrap_or_default(),
-            keep_stdout: settings.keep_stdout.unwrap_or(false),
+            selection: resolved.selection,
+            vocabulary: resolved.vocabulary,
+            mode: resolved.mode,
+            keep_stdout: resolved.keep_stdout,
         })
     });
     let used = profiles.prepare(&files)?;

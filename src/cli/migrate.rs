@@ -3,22 +3,21 @@
 
 use std::collections::HashSet;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
 use super::{Format, MigrateArgs, working_dir};
-use crate::config::{PerSettings, Resolver};
+use crate::config::{Overrides, PerSettings, Resolver};
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
-use crate::fsio::{Roots, canonical, display_path};
+use crate::fsio::display_path;
 use crate::migrate::sourcing::Sourcing;
 use crate::migrate::{self, Change, FileReport, Options, Profile};
 use crate::report::json_stream::Array;
 use crate::report::progress::Progress;
 use crate::report::{diff, migrate_text};
 use crate::rewrite::{Template, capture};
-use crate::vcs::Repo;
 
 /// Whether output to stdout gets color, as `--color`, NO_COLOR and the terminal decide.
 fn color_enabled(choice: anstream::ColorChoice) -> bool {
@@ -39,7 +38,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         }
     }
     let base = working_dir()?;
-    let repos = repositories(&files, &base);
+    let repos = migrate::git::repositories(&files, &base);
     if args.commit && repos.is_empty() {
         return Err(Error::new(
             "NOT_A_GIT_REPO",
@@ -193,10 +192,17 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         );
     }
     if let Some(dirty) = &dirty {
-        report.unrelated_dirty = unrelated_dirty(dirty, &files, &base);
+        report.unrelated_dirty = migrate::git::unrelated_dirty(dirty, &files, &base);
     }
     let commit_error = match (repos.first(), args.commit && !args.dry_run) {
-        (Some(repo), true) => commit_migrated(repo, &mut report, args).err(),
+        (Some(repo), true) => migrate::git::commit_migrated(
+            repo,
+            &mut report,
+            args.message.as_deref(),
+            args.no_verify,
+            &base,
+        )
+        .err(),
         _ => None,
     };
     let _ = stdout.flush();
@@ -243,113 +249,32 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
 /// What each settings file (with the flags winning) makes of a migration: mode, vocabulary,
 /// default confidence, and the template with its capture runtime, each loaded once.
 fn profiles(args: &MigrateArgs, resolver: Arc<Resolver>) -> Result<PerSettings<Profile>> {
-    if let Some(x) = args.default_confidence
-        && !(0.0..=1.0).contains(&x)
-    {
-        return Err(Error::new(
-            "INVALID_ARGUMENT",
-            "--default-confidence must be between 0 and 1",
-        ));
-    }
-    let (confidence, mode, vocabulary) = (args.default_confidence, args.mode, args.vocabulary);
-    let keep_stdout = args.keep_stdout;
-    let placement = args.runtime;
-    let template_flag = args.template.clone();
+    let overrides = Overrides {
+        mode: args.mode,
+        template: args.template.clone(),
+        default_confidence: args.default_confidence,
+        vocabulary: args.vocabulary,
+        keep_stdout: args.keep_stdout,
+        runtime: args.runtime,
+        ..Overrides::default()
+    };
+    overrides.validate()?;
     Ok(PerSettings::new(resolver, move |config| {
-        let settings = &config.settings;
-        let mode = mode.or(settings.mode).unwrap_or_default();
-        let (spec, path) = config.template(template_flag.as_deref())?;
+        let resolved = overrides.resolve(config);
+        let (spec, path) = config.template(overrides.template.as_deref())?;
         let template = Template::load_at(&spec, path.as_deref())?;
-        let runtime = match mode {
+        let runtime = match resolved.mode {
             migrate::Mode::Capture => Some(Arc::new(capture::render_runtime(&template)?)),
             migrate::Mode::Comment => None,
         };
         Ok(Profile {
-            mode,
-            vocabulary: vocabulary.or(settings.vocabulary).unwrap_or_default(),
-            default_confidence: confidence
-                .or(settings.default_confidence)
-                .unwrap_or(capture::DEFAULT_CONFIDENCE),
-            keep_stdout: keep_stdout || settings.keep_stdout.unwrap_or(false),
-            placement: placement.or(settings.runtime).unwrap_or_default(),
+            mode: resolved.mode,
+            vocabulary: resolved.vocabulary,
+            default_confidence: resolved.default_confidence,
+            keep_stdout: resolved.keep_stdout,
+            placement: resolved.runtime,
             template,
             runtime,
         })
     }))
-}
-
-/// The git work trees the files lie in (each file's own, not the working folder's), once each.
-fn repositories(files: &[PathBuf], base: &Path) -> Vec<Repo> {
-    let mut finder = Roots::new(base);
-    let mut roots: Vec<PathBuf> = files.iter().map(|f| finder.root(f)).collect();
-    roots.sort();
-    roots.dedup();
-    roots.retain(|root| root.join(".git").exists());
-    let mut repos: Vec<Repo> = roots.iter().filter_map(|r| Repo::discover(r)).collect();
-    repos.sort_by(|a, b| a.root.cmp(&b.root));
-    repos.dedup_by(|a, b| a.root == b.root);
-    repos
-}
-
-/// Dirty files in the work tree that this run did not select, relative to `base`, sorted.
-fn unrelated_dirty(dirty: &HashSet<PathBuf>, selected: &[PathBuf], base: &Path) -> Vec<String> {
-    let selected: HashSet<PathBuf> = selected.iter().map(|f| canonical(f)).collect();
-    let base = canonical(base);
-    let mut unrelated: Vec<String> = dirty
-        .iter()
-        .filter(|d| !selected.contains(*d))
-        .map(|d| display_path(d, &base))
-        .collect();
-    unrelated.sort();
-    unrelated
-}
-
-/// Commit exactly the migrated files and record the confirmation in the report; nothing
-/// migrated means no commit.
-fn commit_migrated(repo: &Repo, report: &mut migrate::RunReport, args: &MigrateArgs) -> Result<()> {
-    let migrated = &report.migrated;
-    if migrated.is_empty() {
-        return Ok(());
-    }
-    let paths: Vec<PathBuf> = migrated
-        .iter()
-        .map(|(_, abs_path)| canonical(abs_path))
-        .collect();
-    let message = args.message.clone().unwrap_or_else(|| {
-        let n = migrated.len()
-            - report
-                .runtime_files
-                .iter()
-                .filter(|r| {
-                    r.backup.is_some()
-                        || matches!(
-                            r.status,
-                            migrate::runtime::RuntimeStatus::Created
-                                | migrate::runtime::RuntimeStatus::Upgraded
-                        )
-                })
-                .count();
-        format!(
-            "skillmod: migrate {n} skill{} to JSON output",
-            if n == 1 { "" } else { "s" }
-        )
-    });
-    let created: Vec<PathBuf> = report
-        .runtime_files
-        .iter()
-        .filter(|r| r.status == migrate::runtime::RuntimeStatus::Created)
-        .map(|r| canonical(&r.abs_path))
-        .collect();
-    repo.intend_to_add(&created)?;
-    let hash = repo.commit_only(&paths, &message, args.no_verify)?;
-    // What the commit holds, as git recorded it: a hook may have staged more.
-    let base = crate::fsio::canonical(&working_dir()?);
-    report.files_committed = repo
-        .files_in_commit(&hash)?
-        .into_iter()
-        .map(|p| display_path(&repo.root.join(p), &base))
-        .collect();
-    report.commit_created = true;
-    report.commit_hash = Some(hash);
-    Ok(())
 }

@@ -5,9 +5,10 @@ use std::io::Write;
 use std::time::Duration;
 
 use super::{Format, ValidateArgs};
+use crate::config::Overrides;
 use crate::contract::run::Limits;
 use crate::contract::validate::{self, Report};
-use crate::contract::{self, ParseOptions, Schema};
+use crate::contract::{ParseOptions, Schema};
 use crate::error::{Error, Result};
 use crate::report::validate_text;
 
@@ -99,22 +100,18 @@ fn parse_options(args: &ValidateArgs) -> Result<ParseOptions> {
         .map(|p| p.to_path_buf())
         .into_iter()
         .collect();
+    let overrides = Overrides {
+        default_confidence: args.default_confidence,
+        vocabulary: args.vocabulary,
+        ..Overrides::default()
+    };
+    overrides.validate()?;
     let config = args.settings.resolver(&named)?.for_path(&place)?;
-    let settings = &config.settings;
-    let default_confidence = args
-        .default_confidence
-        .or(settings.default_confidence)
-        .unwrap_or(contract::legacy_text::DEFAULT_CONFIDENCE);
-    if !(0.0..=1.0).contains(&default_confidence) {
-        return Err(Error::new(
-            "INVALID_ARGUMENT",
-            format!("default confidence {default_confidence} is not in 0..1"),
-        ));
-    }
+    let resolved = overrides.resolve(&config);
     Ok(ParseOptions {
         protocol: args.protocol,
         strict: args.strict,
-        default_confidence,
-        vocabulary: args.vocabulary.or(settings.vocabulary).unwrap_or_default(),
+        default_confidence: resolved.default_confidence,
+        vocabulary: resolved.vocabulary,
     })
 }

@@ -2,6 +2,7 @@
 //! written with a backup. Files run in parallel; results come back in path order.
 
 mod file;
+pub mod git;
 pub mod runtime;
 pub mod sourcing;
 
