@@ -18,7 +18,9 @@ use crate::fsio::{atomic, display_path, sha256_hex};
 use crate::rewrite::capture::Role;
 use crate::rewrite::{self, Reason, capture, values};
 
-/// Migrate one file; never panics on bad input, every problem is in the report.
+/// Migrate one file; never panics on bad input, every problem is in the report. The steps, in
+/// order: read, analyze, gate (the refusals), plan, verify, write. Each step returns None once it
+/// has put in the report why the file stops there.
 pub fn process_file(
     path: &Path,
     options: &Options,
@@ -26,19 +28,54 @@ pub fn process_file(
     parser: &mut BashParser,
 ) -> (FileReport, Option<Change>) {
     let mut report = FileReport::new(path, options);
+    let change = migrate_steps(&mut report, path, options, backups, parser);
+    (report, change)
+}
+
+fn migrate_steps(
+    report: &mut FileReport,
+    path: &Path,
+    options: &Options,
+    backups: &Backups,
+    parser: &mut BashParser,
+) -> Option<Change> {
+    let (script, profile) = read(report, path, options)?;
+    let profile = &*profile;
+    // A script that sources a library with legacy lines needs the runtime for them.
+    let hosted = match profile.mode {
+        Mode::Capture => options.sourcing.hosts_library(path),
+        Mode::Comment => None,
+    };
+    let analysis = analyze_script(report, &script, profile, hosted, options, parser)?;
+    let upkeep = gate(report, path, &script, &analysis, profile, hosted, options)?;
+    let plan = plan(
+        report, path, &script, &analysis, profile, hosted, upkeep, options,
+    )?;
+    let change = verify(report, &script, &analysis, &plan, options, parser)?;
+    write(report, path, &script, change, options, backups)
+}
+
+/// Stop with `status` and the reason.
+fn stop<T>(report: &mut FileReport, status: Status, reason: Error) -> Option<T> {
+    report.status = status;
+    report.errors.push(reason.into());
+    None
+}
+
+/// Read the file and find its settings: skipped when it is not a readable shell script, failed
+/// when it cannot be read or (`--staged`) differs from what is staged.
+fn read(
+    report: &mut FileReport,
+    path: &Path,
+    options: &Options,
+) -> Option<(Script, std::sync::Arc<super::Profile>)> {
     let script = match read_script(path, options.max_size) {
         Ok(script) => script,
-        Err(ReadOutcome::Skipped(reason)) => {
-            report.status = Status::Skipped;
-            report.errors.push(reason.into());
-            return (report, None);
-        }
-        Err(ReadOutcome::Failed(error)) => return fail(report, error),
+        Err(ReadOutcome::Skipped(reason)) => return stop(report, Status::Skipped, reason),
+        Err(ReadOutcome::Failed(error)) => return stop(report, Status::Failed, error),
     };
     if !Dialect::is_shell_file(path, &script.body) && !options.sourcing.is_library(path) {
-        report.status = Status::Skipped;
-        report.errors.push(not_shell().into());
-        return (report, None);
+        return stop(report, Status::Skipped, not_shell());
     }
     if let Some(unstaged) = &options.unstaged
         && unstaged.contains(&crate::fsio::canonical(path))
@@ -47,31 +84,36 @@ pub fn process_file(
             "STAGED_DIFFERS",
             "--staged: the work tree differs from what is staged; stage (`git add`) or stash the unstaged changes first, so what is migrated is what the commit holds",
         );
-        return fail(report, reason);
+        return stop(report, Status::Failed, reason);
     }
     let profile = match options.profiles.get_prepared(path) {
         Ok(profile) => profile,
-        Err(error) => return fail(report, error),
+        Err(error) => return stop(report, Status::Failed, error),
     };
-    let profile = &*profile;
-    let original = script.bytes();
-    let sha_before = sha256_hex(&original);
+    let sha_before = sha256_hex(&script.bytes());
     report.sha256_before = Some(sha_before.clone());
-    report.sha256_after = Some(sha_before.clone());
-    // A script that sources a library with legacy lines needs the runtime for them.
-    let hosted = match profile.mode {
-        Mode::Capture => options.sourcing.hosts_library(path),
-        Mode::Comment => None,
-    };
+    report.sha256_after = Some(sha_before);
+    Some((script, profile))
+}
+
+/// The analysis, with the statements `# skillmod: ignore[…]` keeps as they are left out (as
+/// `check` does not report them); None (no legacy) when the prefilter rules the file out.
+fn analyze_script(
+    report: &mut FileReport,
+    script: &Script,
+    profile: &super::Profile,
+    hosted: Option<&Hosted>,
+    options: &Options,
+    parser: &mut BashParser,
+) -> Option<Analysis> {
     if !options.force && hosted.is_none() && !might_need_parse(&script.body, profile.vocabulary) {
         report.status = Status::NoLegacy;
-        return (report, None);
+        return None;
     }
     let mut analysis = match analyze::analyze(parser, &script.body, profile.vocabulary) {
         Ok(a) => a,
-        Err(e) => return fail(report, e),
+        Err(e) => return stop(report, Status::Failed, e),
     };
-    // `# skillmod: ignore[…]` keeps a statement as it is, as `check` does not report it.
     if analyze::suppress::Suppressions::may_occur(&script.body) {
         let (suppressions, invalid) = analyze::suppress::Suppressions::parse(parser, &script.body);
         suppressions.retain(&mut analysis.legacy, rules::Rule::LegacyOutput, |l| l.start);
@@ -90,56 +132,60 @@ pub fn process_file(
     }
     report.legacy = analysis.legacy.clone();
     report.stdout_writes = analysis.stdout_writes.clone();
+    Some(analysis)
+}
+
+/// Whether the file is migrated at all: a script that prints its own document, a parse error,
+/// nothing to do, or a dirty file stops here. For a migrated script, the upkeep plan (runtime
+/// upgrade, `--stdout-to-stderr`) comes back as `Some(Some(plan))`.
+fn gate(
+    report: &mut FileReport,
+    path: &Path,
+    script: &Script,
+    analysis: &Analysis,
+    profile: &super::Profile,
+    hosted: Option<&Hosted>,
+    options: &Options,
+) -> Option<Option<rewrite::Plan>> {
     // A script that prints a document of its own would print two: refused, as check reports.
     let would_rewrite = !analysis.legacy.is_empty() || options.force || hosted.is_some();
     if let (Some((line, column)), true) = (analysis.prints_json, would_rewrite) {
-        report.status = Status::Skipped;
-        report.errors.push(prints_json_refusal(line, column).into());
-        return (report, None);
+        return stop(report, Status::Skipped, prints_json_refusal(line, column));
     }
-    // A script that already prints its document without the runtime (comment mode, or an
-    // `EOF_JSON` block written by hand): `--stdout-to-stderr` still moves its other writes.
-    let redirect_only = options.stdout_to_stderr
-        && runtime_link::find(&script.body).is_none()
-        && !analysis.stdout_writes.is_empty();
     let upkeep = if analysis.already_migrated {
-        match upkeep(path, &script.body, profile, options, &mut report) {
+        match upkeep(path, &script.body, profile, options, report) {
             Some(plan) => Some(plan),
-            None if redirect_only => Some(rewrite::Plan::default()),
+            None if redirect_only(script, analysis, options) => Some(rewrite::Plan::default()),
             None => {
                 report.status = Status::AlreadyMigrated;
-                return (report, None);
+                return None;
             }
         }
     } else {
         None
     };
     if let Some(position) = analysis.legacy_in_parse_error {
-        report.status = Status::Skipped;
-        report
-            .errors
-            .push(parse_error_refusal(&analysis, position).into());
-        return (report, None);
+        return stop(
+            report,
+            Status::Skipped,
+            parse_error_refusal(analysis, position),
+        );
     }
     if analysis.legacy.is_empty() && !options.force && hosted.is_none() && upkeep.is_none() {
         report.status = Status::NoLegacy;
-        return (report, None);
+        return None;
     }
     if analysis.parse_errors > 0 {
-        report.status = Status::Skipped;
-        report.errors.push(
-            Error::new(
-                "PARSE_ERROR",
-                format!(
-                    "line {}:{}: tree-sitter-bash cannot fully parse this script ({} parse errors), so edits could land in the wrong place; migrate it by hand",
-                    analysis.first_error.map_or(0, |e| e.0),
-                    analysis.first_error.map_or(0, |e| e.1),
-                    analysis.parse_errors
-                ),
-            )
-            .into(),
+        let reason = Error::new(
+            "PARSE_ERROR",
+            format!(
+                "line {}:{}: tree-sitter-bash cannot fully parse this script ({} parse errors), so edits could land in the wrong place; migrate it by hand",
+                analysis.first_error.map_or(0, |e| e.0),
+                analysis.first_error.map_or(0, |e| e.1),
+                analysis.parse_errors
+            ),
         );
-        return (report, None);
+        return stop(report, Status::Skipped, reason);
     }
     // Refused before any planning: a dirty file is never rewritten, so no work is spent on it.
     if let Some(dirty) = &options.dirty
@@ -149,8 +195,31 @@ pub fn process_file(
             "DIRTY_FILE",
             "has uncommitted changes (staged, unstaged or untracked); commit or stash them first, or pass --allow-dirty",
         );
-        return fail(report, reason);
+        return stop(report, Status::Failed, reason);
     }
+    Some(upkeep)
+}
+
+/// A script that already prints its document without the runtime (comment mode, or an
+/// `EOF_JSON` block written by hand): `--stdout-to-stderr` still moves its other writes.
+fn redirect_only(script: &Script, analysis: &Analysis, options: &Options) -> bool {
+    options.stdout_to_stderr
+        && runtime_link::find(&script.body).is_none()
+        && !analysis.stdout_writes.is_empty()
+}
+
+/// The edits: the upkeep plan, or the mode's rewrite, and `--stdout-to-stderr`'s redirections.
+#[allow(clippy::too_many_arguments)]
+fn plan(
+    report: &mut FileReport,
+    path: &Path,
+    script: &Script,
+    analysis: &Analysis,
+    profile: &super::Profile,
+    hosted: Option<&Hosted>,
+    upkeep: Option<rewrite::Plan>,
+    options: &Options,
+) -> Option<rewrite::Plan> {
     let skill_name = skill_name(path);
     let planned = match (upkeep, profile.mode) {
         (Some(plan), _) => Ok(plan),
@@ -162,9 +231,9 @@ pub fn process_file(
                     .into_iter()
                     .map(ErrorEntry::from),
             );
-            let unreachable = last_command_always_exits(&analysis, &script.body);
+            let unreachable = last_command_always_exits(analysis, &script.body);
             rewrite::plan_comment_mode(
-                &analysis,
+                analysis,
                 &script.body,
                 &profile.template,
                 &context,
@@ -172,7 +241,7 @@ pub fn process_file(
             )
         }
         (None, Mode::Capture) => {
-            let role = capture_role(path, &analysis, &script.body, options);
+            let role = capture_role(path, analysis, &script.body, options);
             if let Some(note) = role_note(role, hosted) {
                 report.notes.push(note.into());
             }
@@ -181,7 +250,7 @@ pub fn process_file(
                     let (at, relative) = runtime::location(path, &options.base, &runtime.file_name);
                     let inline = profile.placement == super::Placement::Inline;
                     if role.0 == Role::Script && !inline {
-                        request_runtime(&mut report, at, runtime, options);
+                        request_runtime(report, at, runtime, options);
                     }
                     let link = capture::Link {
                         relative: &relative,
@@ -191,7 +260,7 @@ pub fn process_file(
                     };
                     report.stdout_to_stderr = role.0 == Role::Script && !profile.keep_stdout;
                     capture::plan_capture_mode(
-                        &analysis,
+                        analysis,
                         &script.body,
                         &link,
                         role.0,
@@ -207,10 +276,12 @@ pub fn process_file(
     };
     let mut plan = match planned {
         Ok(plan) => plan,
-        Err(e) => return fail(report, e),
+        Err(e) => return stop(report, Status::Failed, e),
     };
     // In capture mode the runtime moves every other write to stderr when the script starts.
-    if options.stdout_to_stderr && (profile.mode == Mode::Comment || redirect_only) {
+    if options.stdout_to_stderr
+        && (profile.mode == Mode::Comment || redirect_only(script, analysis, options))
+    {
         for write in &analysis.stdout_writes {
             plan.push(
                 write.end,
@@ -220,9 +291,22 @@ pub fn process_file(
             );
         }
     }
-    let body = match rewrite::apply_checked(&plan, &analysis, &script.body, parser) {
+    Some(plan)
+}
+
+/// Apply the plan and check the result: re-parsed (no new parse error), not a no-op, and, before
+/// a real write, accepted by the real shell where it accepted the original.
+fn verify(
+    report: &mut FileReport,
+    script: &Script,
+    analysis: &Analysis,
+    plan: &rewrite::Plan,
+    options: &Options,
+    parser: &mut BashParser,
+) -> Option<Change> {
+    let body = match rewrite::apply_checked(plan, analysis, &script.body, parser) {
         Ok(body) => body,
-        Err(e) => return fail(report, e),
+        Err(e) => return stop(report, Status::Failed, e),
     };
     // A rewrite that changes no byte (a library already in its migrated form, under --force)
     // is no migration: nothing is written, backed up or committed, and the report says why.
@@ -234,33 +318,46 @@ pub fn process_file(
                 "the rewrite is byte-for-byte the file as it is; nothing was written or recorded"
                     .into(),
         });
-        return (report, None);
+        return None;
     }
     // The real shell guards what is written; a dry run shows the plan without asking it.
     if !options.dry_run
-        && let Some(refusal) = judge(&analysis, &script.body, &body)
+        && let Some(refusal) = judge(analysis, &script.body, &body)
     {
-        return fail(report, refusal);
+        return stop(report, Status::Failed, refusal);
     }
-    let after = script.with_body(&body);
-    let sha_after = sha256_hex(&after);
-    let prefix = original.len() - script.body.len();
-    let change = Change {
-        before: original,
-        after,
+    let before = script.bytes();
+    let prefix = before.len() - script.body.len();
+    Some(Change {
+        after: script.with_body(&body),
+        before,
         edits: plan
             .edits
             .iter()
             .map(|e| (prefix + e.start..prefix + e.end, e.replacement.len()))
             .collect(),
-    };
+    })
+}
+
+/// Back up and replace the file atomically (only if it is still what was read); a dry run
+/// reports what would be written.
+fn write(
+    report: &mut FileReport,
+    path: &Path,
+    script: &Script,
+    change: Change,
+    options: &Options,
+    backups: &Backups,
+) -> Option<Change> {
+    let sha_before = sha256_hex(&change.before);
+    let sha_after = sha256_hex(&change.after);
     if options.dry_run {
         report.status = Status::WouldMigrate;
         report.sha256_after = Some(sha_after);
-        return (report, Some(change));
+        return Some(change);
     }
-    if let Some(refusal) = write_refusal(&script, options.force) {
-        return fail(report, refusal);
+    if let Some(refusal) = write_refusal(script, options.force) {
+        return stop(report, Status::Failed, refusal);
     }
     if options.backup {
         let root = crate::fsio::file_root(path, &options.base);
@@ -273,21 +370,21 @@ pub fn process_file(
             &sha_after,
         ) {
             Ok(backup) => report.backup = Some(display_path(&backup, &options.base)),
-            Err(e) => return fail(report, e),
+            Err(e) => return stop(report, Status::Failed, e),
         }
     }
     let expected = atomic::Expected {
         len: script.len,
         modified: script.modified,
-        sha256: sha_before.clone(),
+        sha256: sha_before,
         owner: script.owner,
     };
     if let Err(e) = atomic::replace_checked(path, &change.after, script.mode, &expected) {
-        return fail(report, e);
+        return stop(report, Status::Failed, e);
     }
     report.status = Status::Migrated;
     report.sha256_after = Some(sha_after);
-    (report, Some(change))
+    Some(change)
 }
 
 /// A migrated script's upkeep in capture mode: 0.1.0's inline runtime is replaced by the source
@@ -396,13 +493,6 @@ pub fn not_shell() -> Error {
         "NOT_SHELL",
         "not a shell script (no sh/bash/dash/ksh shebang, no .sh/.bash name, not sourced by a selected script): left alone",
     )
-}
-
-/// The file failed with `error`; it was not changed, so `sha256_after` still equals the original's.
-fn fail(mut report: FileReport, error: Error) -> (FileReport, Option<Change>) {
-    report.status = Status::Failed;
-    report.errors.push(error.into());
-    (report, None)
 }
 
 /// Files that must not be replaced: a hard link would be split from its other names, and a
