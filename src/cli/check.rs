@@ -152,7 +152,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         check_text::write_statistics(&mut stdout, &report).map_err(write_error)?;
     }
     if args.format != CheckFormat::Text && !args.common.silent {
-        let mut stderr = anstream::AutoStream::new(std::io::stderr().lock(), color);
+        let mut stderr = crate::report::stderr(color);
         for e in &report.errors {
             let _ = writeln!(stderr, "error: {}: {}: {}", e.path, e.code, e.message);
         }

@@ -19,12 +19,6 @@ use crate::report::progress::Progress;
 use crate::report::{diff, migrate_text};
 use crate::rewrite::{Template, capture};
 
-/// Whether output to stdout gets color, as `--color`, NO_COLOR and the terminal decide.
-fn color_enabled(choice: anstream::ColorChoice) -> bool {
-    let stream = anstream::AutoStream::new(std::io::stdout(), choice);
-    !matches!(stream.current_choice(), anstream::ColorChoice::Never)
-}
-
 pub fn run(args: &MigrateArgs) -> Result<i32> {
     let started = Instant::now();
     args.common.init_threads()?;
@@ -110,10 +104,9 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         },
     };
     let color = args.common.color.choice();
-    let mut stdout = std::io::stdout().lock();
-    let mut stderr = anstream::AutoStream::new(std::io::stderr().lock(), color);
+    let (mut stdout, colored) = crate::report::stdout(color);
+    let mut stderr = crate::report::stderr(color);
     let text = args.format == Format::Text;
-    let colored = color_enabled(color);
     let render = |file: &FileReport, change: &Change| {
         (text && args.dry_run).then(|| {
             let mut out = Vec::new();

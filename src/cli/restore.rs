@@ -14,7 +14,7 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
     let root = project_root(&base);
     let runs = backup::list_runs(&root)?;
     let color = args.common.color.choice();
-    let mut stdout = anstream::AutoStream::new(std::io::stdout().lock(), color);
+    let (mut stdout, _) = crate::report::stdout(color);
     if args.list {
         for run in &runs {
             let count = backup::load_run(&root, run)
@@ -66,6 +66,9 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
         }
         Format::Text => {}
     }
+    stdout
+        .flush()
+        .map_err(|e| Error::output("cannot write the report", &e))?;
     Ok(if report.has_problems() { 1 } else { 0 })
 }
 

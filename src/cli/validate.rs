@@ -76,13 +76,14 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
     }
     let report = Report::new(&schema, results);
     let color = args.common.color.choice();
-    let mut out = anstream::AutoStream::new(std::io::stdout().lock(), color);
+    let (mut out, colored) = crate::report::stdout(color);
     let written = match args.format {
         Format::Json => serde_json::to_string_pretty(&report)
             .map_err(std::io::Error::other)
             .and_then(|json| writeln!(out, "{json}")),
-        Format::Text => validate_text::write(&mut out, &report, args.common.quiet),
+        Format::Text => validate_text::write(&mut out, &report, args.common.quiet, colored),
     };
+    let written = written.and_then(|_| out.flush());
     written.map_err(|e| Error::output("cannot write the report", &e))?;
     Ok(if report.summary.invalid > 0 { 1 } else { 0 })
 }

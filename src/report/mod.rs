@@ -38,6 +38,12 @@ pub fn stdout(choice: ColorChoice) -> (AutoStream<Box<dyn Write>>, bool) {
     }
 }
 
+/// Standard error in the colour `choice`, escapes stripped where it is not coloured. Every
+/// command's stderr report goes through this, and its stdout through `stdout`.
+pub fn stderr(choice: ColorChoice) -> AutoStream<std::io::StderrLock<'static>> {
+    AutoStream::new(std::io::stderr().lock(), choice)
+}
+
 /// `--color auto|always|never`; auto means color on a terminal unless NO_COLOR is set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum Color {

@@ -5,11 +5,21 @@ use std::io::Write;
 
 use crate::contract::validate::Report;
 
-pub fn write(out: &mut dyn Write, report: &Report, quiet: bool) -> std::io::Result<()> {
-    let good = anstyle::Style::new().fg_color(Some(anstyle::AnsiColor::Green.into()));
-    let bad = anstyle::Style::new()
-        .fg_color(Some(anstyle::AnsiColor::Red.into()))
-        .bold();
+pub fn write(
+    out: &mut dyn Write,
+    report: &Report,
+    quiet: bool,
+    colored: bool,
+) -> std::io::Result<()> {
+    let plain = anstyle::Style::new();
+    let (good, bad) = if colored {
+        (
+            plain.fg_color(Some(anstyle::AnsiColor::Green.into())),
+            plain.fg_color(Some(anstyle::AnsiColor::Red.into())).bold(),
+        )
+    } else {
+        (plain, plain)
+    };
     for r in &report.results {
         let how = match r.outcome.parse_method {
             Some(p) => format!("parsed as {}, schema {}", p.as_str(), report.schema),
