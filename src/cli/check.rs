@@ -1,18 +1,16 @@
 //! `skillmod check`: report live legacy statements; exit 1 when any is found, 2 on errors.
 
-use std::io::{self, Write};
+use std::io::Write;
 
-use super::{CheckArgs, CheckFormat, working_dir};
+use super::{CheckArgs, working_dir};
 use crate::check::cache::Cache;
-use crate::check::{self, CheckReport, Finding, Options, Profile};
+use crate::check::{self, Options, Profile};
 use crate::config::{Overrides, PerSettings};
 use crate::error::{Error, Result};
 use crate::fsio::project_root;
-use crate::report::check_json::CheckJsonWriter;
-use crate::report::check_text::Palette;
+use crate::report::check_output::{CheckFormat, Renderer};
+use crate::report::check_text::{self, Palette};
 use crate::report::progress::Progress;
-use crate::report::sarif::SarifWriter;
-use crate::report::{check_text, github};
 
 pub fn run(args: &CheckArgs) -> Result<i32> {
     args.common.init_threads()?;
@@ -33,18 +31,21 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         args.settings
             .resolver(&[stdin_path.parent().unwrap_or(&base).to_path_buf()])?
     } else {
-        args.settings.resolver(&args.paths.named())?
+        args.settings.resolver(&args.paths.targets().named())?
     };
     let files = if from_stdin {
         // Excluded names are left out here too, as when they are named as files.
         if args.stdin_filename.is_some()
-            && crate::fsio::discover::is_excluded(&args.paths.filters(&resolver)?, &stdin_path)?
+            && crate::fsio::discover::is_excluded(
+                &args.paths.targets().filters(&resolver)?,
+                &stdin_path,
+            )?
         {
             return Ok(0);
         }
         vec![stdin_path.clone()]
     } else {
-        args.paths.files("check", &resolver)?
+        args.paths.targets().files("check", &resolver)?
     };
     let overrides = Overrides {
         select: args.select.clone(),
@@ -158,8 +159,11 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         }
     }
     if report.summary.scripts_checked == 0 && report.summary.errors == 0 {
-        args.paths
-            .nothing_checked(files.len(), report.summary.skipped, args.common.silent)?;
+        args.paths.targets().nothing_checked(
+            files.len(),
+            report.summary.skipped,
+            args.common.silent,
+        )?;
     }
     let found = report.summary.errors + report.summary.findings;
     if args.exit_zero && found > 0 && !args.common.silent {
@@ -181,71 +185,4 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
 
 fn write_error(e: std::io::Error) -> Error {
     Error::output("cannot write the report", &e)
-}
-
-/// The output of one `--format`, fed file by file and finished once.
-enum Renderer {
-    /// Quiet drops the summary; silent prints nothing.
-    Text {
-        quiet: bool,
-        silent: bool,
-        palette: Palette,
-    },
-    Github {
-        root_prefix: String,
-    },
-    Json(CheckJsonWriter),
-    Sarif(SarifWriter),
-}
-
-impl Renderer {
-    fn start(
-        format: CheckFormat,
-        (quiet, silent): (bool, bool),
-        palette: Palette,
-        root_prefix: &str,
-        root_uri: &str,
-        out: &mut dyn Write,
-    ) -> io::Result<Renderer> {
-        Ok(match format {
-            CheckFormat::Text => Renderer::Text {
-                quiet,
-                silent,
-                palette,
-            },
-            CheckFormat::Github => Renderer::Github {
-                root_prefix: root_prefix.to_string(),
-            },
-            CheckFormat::Json => Renderer::Json(CheckJsonWriter::start(out)?),
-            CheckFormat::Sarif => Renderer::Sarif(SarifWriter::start(out, root_prefix, root_uri)?),
-        })
-    }
-
-    fn file(&mut self, out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
-        match self {
-            Renderer::Text {
-                silent: false,
-                palette,
-                ..
-            } => check_text::write_file(out, findings, *palette),
-            Renderer::Text { silent: true, .. } => Ok(()),
-            Renderer::Github { root_prefix } => github::write(out, findings, root_prefix),
-            Renderer::Json(writer) => writer.push(out, findings),
-            Renderer::Sarif(writer) => writer.push(out, findings),
-        }
-    }
-
-    fn finish(self, out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
-        match self {
-            Renderer::Text {
-                quiet: false,
-                silent: false,
-                palette,
-            } => check_text::write_summary(out, report, palette),
-            Renderer::Text { .. } => Ok(()),
-            Renderer::Github { .. } => Ok(()),
-            Renderer::Json(writer) => writer.finish(out, report),
-            Renderer::Sarif(writer) => writer.finish(out),
-        }
-    }
 }

@@ -22,8 +22,9 @@ use crate::rewrite::{Template, capture};
 pub fn run(args: &MigrateArgs) -> Result<i32> {
     let started = Instant::now();
     args.common.init_threads()?;
-    let resolver = args.settings.resolver(&args.paths.named())?;
-    let files = args.paths.files("migrate", &resolver)?;
+    let targets = args.paths.targets();
+    let resolver = args.settings.resolver(&targets.named())?;
+    let files = targets.files("migrate", &resolver)?;
     let profiles = profiles(args, resolver)?;
     let used = profiles.prepare(&files)?;
     if args.common.verbose && !args.common.silent {
@@ -220,8 +221,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     let _ = stdout.flush();
     let s = &report.summary;
     if s.total == s.skipped && s.failed == 0 {
-        args.paths
-            .nothing_checked(s.total, s.skipped, args.common.silent)?;
+        targets.nothing_checked(s.total, s.skipped, args.common.silent)?;
     }
     if let Some(e) = &commit_error {
         let _ = writeln!(stderr, "error[{}]: {}", e.code, e.message);

@@ -17,8 +17,10 @@ use std::sync::Arc;
 
 use crate::config::Resolver;
 use crate::error::{Error, Result};
-use crate::fsio::discover::Selection;
+use crate::fsio::targets::Targets;
+pub use crate::fsio::working_dir;
 use crate::report::Color;
+pub use crate::report::check_output::CheckFormat;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -84,107 +86,18 @@ pub struct PathArgs {
 }
 
 impl PathArgs {
-    /// What to look at: these flags, and each folder's settings file for include/exclude where
-    /// no flag gives them.
-    pub fn selection(&self, resolver: &Arc<Resolver>) -> Result<Selection> {
-        let mut selection = self.filters(resolver)?;
-        selection.dirs = self.skill_dirs.clone();
-        selection.files = self.skill_paths.clone();
-        selection.add_positional(&self.paths)?;
-        Ok(selection)
-    }
-
-    /// The include/exclude rules alone, without any path (for `check -`'s `--stdin-filename`).
-    pub fn filters(&self, resolver: &Arc<Resolver>) -> Result<Selection> {
-        let exclude =
-            (!self.exclude.is_empty()).then(|| Ok((working_dir()?, self.exclude.clone())));
-        Ok(Selection {
+    /// The files these flags name, for the engine to find.
+    pub fn targets(&self) -> Targets {
+        Targets {
+            paths: self.paths.clone(),
+            skill_dirs: self.skill_dirs.clone(),
+            skill_paths: self.skill_paths.clone(),
             include: self.include.clone(),
-            exclude: exclude.transpose()?,
+            exclude: self.exclude.clone(),
             no_ignore: self.no_ignore,
-            settings: Some(resolver.clone()),
-            ..Selection::default()
-        })
-    }
-
-    /// Every path named on the command line.
-    pub fn named(&self) -> Vec<PathBuf> {
-        self.paths
-            .iter()
-            .chain(&self.skill_dirs)
-            .chain(&self.skill_paths)
-            .cloned()
-            .collect()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.paths.is_empty() && self.skill_dirs.is_empty() && self.skill_paths.is_empty()
-    }
-
-    /// When a run looked at no script: why, and what to try. A warning on stderr; an error
-    /// (`NOTHING_CHECKED`, exit 2) when paths were named, since the user expected a check.
-    pub fn nothing_checked(&self, found: usize, skipped: usize, silent: bool) -> Result<()> {
-        let hint = if self.include.is_empty() && found == 0 {
-            " skillmod looks for files named execute.sh; add --include '*.sh' (or another glob) for other names."
-        } else {
-            ""
-        };
-        let message = if found == 0 {
-            format!("no script found in the paths given.{hint}")
-        } else {
-            format!(
-                "all {found} scripts found were skipped ({skipped} skipped; the reasons are above).{hint}"
-            )
-        };
-        if !self.is_empty() {
-            return Err(Error::new("NOTHING_CHECKED", message));
+            changed_since: self.changed_since.clone(),
+            staged: self.staged,
         }
-        if !silent {
-            eprintln!("warning: {message}");
-        }
-        Ok(())
-    }
-
-    /// The files to work on: discovered, then narrowed by `--changed-since` / `--staged`. With
-    /// either of those and no paths, the whole work tree is searched.
-    pub fn files(&self, what: &str, resolver: &Arc<Resolver>) -> Result<Vec<PathBuf>> {
-        let by_history = self.changed_since.is_some() || self.staged;
-        let repo = if by_history {
-            Some(crate::vcs::Repo::discover(&working_dir()?).ok_or_else(|| {
-                Error::new(
-                    "NOT_A_GIT_REPO",
-                    "--changed-since and --staged need a git work tree",
-                )
-            })?)
-        } else {
-            None
-        };
-        let mut selection = self.selection(resolver)?;
-        if self.is_empty() {
-            match &repo {
-                Some(repo) => selection.dirs.push(repo.root.clone()),
-                None => {
-                    return Err(Error::new(
-                        "NO_PATHS",
-                        format!(
-                            "nothing to {what}: pass files or folders, --skill-dir DIR or --skill-path FILE"
-                        ),
-                    ));
-                }
-            }
-        }
-        let mut files = crate::fsio::discover::discover(&selection)?;
-        if let Some(repo) = repo {
-            let mut wanted = std::collections::HashSet::new();
-            if let Some(rev) = &self.changed_since {
-                wanted.extend(repo.changed_since(rev)?);
-            }
-            if self.staged {
-                wanted.extend(repo.staged()?);
-            }
-            files.retain(|f| wanted.contains(&crate::fsio::canonical(f)));
-        }
-        Ok(files)
     }
 }
 
@@ -256,18 +169,6 @@ pub struct MigrateArgs {
     pub settings: SettingsArgs,
     #[command(flatten)]
     pub common: Common,
-}
-
-/// Output format of `check`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum CheckFormat {
-    #[default]
-    Text,
-    Json,
-    /// GitHub Actions workflow annotations.
-    Github,
-    /// SARIF 2.1.0, for code scanning.
-    Sarif,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -504,10 +405,4 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Completions(args) => generated::completions(args.shell),
         Command::Man(args) => generated::man(args.command.as_deref()),
     }
-}
-
-/// The folder reports are relative to.
-pub fn working_dir() -> Result<PathBuf> {
-    std::env::current_dir()
-        .map_err(|e| Error::new("IO_ERROR", format!("cannot read the working folder: {e}")))
 }

@@ -6,6 +6,7 @@ pub mod backup;
 pub mod discover;
 pub mod limited;
 pub mod read;
+pub mod targets;
 
 use std::path::{Path, PathBuf};
 
@@ -114,6 +115,13 @@ pub fn display_path(path: &Path, base: &Path) -> String {
         .filter(|c| !matches!(c, std::path::Component::CurDir))
         .collect();
     clean.to_string_lossy().replace('\\', "/")
+}
+
+/// The folder reports are relative to.
+pub fn working_dir() -> crate::error::Result<PathBuf> {
+    std::env::current_dir().map_err(|e| {
+        crate::error::Error::new("IO_ERROR", format!("cannot read the working folder: {e}"))
+    })
 }
 
 #[cfg(test)]

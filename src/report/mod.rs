@@ -1,6 +1,7 @@
 //! Renderers: they read plans and outcomes and print them; none of them changes anything.
 
 pub mod check_json;
+pub mod check_output;
 pub mod check_text;
 pub mod diff;
 pub mod github;

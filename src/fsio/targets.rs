@@ -1,0 +1,131 @@
+//! The files a command works on, as the command line names them: paths, folders to search,
+//! include/exclude rules (or each folder's settings file), and git's changed or staged lists.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::discover::Selection;
+use crate::config::Resolver;
+use crate::error::{Error, Result};
+
+/// What the path flags say (`--skill-dir`, `--include`, `--changed-since`, …).
+#[derive(Debug, Clone, Default)]
+pub struct Targets {
+    /// Files or folders; folders are searched for execute.sh (and `include` matches).
+    pub paths: Vec<PathBuf>,
+    pub skill_dirs: Vec<PathBuf>,
+    pub skill_paths: Vec<PathBuf>,
+    pub include: Vec<String>,
+    /// gitignore syntax, relative to the working folder.
+    pub exclude: Vec<String>,
+    pub no_ignore: bool,
+    pub changed_since: Option<String>,
+    pub staged: bool,
+}
+
+impl Targets {
+    /// What to look at: these flags, and each folder's settings file for include/exclude where
+    /// no flag gives them.
+    pub fn selection(&self, resolver: &Arc<Resolver>) -> Result<Selection> {
+        let mut selection = self.filters(resolver)?;
+        selection.dirs = self.skill_dirs.clone();
+        selection.files = self.skill_paths.clone();
+        selection.add_positional(&self.paths)?;
+        Ok(selection)
+    }
+
+    /// The include/exclude rules alone, without any path (for `check -`'s `--stdin-filename`).
+    pub fn filters(&self, resolver: &Arc<Resolver>) -> Result<Selection> {
+        let exclude = (!self.exclude.is_empty())
+            .then(|| Ok((crate::fsio::working_dir()?, self.exclude.clone())));
+        Ok(Selection {
+            include: self.include.clone(),
+            exclude: exclude.transpose()?,
+            no_ignore: self.no_ignore,
+            settings: Some(resolver.clone()),
+            ..Selection::default()
+        })
+    }
+
+    /// Every path named on the command line.
+    pub fn named(&self) -> Vec<PathBuf> {
+        self.paths
+            .iter()
+            .chain(&self.skill_dirs)
+            .chain(&self.skill_paths)
+            .cloned()
+            .collect()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty() && self.skill_dirs.is_empty() && self.skill_paths.is_empty()
+    }
+
+    /// When a run looked at no script: why, and what to try. A warning on stderr; an error
+    /// (`NOTHING_CHECKED`, exit 2) when paths were named, since the user expected a check.
+    pub fn nothing_checked(&self, found: usize, skipped: usize, silent: bool) -> Result<()> {
+        let hint = if self.include.is_empty() && found == 0 {
+            " skillmod looks for files named execute.sh; add --include '*.sh' (or another glob) for other names."
+        } else {
+            ""
+        };
+        let message = if found == 0 {
+            format!("no script found in the paths given.{hint}")
+        } else {
+            format!(
+                "all {found} scripts found were skipped ({skipped} skipped; the reasons are above).{hint}"
+            )
+        };
+        if !self.is_empty() {
+            return Err(Error::new("NOTHING_CHECKED", message));
+        }
+        if !silent {
+            eprintln!("warning: {message}");
+        }
+        Ok(())
+    }
+
+    /// The files to work on: discovered, then narrowed by `--changed-since` / `--staged`. With
+    /// either of those and no paths, the whole work tree is searched.
+    pub fn files(&self, what: &str, resolver: &Arc<Resolver>) -> Result<Vec<PathBuf>> {
+        let by_history = self.changed_since.is_some() || self.staged;
+        let repo = if by_history {
+            Some(
+                crate::vcs::Repo::discover(&crate::fsio::working_dir()?).ok_or_else(|| {
+                    Error::new(
+                        "NOT_A_GIT_REPO",
+                        "--changed-since and --staged need a git work tree",
+                    )
+                })?,
+            )
+        } else {
+            None
+        };
+        let mut selection = self.selection(resolver)?;
+        if self.is_empty() {
+            match &repo {
+                Some(repo) => selection.dirs.push(repo.root.clone()),
+                None => {
+                    return Err(Error::new(
+                        "NO_PATHS",
+                        format!(
+                            "nothing to {what}: pass files or folders, --skill-dir DIR or --skill-path FILE"
+                        ),
+                    ));
+                }
+            }
+        }
+        let mut files = crate::fsio::discover::discover(&selection)?;
+        if let Some(repo) = repo {
+            let mut wanted = std::collections::HashSet::new();
+            if let Some(rev) = &self.changed_since {
+                wanted.extend(repo.changed_since(rev)?);
+            }
+            if self.staged {
+                wanted.extend(repo.staged()?);
+            }
+            files.retain(|f| wanted.contains(&crate::fsio::canonical(f)));
+        }
+        Ok(files)
+    }
+}

@@ -1,0 +1,91 @@
+//! `check`'s output in each `--format`: text, GitHub annotations, JSON or SARIF, fed file by file
+//! as the check goes and finished once.
+
+use std::io::{self, Write};
+
+use clap::ValueEnum;
+
+use super::check_json::CheckJsonWriter;
+use super::check_text::{self, Palette};
+use super::github;
+use super::sarif::SarifWriter;
+use crate::check::{CheckReport, Finding};
+
+/// Output format of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum CheckFormat {
+    #[default]
+    Text,
+    Json,
+    /// GitHub Actions workflow annotations.
+    Github,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+}
+
+/// The output of one `--format`, fed file by file and finished once.
+pub enum Renderer {
+    /// Quiet drops the summary; silent prints nothing.
+    Text {
+        quiet: bool,
+        silent: bool,
+        palette: Palette,
+    },
+    Github {
+        root_prefix: String,
+    },
+    Json(CheckJsonWriter),
+    Sarif(SarifWriter),
+}
+
+impl Renderer {
+    pub fn start(
+        format: CheckFormat,
+        (quiet, silent): (bool, bool),
+        palette: Palette,
+        root_prefix: &str,
+        root_uri: &str,
+        out: &mut dyn Write,
+    ) -> io::Result<Renderer> {
+        Ok(match format {
+            CheckFormat::Text => Renderer::Text {
+                quiet,
+                silent,
+                palette,
+            },
+            CheckFormat::Github => Renderer::Github {
+                root_prefix: root_prefix.to_string(),
+            },
+            CheckFormat::Json => Renderer::Json(CheckJsonWriter::start(out)?),
+            CheckFormat::Sarif => Renderer::Sarif(SarifWriter::start(out, root_prefix, root_uri)?),
+        })
+    }
+
+    pub fn file(&mut self, out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
+        match self {
+            Renderer::Text {
+                silent: false,
+                palette,
+                ..
+            } => check_text::write_file(out, findings, *palette),
+            Renderer::Text { silent: true, .. } => Ok(()),
+            Renderer::Github { root_prefix } => github::write(out, findings, root_prefix),
+            Renderer::Json(writer) => writer.push(out, findings),
+            Renderer::Sarif(writer) => writer.push(out, findings),
+        }
+    }
+
+    pub fn finish(self, out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
+        match self {
+            Renderer::Text {
+                quiet: false,
+                silent: false,
+                palette,
+            } => check_text::write_summary(out, report, palette),
+            Renderer::Text { .. } => Ok(()),
+            Renderer::Github { .. } => Ok(()),
+            Renderer::Json(writer) => writer.finish(out, report),
+            Renderer::Sarif(writer) => writer.finish(out),
+        }
+    }
+}
