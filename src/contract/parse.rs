@@ -69,7 +69,29 @@ pub struct Parsed {
     pub method: Protocol,
 }
 
-/// Extract the result from `stdout`.
+/// Extract the result from `stdout`: by the chosen protocol, or (`Auto`) the first that finds
+/// one of raw JSON, a fenced ```json block, FINAL_RESULT markers, legacy lines.
+///
+/// ```
+/// use skillmod::contract::{ParseOptions, Protocol, parse_output};
+///
+/// // A legacy skill's lines read as the contract's fields (0.5 is the default confidence).
+/// let legacy = "Building...\nCreated: src/api.ts\nSUCCESS\n";
+/// let parsed = parse_output(legacy, &ParseOptions::new(Protocol::Auto)).expect("a result");
+/// assert_eq!(parsed.method, Protocol::Legacy);
+/// assert_eq!(parsed.value["success"], true);
+/// assert_eq!(parsed.value["confidence"], 0.5);
+/// assert_eq!(parsed.value["deliverables"][0], "src/api.ts");
+///
+/// // An agent's reply with the document in a fenced block.
+/// let fenced = "Done.\n```json\n{\"success\": false}\n```\n";
+/// let parsed = parse_output(fenced, &ParseOptions::new(Protocol::Auto)).expect("a result");
+/// assert_eq!(parsed.method, Protocol::Fenced);
+///
+/// // Nothing to read is an error with a code.
+/// let none = parse_output("hello\n", &ParseOptions::new(Protocol::Auto));
+/// assert_eq!(none.map_err(|e| e.code), Err("NO_OUTPUT_FOUND"));
+/// ```
 pub fn parse_output(stdout: &str, options: &ParseOptions) -> Result<Parsed, ContractError> {
     let found = |value, method| Ok(Parsed { value, method });
     match options.protocol {

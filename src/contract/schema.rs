@@ -52,6 +52,13 @@ impl Schema {
     }
 
     /// A built-in name (`envelope` is short for `skill-report-envelope`) or a path to a schema file.
+    ///
+    /// ```
+    /// use skillmod::contract::Schema;
+    ///
+    /// assert_eq!(Schema::load("skill-output-v1").expect("built in").name, "skill-output-v1");
+    /// assert_eq!(Schema::load("no-such-schema").map(|_| ()).map_err(|e| e.code), Err("SCHEMA_NOT_FOUND"));
+    /// ```
     pub fn load(spec: &str) -> Result<Schema> {
         let name = if spec == "envelope" {
             "skill-report-envelope"

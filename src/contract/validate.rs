@@ -142,6 +142,29 @@ pub fn read_input(input: &str, max_output: u64) -> Result<Vec<u8>> {
 /// One judgement for every source (file, stdin, a line, a run): output must be UTF-8, and
 /// what is not is invalid with `NOT_UTF8` (its text, decoded with replacements, is still parsed
 /// so the other errors show too).
+///
+/// ```
+/// use skillmod::contract::validate::{Report, Validated, check_bytes};
+/// use skillmod::contract::{ParseOptions, Protocol, Schema};
+///
+/// let schema = Schema::builtin("skill-output-v1").expect("schema");
+/// let strict = ParseOptions { strict: true, ..ParseOptions::new(Protocol::Auto) };
+/// let outputs: [(&str, &[u8]); 2] = [
+///     ("migrated", br#"{"success": true, "confidence": 0.9, "deliverables": [], "metrics": {}, "errors": []}"#),
+///     ("legacy", b"SUCCESS\n"),
+/// ];
+/// let results = outputs
+///     .into_iter()
+///     .map(|(source, bytes)| Validated {
+///         source: source.into(),
+///         outcome: check_bytes(bytes, &strict, &schema),
+///         run: None,
+///     })
+///     .collect();
+/// let report = Report::new(&schema, results);
+/// // `--strict` refuses legacy lines: only the JSON document passes.
+/// assert_eq!((report.summary.valid, report.summary.invalid), (1, 1));
+/// ```
 pub fn check_bytes(bytes: &[u8], options: &ParseOptions, schema: &Schema) -> Outcome {
     match std::str::from_utf8(bytes) {
         Ok(text) => super::check_output(text, options, schema),
