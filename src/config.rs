@@ -439,21 +439,6 @@ fn repository_of(dir: &Path) -> Option<&Path> {
     dir.ancestors().find(|d| d.join(".git").exists())
 }
 
-/// What the command line says about the settings a file can also hold: `None` (or empty) where
-/// the flag was not given. Each command fills the fields it has flags for.
-#[derive(Debug, Clone, Default)]
-pub struct Overrides {
-    pub select: Vec<String>,
-    pub ignore: Vec<String>,
-    pub mode: Option<Mode>,
-    pub template: Option<String>,
-    pub default_confidence: Option<f64>,
-    pub vocabulary: Option<Vocabulary>,
-    /// `--keep-stdout` (a flag can only turn it on).
-    pub keep_stdout: bool,
-    pub runtime: Option<crate::migrate::Placement>,
-}
-
 /// The settings that apply to the scripts under one settings file: the flag, else the file's
 /// setting, else the default. Every command reads its settings from this one type.
 #[derive(Debug, Clone)]
@@ -466,47 +451,48 @@ pub struct Resolved {
     pub runtime: crate::migrate::Placement,
 }
 
-impl Overrides {
-    /// A default confidence outside 0..1 is a usage error before any work (a settings file's is
-    /// refused when the file is read).
-    pub fn validate(&self) -> Result<()> {
-        match self.default_confidence {
+impl Settings {
+    /// What the command line says, as a `Settings` value: `None` where no flag was given. Each
+    /// command fills the fields it has flags for; a list flag replaces the file's list (ruff's
+    /// habit), and a default confidence outside 0..1 is refused before any work, as the file's is.
+    pub fn from_flags(flags: Settings) -> Result<Settings> {
+        match flags.default_confidence {
             Some(x) if !(0.0..=1.0).contains(&x) => Err(Error::new(
                 "INVALID_ARGUMENT",
                 format!("--default-confidence {x} is not between 0 and 1"),
             )),
-            _ => Ok(()),
+            _ => Ok(flags),
         }
     }
 
-    /// These flags over `config`'s settings, over the defaults. The template is resolved apart
-    /// (`Config::template`): only migrate reads it, and only migrate refuses an unsafe one.
+    /// These settings (the flags) over `config`'s file, over the defaults. The template is
+    /// resolved apart (`Config::template`): only migrate reads it, and only migrate refuses an
+    /// unsafe one.
     pub fn resolve(&self, config: &Config) -> Resolved {
-        let settings = &config.settings;
+        let file = &config.settings;
+        let list = |flag: &Option<Vec<String>>, file: &Option<Vec<String>>| {
+            flag.clone().or_else(|| file.clone()).unwrap_or_default()
+        };
         Resolved {
             selection: crate::check::Selection {
-                select: list_or_setting(&self.select, &settings.select),
-                ignore: list_or_setting(&self.ignore, &settings.ignore),
+                select: list(&self.select, &file.select),
+                ignore: list(&self.ignore, &file.ignore),
             },
-            mode: self.mode.or(settings.mode).unwrap_or_default(),
+            mode: self.mode.or(file.mode).unwrap_or_default(),
             default_confidence: self
                 .default_confidence
-                .or(settings.default_confidence)
+                .or(file.default_confidence)
                 .unwrap_or(crate::contract::legacy_text::DEFAULT_CONFIDENCE),
-            vocabulary: self.vocabulary.or(settings.vocabulary).unwrap_or_default(),
-            keep_stdout: self.keep_stdout || settings.keep_stdout.unwrap_or(false),
-            runtime: self.runtime.or(settings.runtime).unwrap_or_default(),
+            vocabulary: self.vocabulary.or(file.vocabulary).unwrap_or_default(),
+            keep_stdout: self.keep_stdout.or(file.keep_stdout).unwrap_or(false),
+            runtime: self.runtime.or(file.runtime).unwrap_or_default(),
         }
     }
 }
 
-/// A list flag, or the settings file's list when the flag is not given: a flag replaces the
-/// file's list rather than adding to it (ruff's habit).
-pub fn list_or_setting(flag: &[String], setting: &Option<Vec<String>>) -> Vec<String> {
-    match setting {
-        Some(list) if flag.is_empty() => list.clone(),
-        _ => flag.to_vec(),
-    }
+/// A list flag as a setting: `None` when the flag was not given.
+pub fn list_flag(flag: &[String]) -> Option<Vec<String>> {
+    (!flag.is_empty()).then(|| flag.to_vec())
 }
 
 /// Parse and check a settings file's text. The error names the line, the column and the key,

@@ -5,7 +5,7 @@ use std::io::Write;
 use super::{CheckArgs, working_dir};
 use crate::check::cache::Cache;
 use crate::check::{self, Options, Profile};
-use crate::config::{Overrides, PerSettings};
+use crate::config::{PerSettings, Settings, list_flag};
 use crate::error::{Error, Result};
 use crate::fsio::project_root;
 use crate::report::check_output::{CheckFormat, Renderer};
@@ -47,14 +47,14 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     } else {
         args.paths.targets().files("check", &resolver)?
     };
-    let overrides = Overrides {
-        select: args.select.clone(),
-        ignore: args.ignore.clone(),
+    let flags = Settings::from_flags(Settings {
+        select: list_flag(&args.select),
+        ignore: list_flag(&args.ignore),
         vocabulary: args.vocabulary,
-        ..Overrides::default()
-    };
+        ..Settings::default()
+    })?;
     let profiles = PerSettings::new(resolver, move |config| {
-        let resolved = overrides.resolve(config);
+        let resolved = flags.resolve(config);
         resolved.selection.validate()?;
         Ok(Profile {
             selection: resolved.selection,

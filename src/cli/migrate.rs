@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{Format, MigrateArgs, working_dir};
-use crate::config::{Overrides, PerSettings, Resolver};
+use crate::config::{PerSettings, Resolver, Settings};
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
 use crate::fsio::display_path;
@@ -242,19 +242,18 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
 /// What each settings file (with the flags winning) makes of a migration: mode, vocabulary,
 /// default confidence, and the template with its capture runtime, each loaded once.
 fn profiles(args: &MigrateArgs, resolver: Arc<Resolver>) -> Result<PerSettings<Profile>> {
-    let overrides = Overrides {
+    let flags = Settings::from_flags(Settings {
         mode: args.mode,
         template: args.template.clone(),
         default_confidence: args.default_confidence,
         vocabulary: args.vocabulary,
-        keep_stdout: args.keep_stdout,
+        keep_stdout: args.keep_stdout.then_some(true),
         runtime: args.runtime,
-        ..Overrides::default()
-    };
-    overrides.validate()?;
+        ..Settings::default()
+    })?;
     Ok(PerSettings::new(resolver, move |config| {
-        let resolved = overrides.resolve(config);
-        let (spec, path) = config.template(overrides.template.as_deref())?;
+        let resolved = flags.resolve(config);
+        let (spec, path) = config.template(flags.template.as_deref())?;
         let template = Template::load_at(&spec, path.as_deref())?;
         let runtime = match resolved.mode {
             migrate::Mode::Capture => Some(Arc::new(capture::render_runtime(&template)?)),

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use super::{Format, ValidateArgs};
-use crate::config::Overrides;
+use crate::config::Settings;
 use crate::contract::run::Limits;
 use crate::contract::validate::{self, Report};
 use crate::contract::{ParseOptions, Schema};
@@ -101,14 +101,13 @@ fn parse_options(args: &ValidateArgs) -> Result<ParseOptions> {
         .map(|p| p.to_path_buf())
         .into_iter()
         .collect();
-    let overrides = Overrides {
+    let flags = Settings::from_flags(Settings {
         default_confidence: args.default_confidence,
         vocabulary: args.vocabulary,
-        ..Overrides::default()
-    };
-    overrides.validate()?;
+        ..Settings::default()
+    })?;
     let config = args.settings.resolver(&named)?.for_path(&place)?;
-    let resolved = overrides.resolve(&config);
+    let resolved = flags.resolve(&config);
     Ok(ParseOptions {
         protocol: args.protocol,
         strict: args.strict,
