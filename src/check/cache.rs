@@ -22,7 +22,7 @@ use crate::fsio::{STATE_DIR, limited};
 const MAX_ENTRIES: usize = 200_000;
 /// Bumped when the stored shape or the analysis changes, so old caches are dropped rather than
 /// misread or trusted.
-const FORMAT: &str = "7";
+const FORMAT: &str = "8";
 /// The cache file's name in its folder.
 const FILE_NAME: &str = "check.bin";
 
@@ -59,23 +59,51 @@ pub struct Entry {
     pub parse_error: Option<(usize, usize)>,
     /// The content mentions `skillmod: ignore`, so applying the suppressions needs its bytes.
     pub mentions_suppression: bool,
-    /// The runtime a migrated script loads: the path its source line names (relative to the
-    /// script), or None with `inline_runtime` for 0.1.0's inline runtime. Its state on disk is
-    /// looked at on every run, never cached.
-    pub runtime: Option<String>,
-    pub inline_runtime: bool,
-    /// The source line keeps the script's other output on stdout (`__skm_stdout=keep`).
-    pub keep_stdout: bool,
-    /// The version of the runtime block `--runtime inline` wrote into the script, if any.
-    pub block_version: Option<u32>,
+    /// The capture runtime the script loads, as its text says.
+    pub runtime: Runtime,
     /// Line and column where the script prints a JSON document of its own.
     pub prints_json: Option<(usize, usize)>,
     /// Why capture mode would refuse the script as it is: line, code, message.
     pub capture_refusal: Option<(usize, String, String)>,
 }
 
+/// The capture runtime a migrated script loads, as its text says. The state of a runtime file on
+/// disk is looked at on every run, never cached.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Runtime {
+    /// No runtime: not migrated in capture mode.
+    #[default]
+    None,
+    /// A source line naming the runtime file, relative to the script.
+    File {
+        relative: String,
+        /// The line keeps the script's other output on stdout (`__skm_stdout=keep`).
+        keep_stdout: bool,
+    },
+    /// skillmod 0.1.0's one-line inline runtime.
+    OldInline,
+    /// The block `--runtime inline` writes, with its version (0 when unreadable).
+    Block { version: u32, keep_stdout: bool },
+}
+
+impl Runtime {
+    /// The runtime moves the script's other output to stderr when it starts.
+    pub fn moves_stdout(&self) -> bool {
+        matches!(
+            self,
+            Runtime::File {
+                keep_stdout: false,
+                ..
+            } | Runtime::Block {
+                keep_stdout: false,
+                ..
+            }
+        )
+    }
+}
+
 /// A salted BLAKE3 hash: of a file's content, or of its place (path and stat).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Key([u8; 32]);
 
 /// What a place key found.
@@ -86,12 +114,14 @@ pub enum Place {
     Analyzed(Entry),
 }
 
+/// The cache file's layout (`check.bin`, postcard): public so that tests can look into one, or
+/// forge one, with the real types.
 #[derive(Debug, Default, Serialize, Deserialize)]
-struct Stored {
-    version: String,
-    entries: HashMap<Key, Entry>,
+pub struct Stored {
+    pub version: String,
+    pub entries: HashMap<Key, Entry>,
     /// Place key -> content key (`None`: the prefilter found no marker).
-    places: HashMap<Key, Option<Key>>,
+    pub places: HashMap<Key, Option<Key>>,
 }
 
 /// The cache of one run: what was loaded, which entries this run hit, and what it added.

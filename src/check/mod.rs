@@ -274,27 +274,23 @@ fn check_body_at(
 
 /// The part of a cache entry that names the runtime a migrated script loads.
 fn runtime_entry(body: &[u8], link: Option<runtime_link::RuntimeLine>) -> cache::Entry {
-    let mut keep_stdout = false;
-    let mut block_version = None;
-    let (runtime, inline_runtime) = match link {
-        Some(runtime_link::RuntimeLine::Sourced { relative, line }) => {
-            keep_stdout = runtime_link::setting(&body[line], "__skm_stdout").is_some();
-            (Some(relative), false)
-        }
-        Some(runtime_link::RuntimeLine::Inline { .. }) => (None, true),
+    let runtime = match link {
+        Some(runtime_link::RuntimeLine::Sourced { relative, line }) => cache::Runtime::File {
+            relative,
+            keep_stdout: runtime_link::setting(&body[line], "__skm_stdout").is_some(),
+        },
+        Some(runtime_link::RuntimeLine::Inline { .. }) => cache::Runtime::OldInline,
         Some(runtime_link::RuntimeLine::Block { range, version }) => {
             let settings = runtime_link::block_settings(&body[range]);
-            keep_stdout = runtime_link::setting(settings, "__skm_stdout").is_some();
-            block_version = Some(version.unwrap_or(0));
-            (None, false)
+            cache::Runtime::Block {
+                version: version.unwrap_or(0),
+                keep_stdout: runtime_link::setting(settings, "__skm_stdout").is_some(),
+            }
         }
-        None => (None, false),
+        None => cache::Runtime::None,
     };
     cache::Entry {
         runtime,
-        inline_runtime,
-        keep_stdout,
-        block_version,
         ..cache::Entry::default()
     }
 }
@@ -308,26 +304,25 @@ fn runtime_finding(
     runtimes: &crate::migrate::runtime::States,
 ) -> Option<Finding> {
     let rule = Rule::RuntimeOutOfDate;
-    let (severity, reason, message) = if let Some(version) = entry.block_version {
-        if version >= crate::rewrite::capture::RUNTIME_VERSION {
+    let (severity, reason, message) = match &entry.runtime {
+        cache::Runtime::None => return None,
+        cache::Runtime::Block { version, .. } if *version >= crate::rewrite::capture::RUNTIME_VERSION => {
             return None;
         }
-        (
+        cache::Runtime::Block { version, .. } => (
             rules::Severity::Warning,
             "RUNTIME_OUTDATED",
             format!(
                 "carries an inline runtime block, version {version}, older than this skillmod's {}",
                 crate::rewrite::capture::RUNTIME_VERSION
             ),
-        )
-    } else if entry.inline_runtime {
-        (
+        ),
+        cache::Runtime::OldInline => (
             rules::Severity::Warning,
             "RUNTIME_OUTDATED",
             "carries skillmod 0.1.0's one-line inline runtime; migrate replaces it by one line sourcing skillmod-runtime.sh".to_string(),
-        )
-    } else {
-        let relative = entry.runtime.as_deref()?;
+        ),
+        cache::Runtime::File { relative, .. } => {
         let file = crate::migrate::runtime::named_by(script, relative);
         match runtimes.state(&file) {
             State::Current | State::Newer(_) => return None,
@@ -346,6 +341,7 @@ fn runtime_finding(
                     crate::rewrite::capture::RUNTIME_VERSION
                 ),
             ),
+        }
         }
     };
     Some(Finding {
@@ -408,8 +404,7 @@ fn report(
     let runtime = script.and_then(|path| runtime_finding(&shown, path, &entry, &options.runtimes));
     // Where the runtime moves stdout to stderr (a capture-migrated script, or one migrate would
     // migrate in capture mode), other writes are no contract breach: one note, not a warning each.
-    let moved_by_runtime =
-        (entry.runtime.is_some() || entry.block_version.is_some()) && !entry.keep_stdout;
+    let moved_by_runtime = entry.runtime.moves_stdout();
     let unmigrated = !entry.legacy.is_empty();
     // What migrate would refuse the file for, as it is (SKM008, with migrate's code).
     let refusal = match (entry.prints_json, &entry.capture_refusal) {
@@ -436,8 +431,12 @@ fn report(
         && profile.mode == crate::migrate::Mode::Capture
         && !profile.keep_stdout
         && refusal.is_none();
-    let redirectable =
-        !refused && (unmigrated || (entry.runtime.is_none() && !entry.inline_runtime));
+    let redirectable = !refused
+        && (unmigrated
+            || matches!(
+                entry.runtime,
+                cache::Runtime::None | cache::Runtime::Block { .. }
+            ));
     let writes = if moved_by_runtime {
         Vec::new()
     } else if will_move && !entry.stdout_writes.is_empty() {

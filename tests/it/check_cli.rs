@@ -269,7 +269,8 @@ fn a_cache_restored_onto_a_fresh_clone_answers_every_unchanged_file() {
     // The analyses stored (content keys); place keys may be added as files settle, which is
     // a matter of time, so they are not compared.
     let analyses = || {
-        let mut keys: Vec<[u8; 32]> = read_cache(&stored).entries.into_keys().collect();
+        let mut keys: Vec<skillmod::check::cache::Key> =
+            read_cache(&stored).entries.into_keys().collect();
         keys.sort();
         keys
     };

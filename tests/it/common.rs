@@ -3,32 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The layout of the check cache (`check.bin`, postcard; `src/check/cache.rs`), to look into one
-/// or forge one.
-#[derive(serde::Serialize, serde::Deserialize)]
-pub struct StoredCache {
-    pub version: String,
-    pub entries: std::collections::HashMap<[u8; 32], CachedEntry>,
-    pub places: std::collections::HashMap<[u8; 32], Option<[u8; 32]>>,
-}
-
-#[derive(Default, serde::Serialize, serde::Deserialize)]
-pub struct CachedEntry {
-    // line, column, kind (its variant index), text
-    pub legacy: Vec<(usize, usize, u32, String)>,
-    pub stdout_writes: Vec<(usize, usize, String)>,
-    pub parse_error: Option<(usize, usize)>,
-    pub mentions_suppression: bool,
-    pub runtime: Option<String>,
-    pub inline_runtime: bool,
-    pub keep_stdout: bool,
-    pub block_version: Option<u32>,
-    pub prints_json: Option<(usize, usize)>,
-    pub capture_refusal: Option<(usize, String, String)>,
-}
-
 /// The check cache stored at `path`.
-pub fn read_cache(path: &Path) -> StoredCache {
+pub fn read_cache(path: &Path) -> skillmod::check::cache::Stored {
     postcard::from_bytes(&std::fs::read(path).expect("cache")).expect("decode the cache")
 }
 

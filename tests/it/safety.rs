@@ -163,7 +163,7 @@ fn a_cache_that_came_with_the_repository_cannot_make_legacy_lines_pass() {
     let mut cache = read_cache(&path);
     assert!(!cache.entries.is_empty(), "nothing cached to forge");
     for entry in cache.entries.values_mut() {
-        *entry = CachedEntry::default();
+        *entry = skillmod::check::cache::Entry::default();
     }
     for place in cache.places.values_mut() {
         *place = None;
