@@ -69,7 +69,7 @@ const fn c(code: &'static str, area: Area, meaning: &'static str) -> Code {
 }
 
 /// Every code, sorted by area, then by code.
-pub const CODES: &[Code] = &[
+pub(crate) const CODES: &[Code] = &[
     // Usage
     c(
         "INVALID_ARGUMENT",

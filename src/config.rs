@@ -17,7 +17,7 @@ use crate::fsio::limited;
 use crate::migrate::Mode;
 
 /// The file names looked for in each folder, in this order.
-pub const FILE_NAMES: [&str; 2] = ["skillmod.toml", ".skillmod.toml"];
+pub(crate) const FILE_NAMES: [&str; 2] = ["skillmod.toml", ".skillmod.toml"];
 
 /// What a settings file may hold (kebab-case keys, all optional).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -47,7 +47,7 @@ pub struct Settings {
 }
 
 /// Settings files larger than this are refused (a real one is a few hundred bytes).
-pub const SIZE_LIMIT: u64 = 64 * 1024;
+pub(crate) const SIZE_LIMIT: u64 = 64 * 1024;
 
 /// The settings in force for some files and where they came from.
 #[derive(Debug, Clone, Default)]
@@ -491,7 +491,7 @@ impl Settings {
 }
 
 /// A list flag as a setting: `None` when the flag was not given.
-pub fn list_flag(flag: &[String]) -> Option<Vec<String>> {
+pub(crate) fn list_flag(flag: &[String]) -> Option<Vec<String>> {
     (!flag.is_empty()).then(|| flag.to_vec())
 }
 

@@ -50,7 +50,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-pub type Result<T> = std::result::Result<T, Error>;
+pub(crate) type Result<T> = std::result::Result<T, Error>;
 
 /// The code of an output nobody reads any more; `main` exits quietly on it.
 pub const BROKEN_PIPE: &str = "BROKEN_PIPE";

@@ -18,7 +18,7 @@ const AHEAD: usize = 1024;
 static THREADS: AtomicUsize = AtomicUsize::new(0);
 
 /// Set the number of worker threads (`--jobs`); 0 means all cores.
-pub fn set_threads(n: usize) {
+pub(crate) fn set_threads(n: usize) {
     THREADS.store(n, Ordering::Relaxed);
 }
 
@@ -31,7 +31,12 @@ fn threads() -> usize {
 
 /// Run `job` over `files` (one parser per thread), calling `sink` with each result in order.
 /// `failed` turns an error (parser setup, panic) into a result for that file.
-pub fn for_each_ordered<T, J, F, S>(files: &[PathBuf], job: J, failed: F, mut sink: S) -> Result<()>
+pub(crate) fn for_each_ordered<T, J, F, S>(
+    files: &[PathBuf],
+    job: J,
+    failed: F,
+    mut sink: S,
+) -> Result<()>
 where
     T: Send,
     J: Fn(&Path, &mut BashParser) -> T + Sync,

@@ -10,7 +10,7 @@ use tree_sitter::{Node, Tree};
 
 /// Why a command's stdout does not reach the script's stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NotStdout {
+pub(crate) enum NotStdout {
     Captured,
     Piped,
     Redirected,
@@ -20,7 +20,7 @@ pub enum NotStdout {
 
 /// A command of interest and the context the walk found it in.
 #[derive(Debug, Clone, Copy)]
-pub struct Site<'t> {
+pub(crate) struct Site<'t> {
     pub node: Node<'t>,
     /// Set when an ancestor (or the command's own redirect) keeps its output off stdout.
     pub blocked: Option<NotStdout>,
@@ -43,7 +43,7 @@ struct Call<'s, 't> {
 /// What one walk collects: `echo`, `cat`, `printf` and `trap` commands, calls, function
 /// definitions, and whether the block marker comment is present.
 #[derive(Debug)]
-pub struct Survey<'s, 't> {
+pub(crate) struct Survey<'s, 't> {
     pub echoes: Vec<Site<'t>>,
     pub cats: Vec<Site<'t>>,
     pub printfs: Vec<Site<'t>>,
@@ -471,7 +471,7 @@ fn last_named_child(node: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// The literal command name, if it is a plain word.
-pub fn command_name_bytes<'s>(command: Node<'_>, source: &'s [u8]) -> Option<&'s [u8]> {
+pub(crate) fn command_name_bytes<'s>(command: Node<'_>, source: &'s [u8]) -> Option<&'s [u8]> {
     let name = command.child_by_field_name("name")?;
     let word = name.named_child(0)?;
     (word.kind() == "word").then(|| &source[word.start_byte()..word.end_byte()])

@@ -92,7 +92,7 @@ fn last_statement(node: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// True when a `return` runs outside every function: the script is meant to be sourced.
-pub fn has_top_level_return(root: Node<'_>, source: &[u8]) -> bool {
+pub(crate) fn has_top_level_return(root: Node<'_>, source: &[u8]) -> bool {
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         if node.kind() == "function_definition" {

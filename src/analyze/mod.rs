@@ -25,9 +25,9 @@ use context::{Survey, command_name_bytes};
 use parser::node_text;
 
 /// The comment the JSON block opens with; its presence marks a migrated script.
-pub const BLOCK_MARKER: &str = "# skillmod:json-output";
+pub(crate) const BLOCK_MARKER: &str = "# skillmod:json-output";
 /// Heredoc delimiter of the JSON block (seed 000's choice).
-pub const BLOCK_DELIMITER: &str = "EOF_JSON";
+pub(crate) const BLOCK_DELIMITER: &str = "EOF_JSON";
 
 /// One legacy output statement: an `echo` whose printed text is a legacy result line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -420,7 +420,7 @@ fn splits(word: Node<'_>) -> bool {
 }
 
 /// The statement's text on one line: backslash continuations joined, other line breaks as `\n`.
-pub fn one_line(text: &[u8]) -> Vec<u8> {
+pub(crate) fn one_line(text: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len());
     let mut i = 0;
     while i < text.len() {

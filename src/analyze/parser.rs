@@ -83,7 +83,7 @@ impl BashParser {
 }
 
 /// Number of ERROR and MISSING nodes in the tree; used to refuse rewrites that add parse errors.
-pub fn error_count(tree: &Tree) -> usize {
+pub(crate) fn error_count(tree: &Tree) -> usize {
     let mut count = 0;
     visit_errors(tree, |_| {
         count += 1;
@@ -164,17 +164,17 @@ fn visit_errors(tree: &Tree, mut visit: impl FnMut(Node<'_>) -> bool) {
 }
 
 /// The source bytes of a node.
-pub fn node_bytes<'s>(node: Node<'_>, source: &'s [u8]) -> &'s [u8] {
+pub(crate) fn node_bytes<'s>(node: Node<'_>, source: &'s [u8]) -> &'s [u8] {
     &source[node.start_byte()..node.end_byte()]
 }
 
 /// The source text of a node, lossily decoded for reports.
-pub fn node_text(node: Node<'_>, source: &[u8]) -> String {
+pub(crate) fn node_text(node: Node<'_>, source: &[u8]) -> String {
     String::from_utf8_lossy(node_bytes(node, source)).into_owned()
 }
 
 /// 1-based line and column (in bytes, as tree-sitter counts) of byte `at`.
-pub fn line_column(source: &[u8], at: usize) -> (usize, usize) {
+pub(crate) fn line_column(source: &[u8], at: usize) -> (usize, usize) {
     let before = &source[..at.min(source.len())];
     let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
     (

@@ -6,21 +6,21 @@
 use std::ops::Range;
 
 /// What the source line starts with, after any per-script settings (`__skm_need=0 …`).
-pub const SOURCE_PREFIX: &str = "command . \"$(dirname -- \"$0\")/";
+pub(crate) const SOURCE_PREFIX: &str = "command . \"$(dirname -- \"$0\")/";
 /// Runtime files are named `skillmod-runtime.sh` (the default template) or
 /// `skillmod-runtime.NAME.sh`.
-pub const FILE_STEM: &str = "skillmod-runtime";
+pub(crate) const FILE_STEM: &str = "skillmod-runtime";
 /// Status of a skill whose runtime file is missing (EX_SOFTWARE).
-pub const MISSING_STATUS: u8 = 70;
+pub(crate) const MISSING_STATUS: u8 = 70;
 
 /// How `--runtime inline` marks the runtime block it writes after the shebang: the first line
 /// goes on with the runtime's version.
-pub const BLOCK_START: &str = "# >>> skillmod-runtime ";
-pub const BLOCK_END: &str = "# <<< skillmod-runtime";
+pub(crate) const BLOCK_START: &str = "# >>> skillmod-runtime ";
+pub(crate) const BLOCK_END: &str = "# <<< skillmod-runtime";
 
 /// How 0.1.0's inline runtime started and ended.
-pub const INLINE_MARKER: &str = ": 'skillmod:json-output runtime";
-pub const INLINE_END: &str = "trap __skm_emit EXIT;";
+pub(crate) const INLINE_MARKER: &str = ": 'skillmod:json-output runtime";
+pub(crate) const INLINE_END: &str = "trap __skm_emit EXIT;";
 
 /// The runtime a migrated script loads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,7 +91,7 @@ pub fn find(source: &[u8]) -> Option<RuntimeLine> {
 
 /// The settings line of a runtime block (the line after its start marker, when it sets
 /// `__skm_…` names), or nothing.
-pub fn block_settings(block: &[u8]) -> &[u8] {
+pub(crate) fn block_settings(block: &[u8]) -> &[u8] {
     let mut lines = block.split(|&b| b == b'\n');
     lines.next();
     lines

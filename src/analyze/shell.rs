@@ -55,7 +55,7 @@ fn shebang_program(source: &[u8]) -> Option<String> {
 /// The real shell that judges a rewrite: `bash -O extglob -n` for bash scripts (extglob, as
 /// the scripts that use it enable it at run time), `dash -n` (else `sh -n`) for sh scripts.
 #[derive(Debug)]
-pub struct Judge {
+pub(crate) struct Judge {
     program: std::path::PathBuf,
     args: &'static [&'static str],
     pub name: &'static str,

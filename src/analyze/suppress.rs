@@ -28,7 +28,7 @@ struct Directive {
 
 /// A comment that tried to be a directive and is not a valid one.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Invalid {
+pub(crate) struct Invalid {
     pub line: usize,
     pub column: usize,
     pub message: String,
@@ -36,7 +36,7 @@ pub struct Invalid {
 
 /// The directives of one script, sorted by the start of what they cover.
 #[derive(Debug, Default)]
-pub struct Suppressions {
+pub(crate) struct Suppressions {
     directives: Vec<Directive>,
     /// Directive checks made by `suppresses`, for tests that bound the work.
     pub checks: Cell<usize>,
@@ -146,7 +146,9 @@ impl Suppressions {
         unused
     }
 
-    pub fn is_empty(&self) -> bool {
+    /// No directive was found (the tests' view of a parse).
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
         self.directives.is_empty()
     }
 }

@@ -21,7 +21,7 @@ pub enum Vocabulary {
     /// The exact markers: `SUCCESS`, `COMPLETE`, `Confidence:`, `Created:`, `Modified:`.
     #[default]
     Exact,
-    /// What the original parser read: any case, decorations (✅, ✓, [OK]) before the marker,
+    /// What the original parser read: any case, decorations (✅, ✓, `[OK]`) before the marker,
     /// `COMPLETED`, `Updated:` and `Generated:`.
     Original,
 }

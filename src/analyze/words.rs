@@ -84,7 +84,7 @@ impl Printed {
 /// Words tree-sitter-bash reads as extra destinations of a redirection that bash reads as the
 /// command's own arguments: in `echo 2>/dev/null SUCCESS`, `SUCCESS` is echoed (tree-sitter-bash
 /// issue 233). Only redirections that follow the command directly count.
-pub fn swallowed_arguments(command: Node<'_>) -> Vec<Node<'_>> {
+pub(crate) fn swallowed_arguments(command: Node<'_>) -> Vec<Node<'_>> {
     let Some(parent) = command
         .parent()
         .filter(|p| p.kind() == "redirected_statement")
@@ -111,7 +111,7 @@ pub fn swallowed_arguments(command: Node<'_>) -> Vec<Node<'_>> {
 /// What `echo ARGS...` prints, as the script's shell prints it: bash's echo takes `-n`, `-e`
 /// and `-E` (and combinations) as flags and reads backslash escapes only with `-e`; dash's (sh
 /// scripts) takes only `-n` and always reads them. Arguments are joined by spaces.
-pub fn echo_output(command: Node<'_>, source: &[u8], dialect: Dialect) -> Printed {
+pub(crate) fn echo_output(command: Node<'_>, source: &[u8], dialect: Dialect) -> Printed {
     let mut printed = Printed::default();
     let mut cursor = command.walk();
     let mut first = true;
@@ -250,7 +250,7 @@ fn digits(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, radix: u32, max:
 }
 
 /// The value of one shell word after quote removal, with expansions kept as run-time segments.
-pub fn word_value(node: Node<'_>, source: &[u8]) -> Printed {
+pub(crate) fn word_value(node: Node<'_>, source: &[u8]) -> Printed {
     let mut out = Printed::default();
     match node.kind() {
         "word" | "number" => {

@@ -79,7 +79,7 @@ fn file_finding(rule: Rule, path: &str, error: &Error) -> Finding {
 
 /// Check one file: the cache's place key (an unchanged file is not read), else read, prefilter,
 /// then the cache's content key or the analyzer.
-pub fn check_file(
+pub(crate) fn check_file(
     path: &Path,
     options: &Options,
     cache: &Cache,

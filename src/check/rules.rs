@@ -212,7 +212,7 @@ impl Serialize for Rule {
 }
 
 /// Where the rules are documented.
-pub const DOCS_URL: &str = "https://github.com/OWNER/skillmod/blob/main/README.md";
+pub(crate) const DOCS_URL: &str = "https://github.com/OWNER/skillmod/blob/main/README.md";
 
 /// One finding: a rule broken at a place, with a message and, where there is one, a fix.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -89,7 +89,7 @@ pub fn parse(
 
 /// A confidence as the runtime reads it: `0`, `0.x`, `.x`, `1`, `1.0…` (digits and one dot), or
 /// an integer percentage `0%`..`100%`; None for anything else (`HIGH`, `1.5`, `0.85+`, `87.5%`).
-pub fn read_confidence(text: &str) -> Option<f64> {
+pub(crate) fn read_confidence(text: &str) -> Option<f64> {
     if let Some(percent) = text.strip_suffix('%') {
         let digits = !percent.is_empty() && percent.len() <= 3;
         if !digits || !percent.bytes().all(|b| b.is_ascii_digit()) {

@@ -191,7 +191,12 @@ fn reader(mut pipe: impl Read + Send + 'static, max: u64, over: mpsc::Sender<()>
 
 /// Read at most `max` bytes of `input`; `OUTPUT_TOO_LARGE` past that (`validate /dev/zero`),
 /// naming `flag`, the option that raises the limit.
-pub fn read_capped(mut input: impl Read, max: u64, what: &str, flag: &str) -> Result<Vec<u8>> {
+pub(crate) fn read_capped(
+    mut input: impl Read,
+    max: u64,
+    what: &str,
+    flag: &str,
+) -> Result<Vec<u8>> {
     let mut buffer = Vec::new();
     (&mut input)
         .take(max.saturating_add(1))

@@ -9,13 +9,13 @@ use super::ContractError;
 use crate::error::{Error, Result};
 
 /// A built-in schema: name and source.
-pub struct BuiltinSchema {
+pub(crate) struct BuiltinSchema {
     pub name: &'static str,
     pub description: &'static str,
     pub source: &'static str,
 }
 
-pub const BUILTIN_SCHEMAS: &[BuiltinSchema] = &[
+pub(crate) const BUILTIN_SCHEMAS: &[BuiltinSchema] = &[
     BuiltinSchema {
         name: "skill-output-v1",
         description: "seed 000: success, confidence, deliverables, metrics, errors (all required)",

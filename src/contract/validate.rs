@@ -57,7 +57,7 @@ impl Report {
 
 /// Run `script` with `args` in `cwd` and judge its stdout; a run cut at the output limit or the
 /// timeout is invalid, with `OUTPUT_TOO_LARGE` or `TIMEOUT`.
-pub fn validate_run(
+pub(crate) fn validate_run(
     script: &Path,
     args: &[String],
     cwd: &Path,
@@ -97,7 +97,7 @@ pub fn validate_run(
 }
 
 /// Each non-blank line of JSON Lines input as one JSON document (`stdin:N`).
-pub fn validate_json_lines(
+pub(crate) fn validate_json_lines(
     bytes: &[u8],
     options: &ParseOptions,
     schema: &Schema,
@@ -119,12 +119,12 @@ pub fn validate_json_lines(
 }
 
 /// Read stdin, up to `max_output` bytes.
-pub fn read_stdin(max_output: u64) -> Result<Vec<u8>> {
+pub(crate) fn read_stdin(max_output: u64) -> Result<Vec<u8>> {
     read_capped(std::io::stdin().lock(), max_output, "stdin", MAX_OUTPUT)
 }
 
 /// Read one input file (a regular file, a FIFO or a character device), up to `max_output` bytes.
-pub fn read_input(input: &str, max_output: u64) -> Result<Vec<u8>> {
+pub(crate) fn read_input(input: &str, max_output: u64) -> Result<Vec<u8>> {
     let path = Path::new(input);
     let meta = std::fs::metadata(path)
         .map_err(|e| Error::io("INPUT_UNREADABLE", "cannot read", path, &e))?;

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 
 /// What the file looked like when it was read: it is replaced only if it still does.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Expected {
+pub(crate) struct Expected {
     pub len: u64,
     pub modified: Option<std::time::SystemTime>,
     pub sha256: String,
@@ -25,13 +25,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
 
 /// Replace `path` with `bytes` only if it is still as `expected` (size, mtime, hash) right
 /// before the rename, keeping its mode, owner and group.
-pub fn replace_checked(path: &Path, bytes: &[u8], mode: u32, expected: &Expected) -> Result<()> {
+pub(crate) fn replace_checked(
+    path: &Path,
+    bytes: &[u8],
+    mode: u32,
+    expected: &Expected,
+) -> Result<()> {
     write_atomic_with(path, mode, Some(expected), |out| out.write_all(bytes))
 }
 
 /// Like `write_atomic`, with the content produced by `write` into a buffered writer (nothing is
 /// held whole in memory).
-pub fn write_atomic_with(
+pub(crate) fn write_atomic_with(
     path: &Path,
     mode: u32,
     expected: Option<&Expected>,
@@ -112,7 +117,7 @@ const TEMP_SUFFIX: &str = ".tmp";
 
 /// Remove the temp files that runs killed before their rename left in `dirs` (only skillmod's
 /// own names, and only those whose process is gone); returns the paths removed.
-pub fn remove_stale_temps<'a>(dirs: impl IntoIterator<Item = &'a Path>) -> Vec<PathBuf> {
+pub(crate) fn remove_stale_temps<'a>(dirs: impl IntoIterator<Item = &'a Path>) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     for dir in dirs {
         let Ok(entries) = std::fs::read_dir(dir) else {

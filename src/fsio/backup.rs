@@ -252,7 +252,7 @@ impl Run {
 
 /// `root/.skillmod`, refused when it is a symlink or anything but a plain folder (a repository
 /// could point it anywhere).
-pub fn state_dir(root: &Path) -> Result<PathBuf> {
+pub(crate) fn state_dir(root: &Path) -> Result<PathBuf> {
     let state = root.join(STATE_DIR);
     match std::fs::symlink_metadata(&state) {
         Ok(_) => plain_folder(&state).map(|_| state),
@@ -283,7 +283,7 @@ fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Make a folder's entries durable (a new file or a rename in it).
-pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
@@ -303,7 +303,7 @@ fn safe_relative(path: &Path) -> bool {
 }
 
 /// True when `id` is a run id: a real UTC time (not later than a day from now), optionally `-N`.
-pub fn is_run_id(id: &str) -> bool {
+pub(crate) fn is_run_id(id: &str) -> bool {
     let (stamp, suffix) = match id.split_once('-') {
         Some((stamp, n)) => (stamp, Some(n)),
         None => (id, None),
@@ -317,7 +317,7 @@ pub fn is_run_id(id: &str) -> bool {
 
 /// The backup runs under `root`, oldest first (ids sort by time); folders that are not runs
 /// (wrong name, symlinks, no manifest) are left out.
-pub fn list_runs(root: &Path) -> Result<Vec<String>> {
+pub(crate) fn list_runs(root: &Path) -> Result<Vec<String>> {
     let backups = state_dir(root)?.join("backups");
     if std::fs::symlink_metadata(&backups).is_err() {
         return Ok(Vec::new());

@@ -16,7 +16,7 @@ use crate::config::{Config, PerSettings, Resolver};
 use crate::error::{Error, Result};
 
 /// The default script name inside a skill folder.
-pub const DEFAULT_NAME: &str = "execute.sh";
+pub(crate) const DEFAULT_NAME: &str = "execute.sh";
 
 /// What to look at, as given on the command line.
 #[derive(Debug, Clone, Default)]
@@ -99,7 +99,7 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
 
 /// Whether a path named alone (a file, or `check -`'s `--stdin-filename`) is excluded by
 /// `--exclude` or its settings file's `exclude`.
-pub fn is_excluded(selection: &Selection, path: &Path) -> Result<bool> {
+pub(crate) fn is_excluded(selection: &Selection, path: &Path) -> Result<bool> {
     FilterSet::new(selection)?.excludes(path)
 }
 

@@ -64,7 +64,7 @@ pub fn read(path: &Path, limit: u64, follow: bool) -> Result<Vec<u8>, Refused> {
 }
 
 /// Read an open file up to `limit` bytes; one byte more means it is too large.
-pub fn read_from(file: File, limit: u64) -> Result<Vec<u8>, Refused> {
+pub(crate) fn read_from(file: File, limit: u64) -> Result<Vec<u8>, Refused> {
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
     if len > limit {
         return Err(Refused::TooLarge(len));

@@ -13,10 +13,10 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 /// Name of the folder skillmod keeps its state in (backups, cache) at the project root.
-pub const STATE_DIR: &str = ".skillmod";
+pub(crate) const STATE_DIR: &str = ".skillmod";
 
 /// The project root: the nearest folder at or above `start` holding `.git`, else `start`.
-pub fn project_root(start: &Path) -> PathBuf {
+pub(crate) fn project_root(start: &Path) -> PathBuf {
     start
         .ancestors()
         .find(|dir| dir.join(".git").exists())
@@ -39,7 +39,7 @@ pub fn file_root(path: &Path, base: &Path) -> PathBuf {
 }
 
 /// `file_root` for many files: each folder is looked at once, however many files lie under it.
-pub struct Roots<'a> {
+pub(crate) struct Roots<'a> {
     base: &'a Path,
     /// Folder -> the nearest folder at or above it holding `.git`.
     repository_of: std::collections::HashMap<PathBuf, Option<PathBuf>>,
@@ -82,7 +82,7 @@ impl<'a> Roots<'a> {
 }
 
 /// Make sure the state folder `state` (`.skillmod/`) ignores itself for git.
-pub fn ensure_state_ignored(state: &Path) {
+pub(crate) fn ensure_state_ignored(state: &Path) {
     let ignore = state.join(".gitignore");
     // Read as untrusted state: a FIFO or a link committed in its place is replaced, not read.
     let complete = limited::read(&ignore, 4096, false).is_ok_and(|b| b.ends_with(b"*\n"));
@@ -98,7 +98,7 @@ pub fn ensure_state_ignored(state: &Path) {
 
 /// Whether `path` is a folder itself, not a symlink to one (state folders a repository could
 /// point elsewhere).
-pub fn is_plain_folder(path: &Path) -> bool {
+pub(crate) fn is_plain_folder(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir() && !m.file_type().is_symlink())
 }
 
@@ -108,7 +108,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// `path` relative to `base` when it lies under it, for reports and diffs.
-pub fn display_path(path: &Path, base: &Path) -> String {
+pub(crate) fn display_path(path: &Path, base: &Path) -> String {
     let shown = path.strip_prefix(base).unwrap_or(path);
     let clean: PathBuf = shown
         .components()

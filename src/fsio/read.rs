@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::error::Error;
 
 /// Files above this size are skipped unless `--max-size` says otherwise.
-pub const DEFAULT_MAX_SIZE: u64 = 1024 * 1024;
+pub(crate) const DEFAULT_MAX_SIZE: u64 = 1024 * 1024;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -149,17 +149,17 @@ fn ownership(_meta: &std::fs::Metadata) -> (Option<(u32, u32)>, u64) {
 }
 
 /// NUL in the first 8 KiB, the heuristic git and ripgrep use.
-pub fn is_binary(bytes: &[u8]) -> bool {
+pub(crate) fn is_binary(bytes: &[u8]) -> bool {
     memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some()
 }
 
 #[cfg(unix)]
-pub fn mode_of(meta: &std::fs::Metadata) -> u32 {
+pub(crate) fn mode_of(meta: &std::fs::Metadata) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     meta.permissions().mode() & 0o7777
 }
 
 #[cfg(not(unix))]
-pub fn mode_of(_meta: &std::fs::Metadata) -> u32 {
+pub(crate) fn mode_of(_meta: &std::fs::Metadata) -> u32 {
     0
 }

@@ -471,7 +471,7 @@ pub fn prints_json_refusal(line: usize, column: usize) -> Error {
     )
 }
 
-pub fn parse_error_refusal(analysis: &Analysis, (line, column): (usize, usize)) -> Error {
+pub(crate) fn parse_error_refusal(analysis: &Analysis, (line, column): (usize, usize)) -> Error {
     let message = if analysis.legacy.is_empty() {
         format!(
             "line {line}:{column}: a legacy marker lies in a script tree-sitter-bash cannot fully parse (first error at {}:{}), so whether it is printed is unknown; fix the syntax or migrate it by hand",

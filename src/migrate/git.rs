@@ -38,7 +38,7 @@ pub fn unrelated_dirty(dirty: &HashSet<PathBuf>, selected: &[PathBuf], base: &Pa
 
 /// Commit exactly the migrated files and record the confirmation in the report; nothing
 /// migrated means no commit.
-pub fn commit_migrated(
+pub(crate) fn commit_migrated(
     repo: &Repo,
     report: &mut RunReport,
     message: Option<&str>,

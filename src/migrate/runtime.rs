@@ -36,7 +36,7 @@ pub fn location(script: &Path, base: &Path, file_name: &str) -> (PathBuf, String
 }
 
 /// The runtime file a migrated script's source line names, resolved from the script's folder.
-pub fn named_by(script: &Path, relative: &str) -> PathBuf {
+pub(crate) fn named_by(script: &Path, relative: &str) -> PathBuf {
     let real = fsio::canonical(script);
     let mut path = real.parent().unwrap_or(&real).to_path_buf();
     for part in relative.split('/') {

@@ -9,7 +9,7 @@ use super::json_stream::{Array, field};
 use crate::check::{CheckReport, Finding};
 use crate::check::{Rule, Severity};
 
-pub struct CheckJsonWriter {
+pub(crate) struct CheckJsonWriter {
     findings: Array,
     warnings: Array,
     warnings_text: Vec<u8>,

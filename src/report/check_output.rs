@@ -24,7 +24,7 @@ pub enum CheckFormat {
 }
 
 /// The output of one `--format`, fed file by file and finished once.
-pub enum Renderer {
+pub(crate) enum Renderer {
     /// Quiet drops the summary; silent prints nothing.
     Text {
         quiet: bool,

@@ -9,7 +9,7 @@ use crate::check::{CheckReport, Finding, Rule, Severity};
 
 /// The styles of the report: all plain when colour is off, so the output holds no escapes.
 #[derive(Debug, Clone, Copy)]
-pub struct Palette {
+pub(crate) struct Palette {
     pub colored: bool,
 }
 
@@ -20,7 +20,11 @@ impl Palette {
 }
 
 /// The findings of one file, then how to fix them.
-pub fn write_file(out: &mut dyn Write, findings: &[Finding], palette: Palette) -> io::Result<()> {
+pub(crate) fn write_file(
+    out: &mut dyn Write,
+    findings: &[Finding],
+    palette: Palette,
+) -> io::Result<()> {
     let bold = palette.paint(Style::new().bold());
     let help = palette.paint(Style::new().fg_color(Some(AnsiColor::Cyan.into())));
     for f in findings {
@@ -77,7 +81,7 @@ pub fn write_file(out: &mut dyn Write, findings: &[Finding], palette: Palette) -
     Ok(())
 }
 
-pub fn write_summary(
+pub(crate) fn write_summary(
     out: &mut dyn Write,
     report: &CheckReport,
     palette: Palette,
@@ -124,7 +128,7 @@ pub fn write_summary(
 }
 
 /// `--statistics`: how many findings each rule gave, most first.
-pub fn write_statistics(out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
+pub(crate) fn write_statistics(out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
     let mut counts: Vec<(Rule, usize)> = report
         .statistics
         .iter()

@@ -14,7 +14,7 @@ const CONTEXT: usize = 3;
 /// colors when `colored` (none at all otherwise: nothing to strip afterwards). `edits` are the
 /// byte ranges of `before` that were replaced and the length of each replacement (`Plan` edits):
 /// only the lines around them are compared, the rest is known to be equal.
-pub fn write_unified(
+pub(crate) fn write_unified(
     out: &mut dyn Write,
     path: &str,
     before: &[u8],

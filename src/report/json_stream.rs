@@ -6,7 +6,11 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 /// Write `value` pretty-printed, every line after the first indented by `indent` spaces.
-pub fn write_value(out: &mut dyn Write, value: &impl Serialize, indent: usize) -> io::Result<()> {
+pub(crate) fn write_value(
+    out: &mut dyn Write,
+    value: &impl Serialize,
+    indent: usize,
+) -> io::Result<()> {
     let text = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
     let pad = vec![b' '; indent];
     for (i, line) in text.split(|&b| b == b'\n').enumerate() {
@@ -21,7 +25,7 @@ pub fn write_value(out: &mut dyn Write, value: &impl Serialize, indent: usize) -
 
 /// An array being written one element at a time, at nesting depth `indent` (its elements one
 /// level deeper).
-pub struct Array {
+pub(crate) struct Array {
     indent: usize,
     count: usize,
 }

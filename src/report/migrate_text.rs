@@ -20,7 +20,7 @@ fn status_style(status: Status) -> Style {
     Style::new().fg_color(Some(color.into()))
 }
 
-pub fn status_label(status: Status) -> &'static str {
+pub(crate) fn status_label(status: Status) -> &'static str {
     match status {
         Status::Migrated => "migrated",
         Status::WouldMigrate => "would migrate",
@@ -33,7 +33,7 @@ pub fn status_label(status: Status) -> &'static str {
 
 /// One file's lines: shown for every file when verbose, else only for skipped and failed ones
 /// and for files with notes.
-pub fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) -> io::Result<()> {
+pub(crate) fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) -> io::Result<()> {
     if !verbose && !matches!(file.status, Status::Skipped | Status::Failed) && file.notes.is_empty()
     {
         return Ok(());
@@ -85,7 +85,7 @@ pub fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) -> io::
 /// What happened to the runtime files; a created one not committed by `--commit` names the
 /// `git add` that puts it in the commit beside the skills that source it (printed with
 /// `--quiet` too, so the pre-commit hook shows it).
-pub fn write_runtime_files(out: &mut dyn Write, report: &RunReport) -> io::Result<()> {
+pub(crate) fn write_runtime_files(out: &mut dyn Write, report: &RunReport) -> io::Result<()> {
     for runtime in &report.runtime_files {
         let what = match runtime.status {
             RuntimeStatus::Created => "created",
@@ -114,7 +114,7 @@ pub fn write_runtime_files(out: &mut dyn Write, report: &RunReport) -> io::Resul
 }
 
 /// The closing summary.
-pub fn write_summary(
+pub(crate) fn write_summary(
     out: &mut dyn Write,
     report: &RunReport,
     elapsed: Duration,

@@ -67,7 +67,7 @@ impl Color {
 /// `prefix` (the working folder, relative to the repository root, with a trailing `/`) joined to
 /// a path relative to the working folder, with `.` and `..` resolved: the path relative to the
 /// repository root that code scanning and workflow annotations expect.
-pub fn root_relative(prefix: &str, path: &str) -> String {
+pub(crate) fn root_relative(prefix: &str, path: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
     for part in prefix.split('/').chain(path.split('/')) {
         match part {
@@ -84,7 +84,7 @@ pub fn root_relative(prefix: &str, path: &str) -> String {
 /// A path as git prints it: as it is when plain, else in double quotes with C escapes and octal
 /// bytes (control characters, quotes, backslashes, non-ASCII), so a line holds one path and a
 /// diff header that names it still applies.
-pub fn quote_path(path: &str) -> String {
+pub(crate) fn quote_path(path: &str) -> String {
     if !path
         .bytes()
         .any(|b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\')

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 const DELAY: Duration = Duration::from_secs(1);
 
-pub struct Progress {
+pub(crate) struct Progress {
     bar: Option<ProgressBar>,
     started: Instant,
     shown: bool,

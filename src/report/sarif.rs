@@ -110,7 +110,7 @@ struct Invocation {
 }
 
 /// A SARIF log written as the run goes.
-pub struct SarifWriter {
+pub(crate) struct SarifWriter {
     results: Array,
     notifications: Vec<Notification>,
     root_prefix: String,
@@ -243,7 +243,7 @@ fn level(severity: Severity) -> &'static str {
 
 /// A relative path as a URI reference: unreserved characters and `/` kept, every other byte
 /// percent-encoded (so `my skill/x.sh` and `a:b/x.sh` stay paths, not schemes).
-pub fn percent_encode(path: &str) -> String {
+pub(crate) fn percent_encode(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for b in path.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
@@ -256,7 +256,7 @@ pub fn percent_encode(path: &str) -> String {
 }
 
 /// A folder as a `file://` URI ending in `/`.
-pub fn folder_uri(dir: &std::path::Path) -> String {
+pub(crate) fn folder_uri(dir: &std::path::Path) -> String {
     let text = dir.to_string_lossy();
     let mut uri = String::from("file://");
     if !text.starts_with('/') {

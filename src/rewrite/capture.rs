@@ -24,13 +24,13 @@ use crate::error::{Error, Result};
 const RUNTIME: &str = include_str!("../../templates/capture-runtime.sh.j2");
 
 /// The runtime's version: 1 was 0.1.0's inline line; a file older than this is rewritten.
-pub const RUNTIME_VERSION: u32 = 2;
+pub(crate) const RUNTIME_VERSION: u32 = 2;
 
 /// The template whose runtime file is plain `skillmod-runtime.sh`.
 const DEFAULT_TEMPLATE: &str = "skill-output-v1";
 
 /// The runtime's names all start with this; a script that uses it itself is refused.
-pub const RESERVED_PREFIX: &str = "__skm_";
+pub(crate) const RESERVED_PREFIX: &str = "__skm_";
 
 /// What a library's legacy lines call: the sourcing script's recorder, or `:` without one.
 const LIBRARY_RECORDER: &str = "${__skm_r:-:}";
@@ -325,7 +325,7 @@ fn double_quoted(inner: &str) -> String {
 
 /// What a run must reach to report success besides exit status 0 (`__skm_need`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Need {
+pub(crate) enum Need {
     /// The script's SUCCESS/COMPLETE line (the default).
     SuccessLine,
     /// Any of its legacy lines: it has no success line (`__skm_need=0`).
@@ -337,7 +337,7 @@ pub enum Need {
 
 /// The line that loads the runtime: per-script settings, then `command .` (a missing file is an
 /// error the script survives in every shell, so the message below is printed), then exit 70.
-pub fn source_line(link: &Link, need: Need) -> String {
+pub(crate) fn source_line(link: &Link, need: Need) -> String {
     format!(
         "{}{SOURCE_PREFIX}{}\" || {{ echo \"run: skillmod migrate $0\" >&2; exit {MISSING_STATUS}; }}",
         settings(link, need),
@@ -349,7 +349,7 @@ pub fn source_line(link: &Link, need: Need) -> String {
 /// assignments, the runtime as the runtime file has it (less its ShellCheck directive, which
 /// belongs at the top of a file), an end marker. Lines end in `\n` even in a CRLF file, which
 /// the shell reads fine, and they would not (`fi\r`).
-pub fn runtime_block(link: &Link, need: Need, text: &str) -> String {
+pub(crate) fn runtime_block(link: &Link, need: Need, text: &str) -> String {
     block_text(settings(link, need).trim_end(), text)
 }
 
@@ -401,7 +401,7 @@ fn insert_block(plan: &mut Plan, source: &[u8], block: &str) {
 }
 
 /// Replace an older runtime block with this skillmod's, keeping its settings line.
-pub fn plan_block_upgrade(source: &[u8], range: std::ops::Range<usize>, text: &str) -> Plan {
+pub(crate) fn plan_block_upgrade(source: &[u8], range: std::ops::Range<usize>, text: &str) -> Plan {
     let settings = runtime_link::block_settings(&source[range.clone()]);
     let block = block_text(&String::from_utf8_lossy(settings), text);
     let mut plan = Plan::default();
@@ -462,7 +462,7 @@ fn insert_source_line(plan: &mut Plan, source: &[u8], line: &str) {
 
 /// Replace 0.1.0's inline runtime (in front of line 2) by the source line after the shebang,
 /// keeping the settings it held. Legacy statements were rewritten then and stay as they are.
-pub fn plan_upgrade(source: &[u8], inline: std::ops::Range<usize>, link: &Link) -> Plan {
+pub(crate) fn plan_upgrade(source: &[u8], inline: std::ops::Range<usize>, link: &Link) -> Plan {
     let mut plan = Plan::default();
     let old = &source[inline.clone()];
     let need = if runtime_link::setting(old, "__skm_need") == Some("0") {
@@ -493,7 +493,7 @@ pub fn plan_upgrade(source: &[u8], inline: std::ops::Range<usize>, link: &Link) 
 
 /// The runtime file's name for a template: `skillmod-runtime.sh` for the default, else the
 /// template's file stem in it (`skillmod-runtime.envelope.sh`).
-pub fn runtime_file_name(template: &str) -> String {
+pub(crate) fn runtime_file_name(template: &str) -> String {
     if template == DEFAULT_TEMPLATE {
         return format!("{FILE_STEM}.sh");
     }
@@ -513,7 +513,7 @@ pub fn runtime_file_name(template: &str) -> String {
 }
 
 /// The version a runtime file's first line declares (`# skillmod-runtime 2 …`).
-pub fn version_of(text: &[u8]) -> Option<u32> {
+pub(crate) fn version_of(text: &[u8]) -> Option<u32> {
     let rest = text.strip_prefix(format!("# {FILE_STEM} ").as_bytes())?;
     let end = rest.iter().position(|b| !b.is_ascii_digit())?;
     std::str::from_utf8(&rest[..end]).ok()?.parse().ok()
@@ -533,7 +533,7 @@ fn runtime_environment() -> &'static std::result::Result<Environment<'static>, m
 /// arguments of one `printf`, with the shell's special characters escaped so only the run-time
 /// fields expand (`${…}` of variables holding JSON text). No value of any script passes through
 /// the template: every field is a placeholder here.
-pub fn render_runtime(template: &Template) -> Result<Runtime> {
+pub(crate) fn render_runtime(template: &Template) -> Result<Runtime> {
     let mut context = serde_json::Map::new();
     for (field, _) in FIELDS {
         context.insert((*field).to_string(), sentinel(field).into());

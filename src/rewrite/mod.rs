@@ -15,7 +15,7 @@ pub use plan::{Edit, Plan, Reason};
 pub use template::Template;
 
 /// What a disabled legacy statement says in its comment.
-pub const LEGACY_PREFIX: &str = "# LEGACY (replaced with JSON): ";
+pub(crate) const LEGACY_PREFIX: &str = "# LEGACY (replaced with JSON): ";
 
 /// Plan comment mode: each legacy statement becomes `:` with its text kept in a LEGACY comment,
 /// and a heredoc JSON block rendered from `template` goes at the end of the main flow. Refused

@@ -23,7 +23,7 @@ const COMMENT_SAFE_CONTAINERS: &[&str] = &[
 ];
 
 /// The line ending a file uses (from its first line break).
-pub fn line_ending(source: &[u8]) -> &'static str {
+pub(crate) fn line_ending(source: &[u8]) -> &'static str {
     match memchr::memchr(b'\n', source) {
         Some(i) if i > 0 && source[i - 1] == b'\r' => "\r\n",
         _ => "\n",
@@ -31,7 +31,7 @@ pub fn line_ending(source: &[u8]) -> &'static str {
 }
 
 /// Byte offset of the end of the line holding `pos` (before `\r\n` or `\n`, or the file end).
-pub fn line_end(source: &[u8], pos: usize) -> usize {
+pub(crate) fn line_end(source: &[u8], pos: usize) -> usize {
     let end = memchr::memchr(b'\n', &source[pos..]).map_or(source.len(), |i| pos + i);
     if end > pos && source[end - 1] == b'\r' {
         end - 1
@@ -40,14 +40,9 @@ pub fn line_end(source: &[u8], pos: usize) -> usize {
     }
 }
 
-/// Byte offset of the start of the line holding `pos`.
-pub fn line_start(source: &[u8], pos: usize) -> usize {
-    memchr::memrchr(b'\n', &source[..pos]).map_or(0, |i| i + 1)
-}
-
 /// True when a comment could start at `pos`: not inside a word, string, heredoc or substitution,
 /// and not on a line continued with a backslash.
-pub fn comment_can_start_at(tree: &Tree, source: &[u8], pos: usize) -> bool {
+pub(crate) fn comment_can_start_at(tree: &Tree, source: &[u8], pos: usize) -> bool {
     let before = source[..pos].trim_ascii_end();
     if before.ends_with(b"\\") {
         return false;
@@ -71,21 +66,11 @@ pub fn comment_can_start_at(tree: &Tree, source: &[u8], pos: usize) -> bool {
 }
 
 /// Start of a comment that ends the line holding `after` and starts after it, if any.
-pub fn trailing_comment(tree: &Tree, source: &[u8], after: usize) -> Option<usize> {
+pub(crate) fn trailing_comment(tree: &Tree, source: &[u8], after: usize) -> Option<usize> {
     let eol = line_end(source, after);
     if eol <= after {
         return None;
     }
     let node = tree.root_node().descendant_for_byte_range(eol - 1, eol)?;
     (node.kind() == "comment" && node.start_byte() >= after).then(|| node.start_byte())
-}
-
-/// The leading blanks of the line holding `pos`.
-pub fn indentation(source: &[u8], pos: usize) -> &[u8] {
-    let start = line_start(source, pos);
-    let len = source[start..]
-        .iter()
-        .take_while(|b| matches!(b, b' ' | b'\t'))
-        .count();
-    &source[start..start + len]
 }

@@ -13,13 +13,13 @@ use crate::fsio::limited;
 
 /// A built-in template: its name, the schema its output follows, and its source.
 #[derive(Debug, Clone, Copy)]
-pub struct Builtin {
+pub(crate) struct Builtin {
     pub name: &'static str,
     pub description: &'static str,
     pub source: &'static str,
 }
 
-pub const BUILTINS: &[Builtin] = &[
+pub(crate) const BUILTINS: &[Builtin] = &[
     Builtin {
         name: "skill-output-v1",
         description: "seed 000 shape: success, confidence, deliverables, metrics, errors (schema skill-output-v1, protocol json)",
@@ -40,12 +40,12 @@ pub const BUILTINS: &[Builtin] = &[
 /// A template may print this token where the run's time belongs; the block replaces it with
 /// `date -u` output when the script runs (the only thing the shell computes in the block).
 /// The template used when none is named.
-pub const DEFAULT: &str = "skill-output-v1";
+pub(crate) const DEFAULT: &str = "skill-output-v1";
 
-pub const NOW_TOKEN: &str = "@@SKILLMOD_NOW@@";
+pub(crate) const NOW_TOKEN: &str = "@@SKILLMOD_NOW@@";
 
 /// Template files larger than this are refused (the built-in ones are under 1 KiB).
-pub const SIZE_LIMIT: u64 = 64 * 1024;
+pub(crate) const SIZE_LIMIT: u64 = 64 * 1024;
 
 /// Instructions one rendering may run: the built-in templates need a few hundred, so a loop
 /// that would render for ever stops with TEMPLATE_RENDER_FAILED instead.
@@ -55,7 +55,7 @@ const FUEL: u64 = 100_000;
 const OUTPUT_LIMIT: usize = 64 * 1024;
 
 /// Whether `spec` names a built-in template.
-pub fn is_builtin(spec: &str) -> bool {
+pub(crate) fn is_builtin(spec: &str) -> bool {
     BUILTINS.iter().any(|b| b.name == spec)
 }
 
@@ -182,7 +182,7 @@ impl Template {
 
 /// Marks a placeholder for a value known only at run time (capture mode); the `json` filter
 /// passes it through unquoted. JSON-escaped strings never hold a raw U+0001, so it cannot clash.
-pub const RUNTIME_SENTINEL: char = '\u{1}';
+pub(crate) const RUNTIME_SENTINEL: char = '\u{1}';
 
 /// Compact JSON for any value: strings get every quote, backslash and control character escaped,
 /// and the time token inside a value is written with `@` as `\u0040` (the same JSON string), so

@@ -72,7 +72,7 @@ pub fn static_values(
 
 /// `CONFIDENCE_INVALID` for each literal confidence that is not a plain number in 0..1: the
 /// block then reports the default (or an earlier valid value), and the report says so.
-pub fn invalid_confidences(legacy: &[LegacyStatement]) -> Vec<crate::error::Error> {
+pub(crate) fn invalid_confidences(legacy: &[LegacyStatement]) -> Vec<crate::error::Error> {
     legacy
         .iter()
         .filter(|s| s.kind == LegacyKind::Confidence)
@@ -92,7 +92,7 @@ pub fn invalid_confidences(legacy: &[LegacyStatement]) -> Vec<crate::error::Erro
 }
 
 /// A confidence literal as a JSON number, read as `validate` and the runtime read it.
-pub fn parse_confidence(text: &str) -> Option<serde_json::Number> {
+pub(crate) fn parse_confidence(text: &str) -> Option<serde_json::Number> {
     read_confidence(text).and_then(serde_json::Number::from_f64)
 }
 
