@@ -1,9 +1,7 @@
 //! `skillmod migrate`: discover, migrate (or dry-run), print diffs and the report; inside git,
 //! list unrelated dirty files and commit exactly what was migrated when asked.
 
-use std::collections::HashSet;
 use std::io::Write;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -11,9 +9,7 @@ use super::{Format, MigrateArgs, working_dir};
 use crate::config::{PerSettings, Resolver, Settings};
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
-use crate::fsio::display_path;
-use crate::migrate::sourcing::Sourcing;
-use crate::migrate::{self, Change, FileReport, Options, Profile};
+use crate::migrate::{self, Change, FileReport, Profile};
 use crate::report::json_stream::Array;
 use crate::report::progress::Progress;
 use crate::report::{diff, migrate_text};
@@ -33,77 +29,19 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         }
     }
     let base = working_dir()?;
-    let repos = migrate::git::repositories(&files, &base);
-    if args.commit && repos.is_empty() {
-        return Err(Error::new(
-            "NOT_A_GIT_REPO",
-            "--commit needs the files to be in a git work tree",
-        ));
-    }
-    if args.commit && repos.len() > 1 {
-        return Err(Error::new(
-            "MULTIPLE_REPOSITORIES",
-            format!(
-                "--commit makes one commit, but the files lie in {} git work trees; run once per repository (see docs/multi-repo.md)",
-                repos.len()
-            ),
-        ));
-    }
-    let dirty = if args.dry_run || repos.is_empty() {
-        None
-    } else {
-        let mut all = HashSet::new();
-        for repo in &repos {
-            all.extend(repo.dirty()?);
-        }
-        Some(all)
-    };
-    let backups = Backups::new();
-    let removed = if args.dry_run {
-        Vec::new()
-    } else {
-        let mut folders: Vec<&Path> = files.iter().filter_map(|f| f.parent()).collect();
-        folders.sort();
-        folders.dedup();
-        crate::fsio::atomic::remove_stale_temps(folders)
-    };
-    // Which scripts source which matters in capture mode only.
-    let any_capture = files.iter().any(|f| {
-        profiles
-            .get_prepared(f)
-            .is_ok_and(|p| p.mode == migrate::Mode::Capture)
-    });
-    let sourcing = if any_capture {
-        Sourcing::scan(&files, args.max_size, &|path: &Path| {
-            profiles.get(path).map(|p| p.vocabulary).unwrap_or_default()
-        })
-    } else {
-        Sourcing::default()
-    };
-    let options = Options {
+    let request = migrate::session::Request {
         dry_run: args.dry_run,
         force: args.force,
         backup: !args.no_backup,
         max_size: args.max_size,
-        profiles,
         stdout_to_stderr: args.stdout_to_stderr,
-        base: base.clone(),
-        dirty: if args.allow_dirty {
-            None
-        } else {
-            dirty.clone()
-        },
-        sourcing,
-        unstaged: if args.paths.staged {
-            let mut all = HashSet::new();
-            for repo in &repos {
-                all.extend(repo.unstaged()?);
-            }
-            Some(all)
-        } else {
-            None
-        },
+        allow_dirty: args.allow_dirty,
+        staged: args.paths.staged,
+        commit: args.commit.then(|| (args.message.clone(), args.no_verify)),
     };
+    let session = migrate::session::prepare(&files, profiles, &request, &base)?;
+    let options = &session.options;
+    let backups = Backups::new();
     let color = args.common.color.choice();
     let (mut stdout, colored) = crate::report::stdout(color);
     let mut stderr = crate::report::stderr(color);
@@ -131,7 +69,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     }
     let mut progress = Progress::new(files.len(), args.common.quiet || args.common.silent);
     let mut runtimes = Vec::new();
-    let mut report = migrate::run(&files, &options, &backups, render, |file, rendered| {
+    let mut report = migrate::run(&files, options, &backups, render, |file, rendered| {
         progress.inc();
         runtimes.extend(file.runtime.clone());
         progress.suspend(|| {
@@ -152,53 +90,37 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         });
     })?;
     progress.finish();
-    // The runtime files come after the scripts that source them, in the diff and on disk.
-    for (runtime, change) in migrate::runtime::write_all(runtimes, &options, &backups) {
-        if let Some(change) = change.as_ref().filter(|_| text && args.dry_run) {
-            let _ = diff::write_unified(
-                &mut stdout,
-                &runtime.path,
-                &change.before,
-                &change.after,
-                &change.edits,
-                colored,
-            );
-        }
-        if !runtime.errors.is_empty() && text && !args.common.silent {
-            for e in &runtime.errors {
-                let _ = writeln!(stderr, "{}: {}: {}", runtime.path, e.code, e.message);
+    let commit_error = session.finish(
+        &mut report,
+        &files,
+        runtimes,
+        &backups,
+        |runtime, change| {
+            if let Some(change) = change.filter(|_| text && args.dry_run) {
+                let _ = diff::write_unified(
+                    &mut stdout,
+                    &runtime.path,
+                    &change.before,
+                    &change.after,
+                    &change.edits,
+                    colored,
+                );
             }
-        }
-        if runtime.written() {
-            report
-                .migrated
-                .push((runtime.path.clone(), runtime.abs_path.clone()));
-        }
-        report.runtime_files.push(runtime);
-    }
-    report.temp_files_removed = removed.iter().map(|p| display_path(p, &base)).collect();
+            if text && !args.common.silent {
+                for e in &runtime.errors {
+                    let _ = writeln!(stderr, "{}: {}: {}", runtime.path, e.code, e.message);
+                }
+            }
+        },
+    );
     report.settings_files = used.iter().map(|(p, _)| p.display().to_string()).collect();
-    if !removed.is_empty() && !args.common.quiet && !args.common.silent {
+    let removed = report.temp_files_removed.len();
+    if removed > 0 && !args.common.quiet && !args.common.silent {
         let _ = writeln!(
             stderr,
-            "removed {} temp file(s) that an interrupted skillmod run left beside the scripts",
-            removed.len()
+            "removed {removed} temp file(s) that an interrupted skillmod run left beside the scripts"
         );
     }
-    if let Some(dirty) = &dirty {
-        report.unrelated_dirty = migrate::git::unrelated_dirty(dirty, &files, &base);
-    }
-    let commit_error = match (repos.first(), args.commit && !args.dry_run) {
-        (Some(repo), true) => migrate::git::commit_migrated(
-            repo,
-            &mut report,
-            args.message.as_deref(),
-            args.no_verify,
-            &base,
-        )
-        .err(),
-        _ => None,
-    };
     let _ = stdout.flush();
     match args.format {
         Format::Json => {
@@ -226,17 +148,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     if let Some(e) = &commit_error {
         let _ = writeln!(stderr, "error[{}]: {}", e.code, e.message);
     }
-    let runtime_failed = report.runtime_files.iter().any(|r| {
-        r.status == migrate::runtime::RuntimeStatus::Failed
-            || !r.errors.is_empty() && !matches!(r.status, migrate::runtime::RuntimeStatus::Kept)
-    });
-    Ok(
-        if report.summary.failed > 0 || commit_error.is_some() || runtime_failed {
-            1
-        } else {
-            0
-        },
-    )
+    Ok(report.exit_code(commit_error.is_some()))
 }
 
 /// What each settings file (with the flags winning) makes of a migration: mode, vocabulary,

@@ -4,6 +4,7 @@
 mod file;
 pub mod git;
 pub mod runtime;
+pub mod session;
 pub mod sourcing;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,174 @@
+//! A whole migrate run around the per-file work: the git state it starts from (the work trees,
+//! dirty and unstaged files), stale temp files, which scripts source which, then after the files
+//! the runtime files, the dirty files the run did not select, and the commit.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use super::runtime::{RuntimeReport, RuntimeStatus};
+use super::sourcing::Sourcing;
+use super::{Change, Mode, Options, Profile, RunReport, git};
+use crate::config::PerSettings;
+use crate::error::{Error, Result};
+use crate::fsio::backup::Backups;
+use crate::fsio::display_path;
+use crate::vcs::Repo;
+
+/// What the command line asks of the run, beyond each file's settings.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    pub dry_run: bool,
+    pub force: bool,
+    pub backup: bool,
+    pub max_size: u64,
+    pub stdout_to_stderr: bool,
+    /// Rewrite files with uncommitted changes too.
+    pub allow_dirty: bool,
+    /// `--staged`: refuse files whose work tree differs from the index.
+    pub staged: bool,
+    /// `--commit`, with its message and `--no-verify`.
+    pub commit: Option<(Option<String>, bool)>,
+}
+
+/// A run ready to go: the options every file is migrated with, and what `finish` needs.
+pub struct Session {
+    pub options: Options,
+    repos: Vec<Repo>,
+    dirty: Option<HashSet<PathBuf>>,
+    removed: Vec<PathBuf>,
+    commit: Option<(Option<String>, bool)>,
+}
+
+/// Check the git state `request` needs, remove stale temp files beside the scripts (not in a dry
+/// run), and find which scripts source which (capture mode only).
+pub fn prepare(
+    files: &[PathBuf],
+    profiles: PerSettings<Profile>,
+    request: &Request,
+    base: &Path,
+) -> Result<Session> {
+    let repos = git::repositories(files, base);
+    if request.commit.is_some() && repos.is_empty() {
+        return Err(Error::new(
+            "NOT_A_GIT_REPO",
+            "--commit needs the files to be in a git work tree",
+        ));
+    }
+    if request.commit.is_some() && repos.len() > 1 {
+        return Err(Error::new(
+            "MULTIPLE_REPOSITORIES",
+            format!(
+                "--commit makes one commit, but the files lie in {} git work trees; run once per repository (see docs/multi-repo.md)",
+                repos.len()
+            ),
+        ));
+    }
+    let collect = |list: &dyn Fn(&Repo) -> Result<HashSet<PathBuf>>| -> Result<HashSet<PathBuf>> {
+        let mut all = HashSet::new();
+        for repo in &repos {
+            all.extend(list(repo)?);
+        }
+        Ok(all)
+    };
+    let dirty = if request.dry_run || repos.is_empty() {
+        None
+    } else {
+        Some(collect(&|repo| repo.dirty())?)
+    };
+    let unstaged = if request.staged {
+        Some(collect(&|repo| repo.unstaged())?)
+    } else {
+        None
+    };
+    let removed = if request.dry_run {
+        Vec::new()
+    } else {
+        let mut folders: Vec<&Path> = files.iter().filter_map(|f| f.parent()).collect();
+        folders.sort();
+        folders.dedup();
+        crate::fsio::atomic::remove_stale_temps(folders)
+    };
+    let any_capture = files.iter().any(|f| {
+        profiles
+            .get_prepared(f)
+            .is_ok_and(|p| p.mode == Mode::Capture)
+    });
+    let sourcing = if any_capture {
+        Sourcing::scan(files, request.max_size, &|path: &Path| {
+            profiles.get(path).map(|p| p.vocabulary).unwrap_or_default()
+        })
+    } else {
+        Sourcing::default()
+    };
+    let options = Options {
+        dry_run: request.dry_run,
+        force: request.force,
+        backup: request.backup,
+        max_size: request.max_size,
+        profiles,
+        stdout_to_stderr: request.stdout_to_stderr,
+        base: base.to_path_buf(),
+        dirty: if request.allow_dirty {
+            None
+        } else {
+            dirty.clone()
+        },
+        sourcing,
+        unstaged,
+    };
+    Ok(Session {
+        options,
+        repos,
+        dirty,
+        removed,
+        commit: request.commit.clone(),
+    })
+}
+
+impl Session {
+    /// After the files: write the runtime files they asked for (each handed to `on_runtime` with
+    /// its change, for the diff), record the temp files removed and the dirty files the run did
+    /// not select, and commit (`--commit`). A failed commit comes back for the caller to print
+    /// after the report.
+    pub fn finish(
+        &self,
+        report: &mut RunReport,
+        files: &[PathBuf],
+        runtimes: Vec<super::runtime::Request>,
+        backups: &Backups,
+        mut on_runtime: impl FnMut(&RuntimeReport, Option<&Change>),
+    ) -> Option<Error> {
+        let base = &self.options.base;
+        // The runtime files come after the scripts that source them, in the diff and on disk.
+        for (runtime, change) in super::runtime::write_all(runtimes, &self.options, backups) {
+            on_runtime(&runtime, change.as_ref());
+            if runtime.written() {
+                report
+                    .migrated
+                    .push((runtime.path.clone(), runtime.abs_path.clone()));
+            }
+            report.runtime_files.push(runtime);
+        }
+        report.temp_files_removed = self.removed.iter().map(|p| display_path(p, base)).collect();
+        if let Some(dirty) = &self.dirty {
+            report.unrelated_dirty = git::unrelated_dirty(dirty, files, base);
+        }
+        match (self.repos.first(), &self.commit) {
+            (Some(repo), Some((message, no_verify))) if !self.options.dry_run => {
+                git::commit_migrated(repo, report, message.as_deref(), *no_verify, base).err()
+            }
+            _ => None,
+        }
+    }
+}
+
+impl RunReport {
+    /// 1 when a file or a runtime file failed, or the commit did; else 0.
+    pub fn exit_code(&self, commit_failed: bool) -> i32 {
+        let runtime_failed = self.runtime_files.iter().any(|r| {
+            r.status == RuntimeStatus::Failed
+                || !r.errors.is_empty() && !matches!(r.status, RuntimeStatus::Kept)
+        });
+        i32::from(self.summary.failed > 0 || commit_failed || runtime_failed)
+    }
+}
