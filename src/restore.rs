@@ -11,6 +11,21 @@ use crate::fsio::backup::{self, CheckedEntry};
 use crate::fsio::{atomic, display_path, sha256_hex};
 use crate::migrate::ErrorEntry;
 
+/// The code of the answer "there is nothing to restore".
+pub const NO_BACKUPS: &str = "NO_BACKUPS";
+
+/// Each backup run, oldest first, with the number of files it holds.
+pub fn list(root: &Path, runs: &[String]) -> Vec<(String, usize)> {
+    runs.iter()
+        .map(|run| {
+            let count = backup::load_run(root, run)
+                .map(|r| r.entries.len() + r.refused.len())
+                .unwrap_or(0);
+            (run.clone(), count)
+        })
+        .collect()
+}
+
 /// Permission bits restore may set: setuid, setgid and sticky never come back from a manifest.
 const MODE_MASK: u32 = 0o777;
 
@@ -31,7 +46,7 @@ pub struct RestoredFile {
     pub errors: Vec<ErrorEntry>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct Report {
     /// The runs restored, newest first.
     pub runs: Vec<String>,
@@ -65,7 +80,19 @@ pub struct Request {
 
 /// Restore the runs `request` names among `runs` (the project's, oldest first) under `root`;
 /// paths in the report are relative to `base`.
+/// Nothing to restore is an answer, not a failure: a report with no run and a `NO_BACKUPS`
+/// warning.
 pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> Result<Report> {
+    if runs.is_empty() && request.run.is_none() {
+        let why = format!(
+            "no backup runs under {}",
+            root.join(crate::fsio::STATE_DIR).display()
+        );
+        return Ok(Report {
+            warnings: vec![format!("{NO_BACKUPS}: {why}")],
+            ..Report::default()
+        });
+    }
     let chosen = choose_runs(request, runs, root)?;
     let older_runs: Vec<String> = match chosen.last() {
         Some(oldest) => runs.iter().filter(|r| *r < oldest).cloned().collect(),

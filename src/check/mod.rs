@@ -48,6 +48,24 @@ pub struct Options {
     pub runtimes: crate::migrate::runtime::States,
 }
 
+impl Profile {
+    /// What the flags over a settings file make of a check; a rule code that names no rule is a
+    /// usage error.
+    pub fn new(
+        flags: &crate::config::Settings,
+        config: &crate::config::Config,
+    ) -> crate::error::Result<Profile> {
+        let resolved = flags.resolve(config);
+        resolved.selection.validate()?;
+        Ok(Profile {
+            selection: resolved.selection,
+            vocabulary: resolved.vocabulary,
+            mode: resolved.mode,
+            keep_stdout: resolved.keep_stdout,
+        })
+    }
+}
+
 /// The settings that shape one file's check.
 #[derive(Debug, Clone, Default)]
 pub struct Profile {
@@ -638,22 +656,63 @@ pub struct CheckReport {
     pub statistics: std::collections::BTreeMap<Rule, usize>,
 }
 
+impl CheckReport {
+    /// 2 when a file could not be checked, 1 when something was found, else 0; always 0 with
+    /// `--exit-zero` (the report still says what).
+    pub fn exit_code(&self, exit_zero: bool) -> i32 {
+        match (exit_zero, self.summary.errors, self.summary.findings) {
+            (true, ..) | (false, 0, 0) => 0,
+            (false, 0, _) => 1,
+            _ => 2,
+        }
+    }
+}
+
 /// Where the bytes checked come from.
-#[derive(Debug, Clone, Copy)]
-pub enum Bodies<'a> {
+#[derive(Debug, Clone)]
+pub enum Bodies {
     /// Each file as it is on disk.
     Files,
     /// One script read from stdin, shown under the name given (`check -`).
-    Stdin(&'a (String, Vec<u8>)),
+    Stdin(String, Vec<u8>),
     /// Each file as git's index holds it (`check --staged`): what a commit would record.
-    Index(&'a std::collections::HashMap<PathBuf, Vec<u8>>),
+    Index(std::collections::HashMap<PathBuf, Vec<u8>>),
+}
+
+impl Bodies {
+    /// Read stdin (up to `max_size` bytes) for `check -`, shown as `stdin_name` or `-`; git's
+    /// index for `--staged`; else the files themselves.
+    pub fn read(
+        from_stdin: bool,
+        stdin_name: Option<&str>,
+        staged: bool,
+        files: &[PathBuf],
+        options: &Options,
+    ) -> crate::error::Result<Bodies> {
+        if from_stdin {
+            let bytes = crate::contract::run::read_capped(
+                std::io::stdin().lock(),
+                options.max_size,
+                "stdin",
+                "--max-size",
+            )?;
+            let body = crate::fsio::read::Script::from_body(&bytes).body;
+            return Ok(Bodies::Stdin(stdin_name.unwrap_or("-").to_string(), body));
+        }
+        if staged {
+            let repo = crate::vcs::Repo::discover(&options.base)
+                .ok_or_else(|| Error::new("NOT_A_GIT_REPO", "--staged needs a git work tree"))?;
+            return Ok(Bodies::Index(repo.index_contents(files)?));
+        }
+        Ok(Bodies::Files)
+    }
 }
 
 /// Check `files` in parallel, reading each from `bodies`; `on_file` sees each file's findings
 /// in path order.
 pub fn run(
     files: &[PathBuf],
-    bodies: Bodies<'_>,
+    bodies: &Bodies,
     options: &Options,
     cache: &Cache,
     mut on_file: impl FnMut(&[Finding]),
@@ -662,7 +721,7 @@ pub fn run(
     crate::parallel::for_each_ordered(
         files,
         |path, parser| match bodies {
-            Bodies::Stdin((shown, bytes)) => check_body(shown, path, bytes, options, cache, parser),
+            Bodies::Stdin(shown, bytes) => check_body(shown, path, bytes, options, cache, parser),
             Bodies::Files => check_file(path, options, cache, parser),
             Bodies::Index(staged) => {
                 let shown = crate::fsio::display_path(path, &options.base);

@@ -39,8 +39,9 @@ pub enum Rule {
     CannotMigrate,
 }
 
-/// The documentation of one rule.
-struct Spec {
+/// The documentation of one rule (`skillmod rule --format json` prints it as it is).
+#[derive(Debug, Serialize)]
+pub struct Spec {
     code: &'static str,
     name: &'static str,
     severity: Severity,
@@ -62,7 +63,8 @@ impl Rule {
         Rule::CannotMigrate,
     ];
 
-    fn spec(self) -> &'static Spec {
+    /// Everything the registry says about the rule.
+    pub fn spec(self) -> &'static Spec {
         match self {
             Rule::LegacyOutput => &Spec {
                 code: "SKM001",

@@ -53,22 +53,9 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         vocabulary: args.vocabulary,
         ..Settings::default()
     })?;
-    let profiles = PerSettings::new(resolver, move |config| {
-        let resolved = flags.resolve(config);
-        resolved.selection.validate()?;
-        Ok(Profile {
-            selection: resolved.selection,
-            vocabulary: resolved.vocabulary,
-            mode: resolved.mode,
-            keep_stdout: resolved.keep_stdout,
-        })
-    });
+    let profiles = PerSettings::new(resolver, move |config| Profile::new(&flags, config));
     let used = profiles.prepare(&files)?;
-    if args.common.verbose && !args.common.silent {
-        for (path, n) in &used {
-            eprintln!("settings: {} ({n} scripts)", path.display());
-        }
-    }
+    args.common.show_settings(&used);
     let cache = if args.no_cache {
         Cache::disabled()
     } else {
@@ -78,14 +65,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         }
         cache
     };
-    let root = project_root(&base);
-    let root_prefix = base
-        .strip_prefix(&root)
-        .ok()
-        .map(|p| p.to_string_lossy().replace('\\', "/"))
-        .filter(|p| !p.is_empty())
-        .map_or_else(String::new, |p| format!("{p}/"));
-    let root_uri = crate::report::sarif::folder_uri(&root);
+    let (root_prefix, root_uri) = crate::report::roots(&base);
     let options = Options {
         max_size: args.max_size,
         base,
@@ -106,35 +86,14 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     )
     .map_err(write_error)?;
     let mut failed_write = None;
-    let stdin = if from_stdin {
-        let bytes = crate::contract::run::read_capped(
-            std::io::stdin().lock(),
-            args.max_size,
-            "stdin",
-            "--max-size",
-        )?;
-        let shown = args
-            .stdin_filename
-            .clone()
-            .unwrap_or_else(|| "-".to_string());
-        Some((shown, crate::fsio::read::Script::from_body(&bytes).body))
-    } else {
-        None
-    };
-    // `--staged` checks what the commit will hold: the index, not the work tree.
-    let staged = if args.paths.staged {
-        let repo = crate::vcs::Repo::discover(&options.base)
-            .ok_or_else(|| Error::new("NOT_A_GIT_REPO", "--staged needs a git work tree"))?;
-        Some(repo.index_contents(&files)?)
-    } else {
-        None
-    };
-    let bodies = match (&stdin, &staged) {
-        (Some(stdin), _) => check::Bodies::Stdin(stdin),
-        (None, Some(staged)) => check::Bodies::Index(staged),
-        (None, None) => check::Bodies::Files,
-    };
-    let mut report = check::run(&files, bodies, &options, &cache, |findings| {
+    let bodies = check::Bodies::read(
+        from_stdin,
+        args.stdin_filename.as_deref(),
+        args.paths.staged,
+        &files,
+        &options,
+    )?;
+    let mut report = check::run(&files, &bodies, &options, &cache, |findings| {
         progress.inc();
         let written = progress.suspend(|| renderer.file(&mut stdout, findings));
         if let Err(e) = written {
@@ -172,15 +131,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
             report.summary.errors, report.summary.findings
         );
     }
-    Ok(if args.exit_zero {
-        0
-    } else if report.summary.errors > 0 {
-        2
-    } else if report.summary.findings > 0 {
-        1
-    } else {
-        0
-    })
+    Ok(report.exit_code(args.exit_zero))
 }
 
 fn write_error(e: std::io::Error) -> Error {

@@ -13,7 +13,6 @@ use crate::migrate::{self, Change, FileReport, Profile};
 use crate::report::json_stream::Array;
 use crate::report::progress::Progress;
 use crate::report::{diff, migrate_text};
-use crate::rewrite::{Template, capture};
 
 pub fn run(args: &MigrateArgs) -> Result<i32> {
     let started = Instant::now();
@@ -23,11 +22,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     let files = targets.files("migrate", &resolver)?;
     let profiles = profiles(args, resolver)?;
     let used = profiles.prepare(&files)?;
-    if args.common.verbose && !args.common.silent {
-        for (path, n) in &used {
-            eprintln!("settings: {} ({n} scripts)", path.display());
-        }
-    }
+    args.common.show_settings(&used);
     let base = working_dir()?;
     let request = migrate::session::Request {
         dry_run: args.dry_run,
@@ -151,8 +146,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     Ok(report.exit_code(commit_error.is_some()))
 }
 
-/// What each settings file (with the flags winning) makes of a migration: mode, vocabulary,
-/// default confidence, and the template with its capture runtime, each loaded once.
+/// The flags as settings: each settings file's profile puts them over its own.
 fn profiles(args: &MigrateArgs, resolver: Arc<Resolver>) -> Result<PerSettings<Profile>> {
     let flags = Settings::from_flags(Settings {
         mode: args.mode,
@@ -164,21 +158,6 @@ fn profiles(args: &MigrateArgs, resolver: Arc<Resolver>) -> Result<PerSettings<P
         ..Settings::default()
     })?;
     Ok(PerSettings::new(resolver, move |config| {
-        let resolved = flags.resolve(config);
-        let (spec, path) = config.template(flags.template.as_deref())?;
-        let template = Template::load_at(&spec, path.as_deref())?;
-        let runtime = match resolved.mode {
-            migrate::Mode::Capture => Some(Arc::new(capture::render_runtime(&template)?)),
-            migrate::Mode::Comment => None,
-        };
-        Ok(Profile {
-            mode: resolved.mode,
-            vocabulary: resolved.vocabulary,
-            default_confidence: resolved.default_confidence,
-            keep_stdout: resolved.keep_stdout,
-            placement: resolved.runtime,
-            template,
-            runtime,
-        })
+        Profile::new(&flags, config)
     }))
 }

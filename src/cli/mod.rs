@@ -390,6 +390,15 @@ impl Common {
         }
         Ok(())
     }
+
+    /// With `-v`: which settings files applied, to how many scripts each.
+    pub fn show_settings(&self, used: &[(PathBuf, usize)]) {
+        if self.verbose && !self.silent {
+            for (path, n) in used {
+                eprintln!("settings: {} ({n} scripts)", path.display());
+            }
+        }
+    }
 }
 
 /// Run a parsed command line; returns the exit status.

@@ -16,32 +16,8 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
     let color = args.common.color.choice();
     let (mut stdout, _) = crate::report::stdout(color);
     if args.list {
-        for run in &runs {
-            let count = backup::load_run(&root, run)
-                .map(|r| r.entries.len() + r.refused.len())
-                .unwrap_or(0);
+        for (run, count) in restore::list(&root, &runs) {
             let _ = writeln!(stdout, "{run}\t{count} files");
-        }
-        return Ok(0);
-    }
-    // Nothing to restore is an answer, not a failure; with --format json it is still a document.
-    if runs.is_empty() && args.run.is_none() {
-        let why = format!(
-            "no backup runs under {}",
-            root.join(crate::fsio::STATE_DIR).display()
-        );
-        if args.format == Format::Json {
-            let report = restore::Report {
-                runs: Vec::new(),
-                older_runs: Vec::new(),
-                files: Vec::new(),
-                warnings: vec![format!("NO_BACKUPS: {why}")],
-            };
-            let json = serde_json::to_string_pretty(&report)
-                .map_err(|e| Error::new("IO_ERROR", format!("cannot encode the report: {e}")))?;
-            let _ = writeln!(stdout, "{json}");
-        } else if !args.common.silent {
-            eprintln!("nothing to restore (NO_BACKUPS): {why}");
         }
         return Ok(0);
     }
@@ -52,7 +28,8 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
         filters: filters(args),
     };
     let report = restore::restore(&root, &base, &runs, &request)?;
-    for warning in &report.warnings {
+    let nothing = report.runs.is_empty();
+    for warning in report.warnings.iter().filter(|_| !nothing) {
         eprintln!("warning: {warning}");
     }
     match args.format {
@@ -61,7 +38,13 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
                 .map_err(|e| Error::new("IO_ERROR", format!("cannot encode the report: {e}")))?;
             let _ = writeln!(stdout, "{json}");
         }
-        Format::Text if !args.common.quiet && !args.common.silent => {
+        Format::Text if nothing && !args.common.silent => {
+            for warning in &report.warnings {
+                let why = warning.strip_prefix(restore::NO_BACKUPS).unwrap_or(warning);
+                eprintln!("nothing to restore ({}){why}", restore::NO_BACKUPS);
+            }
+        }
+        Format::Text if !nothing && !args.common.quiet && !args.common.silent => {
             restore_text::write(&mut stdout, &report, args.common.verbose)
         }
         Format::Text => {}

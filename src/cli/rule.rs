@@ -3,21 +3,10 @@
 
 use std::io::Write;
 
-use serde::Serialize;
-
 use super::{Format, RuleArgs};
-use crate::check::{Rule, Severity};
+use crate::check::Rule;
 use crate::error::{Error, Result};
-
-#[derive(Serialize)]
-struct Entry {
-    code: &'static str,
-    name: &'static str,
-    severity: Severity,
-    summary: &'static str,
-    explanation: &'static str,
-    example: &'static str,
-}
+use crate::report::rule_text;
 
 pub fn run(args: &RuleArgs) -> Result<i32> {
     let rules: Vec<Rule> = match &args.code {
@@ -32,51 +21,10 @@ pub fn run(args: &RuleArgs) -> Result<i32> {
         })?],
         None => Rule::ALL.to_vec(),
     };
-    let mut out = std::io::stdout().lock();
-    let written = match args.format {
-        Format::Text => rules.iter().enumerate().try_for_each(|(i, rule)| {
-            if i > 0 {
-                writeln!(out)?;
-            }
-            write!(out, "{}", text(*rule))
-        }),
-        Format::Json => {
-            let entries: Vec<Entry> = rules
-                .iter()
-                .map(|&r| Entry {
-                    code: r.code(),
-                    name: r.name(),
-                    severity: r.severity(),
-                    summary: r.summary(),
-                    explanation: r.explanation(),
-                    example: r.example(),
-                })
-                .collect();
-            let text = match entries.as_slice() {
-                [one] if args.code.is_some() => serde_json::to_string_pretty(one),
-                all => serde_json::to_string_pretty(all),
-            };
-            text.map_err(std::io::Error::other)
-                .and_then(|text| writeln!(out, "{text}"))
-        }
-    };
-    written.map_err(|e| Error::output("cannot write", &e))?;
+    let (mut out, _) = crate::report::stdout(anstream::ColorChoice::Never);
+    let json = args.format == Format::Json;
+    rule_text::write(&mut out, &rules, json, args.code.is_some())
+        .and_then(|_| out.flush())
+        .map_err(|e| Error::output("cannot write", &e))?;
     Ok(0)
-}
-
-/// One rule as text: heading, summary, explanation, and the example indented.
-fn text(rule: Rule) -> String {
-    let example: String = rule
-        .example()
-        .lines()
-        .map(|line| format!("    {line}\n"))
-        .collect();
-    format!(
-        "{} {} ({})\n\n{}\n\n{}\n\nExample:\n\n{example}",
-        rule.code(),
-        rule.name(),
-        rule.severity().as_str(),
-        rule.summary(),
-        rule.explanation()
-    )
 }

@@ -21,27 +21,8 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
             timeout: Duration::from_secs_f64(args.timeout),
             max_output: args.max_output,
         };
-        let temp = if args.cwd_temp {
-            Some(tempfile::tempdir().map_err(|e| {
-                Error::new("RUN_FAILED", format!("cannot make a temporary folder: {e}"))
-            })?)
-        } else {
-            None
-        };
-        let cwd = match (&temp, &args.cwd) {
-            (Some(dir), _) => dir.path().to_path_buf(),
-            (None, Some(dir)) if dir.is_dir() => dir.clone(),
-            (None, Some(dir)) => {
-                return Err(Error::new(
-                    "INVALID_ARGUMENT",
-                    format!(
-                        "--cwd {}: not a folder; pass an existing folder, or --cwd-temp",
-                        dir.display()
-                    ),
-                ));
-            }
-            (None, None) => super::working_dir()?,
-        };
+        // The temporary folder lives until the run is judged.
+        let (cwd, _temp) = validate::run_folder(args.cwd.as_deref(), args.cwd_temp)?;
         results.push(validate::validate_run(
             script,
             &args.run_args,

@@ -55,6 +55,31 @@ impl Report {
     }
 }
 
+/// The folder a skill runs in: a new temporary folder (kept alive by the guard returned), the
+/// folder given, or the working folder, as a user runs a skill.
+pub fn run_folder(
+    cwd: Option<&Path>,
+    temp: bool,
+) -> Result<(std::path::PathBuf, Option<tempfile::TempDir>)> {
+    if temp {
+        let dir = tempfile::tempdir().map_err(|e| {
+            Error::new("RUN_FAILED", format!("cannot make a temporary folder: {e}"))
+        })?;
+        return Ok((dir.path().to_path_buf(), Some(dir)));
+    }
+    match cwd {
+        Some(dir) if dir.is_dir() => Ok((dir.to_path_buf(), None)),
+        Some(dir) => Err(Error::new(
+            "INVALID_ARGUMENT",
+            format!(
+                "--cwd {}: not a folder; pass an existing folder, or --cwd-temp",
+                dir.display()
+            ),
+        )),
+        None => Ok((crate::fsio::working_dir()?, None)),
+    }
+}
+
 /// Run `script` with `args` in `cwd` and judge its stdout; a run cut at the output limit or the
 /// timeout is invalid, with `OUTPUT_TOO_LARGE` or `TIMEOUT`.
 pub(crate) fn validate_run(

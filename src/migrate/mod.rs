@@ -146,6 +146,31 @@ pub struct Profile {
     pub runtime: Option<std::sync::Arc<crate::rewrite::capture::Runtime>>,
 }
 
+impl Profile {
+    /// What the flags over a settings file make of a migration: mode, vocabulary, default
+    /// confidence, and the template with its capture runtime, loaded once per settings file.
+    pub fn new(flags: &crate::config::Settings, config: &crate::config::Config) -> Result<Profile> {
+        let resolved = flags.resolve(config);
+        let (spec, path) = config.template(flags.template.as_deref())?;
+        let template = Template::load_at(&spec, path.as_deref())?;
+        let runtime = match resolved.mode {
+            Mode::Capture => Some(std::sync::Arc::new(
+                crate::rewrite::capture::render_runtime(&template)?,
+            )),
+            Mode::Comment => None,
+        };
+        Ok(Profile {
+            mode: resolved.mode,
+            vocabulary: resolved.vocabulary,
+            default_confidence: resolved.default_confidence,
+            keep_stdout: resolved.keep_stdout,
+            placement: resolved.runtime,
+            template,
+            runtime,
+        })
+    }
+}
+
 /// Counts per status.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {

@@ -9,6 +9,7 @@ pub mod json_stream;
 pub mod migrate_text;
 pub mod progress;
 pub mod restore_text;
+pub mod rule_text;
 pub mod sarif;
 pub mod validate_text;
 
@@ -43,6 +44,19 @@ pub fn stdout(choice: ColorChoice) -> (AutoStream<Box<dyn Write>>, bool) {
 /// command's stderr report goes through this, and its stdout through `stdout`.
 pub fn stderr(choice: ColorChoice) -> AutoStream<std::io::StderrLock<'static>> {
     AutoStream::new(std::io::stderr().lock(), choice)
+}
+
+/// Where report paths are rooted: the working folder `base` relative to its repository root (with
+/// a trailing `/`, empty at the root), and the root as a `file:` URI (SARIF's `%SRCROOT%`).
+pub fn roots(base: &std::path::Path) -> (String, String) {
+    let root = crate::fsio::project_root(base);
+    let prefix = base
+        .strip_prefix(&root)
+        .ok()
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .filter(|p| !p.is_empty())
+        .map_or_else(String::new, |p| format!("{p}/"));
+    (prefix, sarif::folder_uri(&root))
 }
 
 /// `--color auto|always|never`; auto means color on a terminal unless NO_COLOR is set.
