@@ -222,7 +222,7 @@ pub(crate) const CODES: &[Code] = &[
     c(
         "PARSE_ERROR",
         Area::Analysis,
-        "migrate and check: tree-sitter-bash cannot fully parse the script, or a legacy marker lies where it cannot, so edits could land in the wrong place (SKM003 in check); fix the syntax or migrate it by hand. validate: the output's JSON is malformed, `<<<FINAL_RESULT>>>` has no end marker, or strict mode found text outside the document's block or markers.",
+        "migrate and check: tree-sitter-bash finds a parse error in a script with legacy lines or markers (a redirection whose target is on the next line counts as one), so edits could land in the wrong place (SKM003 in check, the same message); fix the syntax where the message says the first error is, or migrate it by hand. validate: the output's JSON is malformed, `<<<FINAL_RESULT>>>` has no end marker, or strict mode found text outside the document's block or markers.",
     ),
     c(
         "READ_FAILED",

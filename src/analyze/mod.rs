@@ -83,6 +83,56 @@ pub struct Analysis {
     pub work: Work,
 }
 
+/// Where a parse error keeps a script from being trusted, and how it is told: check reports it
+/// (SKM003) and migrate refuses the file with the same message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct ParseFailure {
+    /// 1-based line and column reported: a legacy line or marker in the damage, or the error.
+    pub line: usize,
+    pub column: usize,
+    /// Where tree-sitter-bash's first error is, which is where to fix the syntax.
+    pub first_error: (usize, usize),
+    pub errors: usize,
+    /// Legacy statements were found beside the error.
+    pub legacy_found: bool,
+}
+
+impl ParseFailure {
+    /// The `PARSE_ERROR` both commands give.
+    pub fn refusal(&self) -> crate::error::Error {
+        let (line, column) = (self.line, self.column);
+        let (first_line, first_column) = self.first_error;
+        let errors = match self.errors {
+            1 => "1 parse error".to_string(),
+            n => format!("{n} parse errors"),
+        };
+        let message = if self.legacy_found {
+            format!(
+                "line {line}:{column}: tree-sitter-bash cannot parse this script ({errors}, the first at {first_line}:{first_column}), so edits could land in the wrong place and migrate refuses it; fix the syntax there, or migrate the script by hand"
+            )
+        } else {
+            format!(
+                "line {line}:{column}: a legacy marker lies in a script tree-sitter-bash cannot fully parse ({errors}, the first at {first_line}:{first_column}), so whether it is printed is unknown and migrate refuses the file; fix the syntax there, or check the script by hand"
+            )
+        };
+        crate::error::Error::new("PARSE_ERROR", message)
+    }
+}
+
+impl Analysis {
+    /// The parse error that keeps this script from being trusted, if any.
+    pub fn parse_failure(&self) -> Option<ParseFailure> {
+        let (line, column) = self.legacy_in_parse_error?;
+        Some(ParseFailure {
+            line,
+            column,
+            first_error: self.first_error.unwrap_or((line, column)),
+            errors: self.parse_errors,
+            legacy_found: !self.legacy.is_empty(),
+        })
+    }
+}
+
 /// The work one analysis did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Work {

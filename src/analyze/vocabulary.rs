@@ -253,7 +253,7 @@ fn is_colour_variable(source: &str) -> bool {
 }
 
 /// The text without ANSI CSI sequences (`ESC [ params letter`, colours and styles).
-fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains('\u{1b}') {
         return std::borrow::Cow::Borrowed(text);
     }

@@ -22,7 +22,7 @@ use crate::fsio::{STATE_DIR, limited};
 const MAX_ENTRIES: usize = 200_000;
 /// Bumped when the stored shape or the analysis changes, so old caches are dropped rather than
 /// misread or trusted.
-const FORMAT: &str = "8";
+const FORMAT: &str = "9";
 /// The cache file's name in its folder.
 const FILE_NAME: &str = "check.bin";
 
@@ -56,7 +56,7 @@ pub struct Entry {
     pub legacy: Vec<Located>,
     pub stdout_writes: Vec<LocatedWrite>,
     /// Line and column of a legacy statement inside a parse error (reported, not passed).
-    pub parse_error: Option<(usize, usize)>,
+    pub parse_error: Option<crate::analyze::ParseFailure>,
     /// The content mentions `skillmod: ignore`, so applying the suppressions needs its bytes.
     pub mentions_suppression: bool,
     /// The capture runtime the script loads, as its text says.
@@ -111,7 +111,7 @@ pub enum Place {
     /// The prefilter saw no marker in the file: nothing to report.
     Clean,
     /// The findings of the file's content.
-    Analyzed(Entry),
+    Analyzed(Box<Entry>),
 }
 
 /// The cache file's layout (`check.bin`, postcard): public so that tests can look into one, or
@@ -347,7 +347,7 @@ impl Cache {
         let content = *self.old_places.get(place)?;
         let found = match content {
             None => Place::Clean,
-            Some(key) => Place::Analyzed(self.get(&key)?),
+            Some(key) => Place::Analyzed(Box::new(self.get(&key)?)),
         };
         if let Ok(mut places) = self.places.lock() {
             places.insert(*place, content);
@@ -507,7 +507,7 @@ mod tests {
 
         let cache = settled_cache(dir.path());
         match cache.get_place(&place) {
-            Some(Place::Analyzed(found)) => assert_eq!(found, entry()),
+            Some(Place::Analyzed(found)) => assert_eq!(*found, entry()),
             _ => panic!("the place key missed after a save"),
         }
         assert!(

@@ -123,7 +123,7 @@ pub(crate) fn check_file(
     match place.as_ref().and_then(|p| cache.get_place(p)) {
         Some(Place::Clean) => return clean(),
         Some(Place::Analyzed(entry)) if !entry.mentions_suppression => {
-            return report(&shown, Some(path), entry, None, options, profile, parser);
+            return report(&shown, Some(path), *entry, None, options, profile, parser);
         }
         _ => {}
     }
@@ -251,7 +251,7 @@ fn check_body_at(
                     .flatten()
                     .map(|(line, e)| (line, e.code.to_string(), e.message));
                 let entry = cache::Entry {
-                    parse_error: analysis.legacy_in_parse_error,
+                    parse_error: analysis.parse_failure(),
                     legacy: analysis
                         .legacy
                         .into_iter()
@@ -395,19 +395,9 @@ fn report(
     let shown = shown.to_string();
     // A parse error where a marker lies: migrate refuses the file at this place (PARSE_ERROR), so
     // check reports it there as an error too, beside any legacy statement it did find.
-    let unparsable = entry.parse_error.map(|(line, column)| {
-        let message = if entry.legacy.is_empty() {
-            format!(
-                "line {line}:{column}: a legacy marker lies in a script tree-sitter-bash cannot fully parse, so whether it is printed is unknown and migrate refuses the file (PARSE_ERROR); fix the syntax or check it by hand"
-            )
-        } else {
-            format!(
-                "line {line}:{column}: tree-sitter-bash cannot parse this script, so migrate refuses it (PARSE_ERROR); fix the syntax or migrate it by hand"
-            )
-        };
-        let mut finding =
-            file_finding(Rule::Unreadable, &shown, &Error::new("PARSE_ERROR", message));
-        (finding.line, finding.column) = (line, column);
+    let unparsable = entry.parse_error.map(|failure| {
+        let mut finding = file_finding(Rule::Unreadable, &shown, &failure.refusal());
+        (finding.line, finding.column) = (failure.line, failure.column);
         finding
     });
     // The vocabulary that found the lines must be the one that migrates them.

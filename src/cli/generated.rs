@@ -9,7 +9,12 @@ use crate::error::{Error, Result};
 
 pub fn completions(shell: clap_complete::Shell) -> Result<i32> {
     let mut command = Cli::command();
-    clap_complete::generate(shell, &mut command, "skillmod", &mut std::io::stdout());
+    // Rendered first: clap_complete panics on a failed write (a reader that went away).
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut command, "skillmod", &mut out);
+    std::io::stdout()
+        .write_all(&out)
+        .map_err(|e| Error::output("cannot write the completions", &e))?;
     Ok(0)
 }
 

@@ -143,8 +143,9 @@ pub struct MigrateArgs {
     /// Which printed lines are legacy lines [default: exact].
     #[arg(long, value_enum, value_name = "NAME")]
     pub vocabulary: Option<crate::analyze::Vocabulary>,
-    /// Comment mode: redirect other statements that write to stdout (echo, printf, cat) to
-    /// stderr. Capture mode does this for every write when the script starts.
+    /// Redirect other statements that write to stdout (echo, printf, cat) to stderr, in comment
+    /// mode and in scripts that print their document without the runtime. Capture mode's runtime
+    /// does this for every write when the script starts.
     #[arg(long)]
     pub stdout_to_stderr: bool,
     /// Capture mode: leave the script's other output on stdout, before the JSON document (as

@@ -10,7 +10,7 @@ use crate::report::rule_text;
 
 pub fn run(args: &RuleArgs) -> Result<i32> {
     let rules: Vec<Rule> = match &args.code {
-        Some(code) => vec![Rule::from_code(code.trim()).ok_or_else(|| {
+        Some(code) => vec![Rule::from_code(&code.trim().to_ascii_uppercase()).ok_or_else(|| {
             Error::new(
                 "UNKNOWN_RULE",
                 format!(

@@ -36,8 +36,11 @@ pub fn parse(
             continue;
         };
         marked = true;
+        // Colour codes are no part of a value: the runtime records it without them too.
         let value = match value {
-            Some(LegacyValue::Literal(v) | LegacyValue::RunTime(v)) => v,
+            Some(LegacyValue::Literal(v) | LegacyValue::RunTime(v)) => {
+                crate::analyze::vocabulary::strip_ansi(&v).into_owned()
+            }
             None => String::new(),
         };
         match kind {
@@ -147,6 +150,17 @@ mod tests {
 
     fn exact(text: &str) -> Result<Value, ContractError> {
         parse(text, DEFAULT_CONFIDENCE, Vocabulary::Exact)
+    }
+
+    #[test]
+    fn colour_codes_in_values_are_read_as_the_runtime_records_them() {
+        let value = exact(
+            "Created: \u{1b}[0;32mfoo.txt\u{1b}[0m\nConfidence: \u{1b}[1m0.8\u{1b}[0m\nSUCCESS\n",
+        )
+        .expect("parsed");
+        assert_eq!(value["deliverables"], json!(["foo.txt"]));
+        assert_eq!(value["confidence"], 0.8);
+        assert_eq!(value["errors"], json!([]));
     }
 
     #[test]

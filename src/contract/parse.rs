@@ -126,6 +126,14 @@ pub fn parse_output(stdout: &str, options: &ParseOptions) -> Result<Parsed, Cont
                 return found(fenced(stdout, options.strict)?, Protocol::Fenced);
             }
             if options.strict {
+                // Text a legacy skill prints: say so, rather than that it is not JSON.
+                if legacy(stdout, options).is_ok() {
+                    return Err(ContractError::new(
+                        "NO_OUTPUT_FOUND",
+                        "legacy output is not accepted in strict mode: the skill prints legacy lines (SUCCESS, Confidence: …) instead of the JSON document; migrate it with `skillmod migrate`",
+                        Value::Null,
+                    ));
+                }
                 return found(json_document(stdout)?, Protocol::Json);
             }
             if let Some(stray) = stray_document(stdout) {

@@ -164,28 +164,24 @@ fn gate(
     } else {
         None
     };
-    if let Some(position) = analysis.legacy_in_parse_error {
-        return stop(
-            report,
-            Status::Skipped,
-            parse_error_refusal(analysis, position),
-        );
+    if let Some(failure) = analysis.parse_failure() {
+        return stop(report, Status::Skipped, failure.refusal());
     }
     if analysis.legacy.is_empty() && !options.force && hosted.is_none() && upkeep.is_none() {
         report.status = Status::NoLegacy;
         return None;
     }
+    // A parse error with no marker near it still keeps a forced or hosted rewrite out.
     if analysis.parse_errors > 0 {
-        let reason = Error::new(
-            "PARSE_ERROR",
-            format!(
-                "line {}:{}: tree-sitter-bash cannot fully parse this script ({} parse errors), so edits could land in the wrong place; migrate it by hand",
-                analysis.first_error.map_or(0, |e| e.0),
-                analysis.first_error.map_or(0, |e| e.1),
-                analysis.parse_errors
-            ),
-        );
-        return stop(report, Status::Skipped, reason);
+        let first = analysis.first_error.unwrap_or((0, 0));
+        let failure = analyze::ParseFailure {
+            line: first.0,
+            column: first.1,
+            first_error: first,
+            errors: analysis.parse_errors,
+            legacy_found: true,
+        };
+        return stop(report, Status::Skipped, failure.refusal());
     }
     // Refused before any planning: a dirty file is never rewritten, so no work is spent on it.
     if let Some(dirty) = &options.dirty
@@ -469,22 +465,6 @@ pub fn prints_json_refusal(line: usize, column: usize) -> Error {
             "line {line}:{column} already prints a JSON document on stdout, so migrating would print a second one; report through that document and drop the legacy lines, or suppress them with # skillmod: ignore[SKM001]"
         ),
     )
-}
-
-pub(crate) fn parse_error_refusal(analysis: &Analysis, (line, column): (usize, usize)) -> Error {
-    let message = if analysis.legacy.is_empty() {
-        format!(
-            "line {line}:{column}: a legacy marker lies in a script tree-sitter-bash cannot fully parse (first error at {}:{}), so whether it is printed is unknown; fix the syntax or migrate it by hand",
-            analysis.first_error.map_or(0, |e| e.0),
-            analysis.first_error.map_or(0, |e| e.1),
-        )
-    } else {
-        format!(
-            "line {line}:{column}: tree-sitter-bash cannot parse this script ({} parse errors), so edits could land in the wrong place; fix the syntax or migrate it by hand",
-            analysis.parse_errors
-        )
-    };
-    Error::new("PARSE_ERROR", message)
 }
 
 /// Why a file that is not a shell script is left alone (check says the same).

@@ -87,6 +87,10 @@ pub(crate) fn write_summary(
     palette: Palette,
 ) -> io::Result<()> {
     let s = &report.summary;
+    // Nothing looked at: the command says why (NOTHING_CHECKED), not "All clear".
+    if s.scripts_checked == 0 && s.errors == 0 && s.findings == 0 {
+        return Ok(());
+    }
     let bold = palette.paint(Style::new().bold());
     if s.findings == 0 && s.errors > 0 {
         write!(

@@ -1,5 +1,7 @@
-//! Human output of `validate`: one line per source (valid ones hidden with `-q`), its errors and
-//! run details under it, then the counts.
+//! Human output of `validate`: one line per source (valid ones hidden with `-q`), the contract's
+//! errors, the errors the document itself reports and the run's details under it, then the
+//! counts. Text that comes from the skill (its stderr, a path) is printed without control
+//! characters, so it cannot colour or move the terminal.
 
 use std::io::Write;
 
@@ -33,15 +35,32 @@ pub fn write(
             .and_then(|v| Some((v.get("success")?.as_bool()?, v.get("confidence")?.as_f64()?)))
             .map(|(success, confidence)| format!(": success {success}, confidence {confidence}"))
             .unwrap_or_default();
+        let source = super::quote_path(&r.source);
         if r.outcome.valid {
-            if !quiet {
-                writeln!(out, "{good}valid{good:#}   {} ({how}){says}", r.source)?;
+            if quiet {
+                continue;
             }
+            writeln!(out, "{good}valid{good:#}   {source} ({how}){says}")?;
         } else {
-            writeln!(out, "{bad}invalid{bad:#} {} ({how}){says}", r.source)?;
+            writeln!(out, "{bad}invalid{bad:#} {source} ({how}){says}")?;
             for e in &r.outcome.errors {
-                writeln!(out, "        {}: {}", e.code, e.message)?;
+                writeln!(out, "        {}: {}", e.code, printable(&e.message))?;
             }
+        }
+        // Why a document reports a failure: the errors it carries (EXIT_STATUS, …).
+        let reported = r
+            .outcome
+            .value
+            .as_ref()
+            .and_then(|v| v.get("errors")?.as_array());
+        for e in reported.into_iter().flatten() {
+            let field = |name: &str| e.get(name).and_then(|v| v.as_str()).unwrap_or("");
+            writeln!(
+                out,
+                "        reports {}: {}",
+                printable(field("code")),
+                printable(field("message"))
+            )?;
         }
         if let Some(run) = &r.run {
             let status = run
@@ -52,7 +71,7 @@ pub fn write(
                 writeln!(out, "        cut: {cut}")?;
             }
             for line in &run.stderr_tail {
-                writeln!(out, "        stderr: {line}")?;
+                writeln!(out, "        stderr: {}", printable(line))?;
             }
         }
     }
@@ -62,4 +81,16 @@ pub fn write(
         "{} outputs: {} valid, {} invalid",
         s.total, s.valid, s.invalid
     )
+}
+
+/// `text` without colour codes, other control characters (but tabs) shown as `\u{..}`.
+fn printable(text: &str) -> String {
+    crate::analyze::vocabulary::strip_ansi(text)
+        .chars()
+        .map(|c| match c {
+            '\t' => "\t".to_string(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
 }

@@ -88,6 +88,15 @@ fn legacy_output_parses_with_the_default_confidence_and_fails_in_strict_mode() {
     let schema = Schema::builtin("skill-output-v1").expect("schema");
     let outcome = check_output(&output("seed000-legacy.txt"), &strict, &schema);
     assert!(!outcome.valid);
+    // Said as what it is: legacy lines, which strict mode refuses (not "invalid JSON").
+    assert_eq!(outcome.errors[0].code, "NO_OUTPUT_FOUND");
+    assert!(
+        outcome.errors[0].message.contains("skillmod migrate"),
+        "{:?}",
+        outcome.errors
+    );
+    // Text that is neither JSON nor legacy lines is still a JSON parse error.
+    let outcome = check_output("hello\n", &strict, &schema);
     assert_eq!(outcome.errors[0].code, "PARSE_ERROR");
 }
 

@@ -479,18 +479,28 @@ fn a_parse_error_anywhere_in_a_script_with_legacy_lines_refuses_it() {
             "{path}"
         );
     }
-    // check says the same about each (never a silent pass on the hidden line).
+    // check says the same about each, in the same words, with where the syntax error is (never
+    // a silent pass on the hidden line).
     let out = run(skillmod(dir.path()).args(["check", "--format", "json", "."]));
     let findings: Value = serde_json::from_slice(&out.stdout).expect("json");
-    for path in ["a/execute.sh", "b/execute.sh", "c/execute.sh"] {
-        assert!(
-            findings["errors"]
-                .as_array()
-                .expect("errors")
-                .iter()
-                .any(|f| f["path"] == path && f["code"] == "PARSE_ERROR"),
-            "{path}: {findings}"
-        );
+    for (path, first_error) in [
+        ("a/execute.sh", "the first at 2:4"),
+        ("b/execute.sh", "the first at 3:21"),
+        ("c/execute.sh", "the first at 2:"),
+    ] {
+        let checked = findings["errors"]
+            .as_array()
+            .expect("errors")
+            .iter()
+            .find(|f| f["path"] == path && f["code"] == "PARSE_ERROR")
+            .unwrap_or_else(|| panic!("{path}: {findings}"));
+        let migrated = files
+            .iter()
+            .find(|f| f["path"] == path)
+            .map(|f| f["errors"][0]["message"].clone());
+        assert_eq!(Some(checked["message"].clone()), migrated, "{path}");
+        let message = checked["message"].as_str().expect("message");
+        assert!(message.contains(first_error), "{path}: {message}");
     }
 }
 

@@ -474,3 +474,26 @@ fn a_timeout_sends_sigterm_first_so_a_migrated_skill_reports_it() {
             .is_some_and(|ms| ms < 10_000)
     );
 }
+
+#[test]
+fn text_report_says_what_the_document_reports_and_prints_no_control_characters() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/sh\nprintf '\\033[31mboom\\033[0m\\n' >&2\ncat <<'EOF'\n{\"success\": false, \"confidence\": 0.5, \"deliverables\": [], \"metrics\": {}, \"errors\": [{\"code\": \"EXIT_STATUS\", \"message\": \"the script exited with status 1\"}]}\nEOF\n",
+    );
+    set_mode(&script, 0o755);
+    let out =
+        run(skillmod(tmp.path()).args(["validate", "--color", "never", "--run", "s/execute.sh"]));
+    let text = stdout(&out);
+    assert!(
+        text.contains("reports EXIT_STATUS: the script exited with status 1"),
+        "{text}"
+    );
+    assert!(text.contains("stderr: boom"), "{text}");
+    assert!(
+        !text.contains('\u{1b}'),
+        "an escape reached the report: {text:?}"
+    );
+}
