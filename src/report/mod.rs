@@ -6,6 +6,7 @@ pub mod check_text;
 pub mod diff;
 pub mod github;
 pub mod json_stream;
+pub mod migrate_output;
 pub mod migrate_text;
 pub mod progress;
 pub mod restore_text;

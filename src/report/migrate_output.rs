@@ -1,0 +1,149 @@
+//! `migrate`'s output as the run goes: a unified diff per file on stdout in a dry run, one line per
+//! file on stderr, or the JSON document (its `files` array streamed); then the runtime files, the
+//! summary or the rest of the document. Writes that fail are ignored: a migration that is writing
+//! files goes on when the reader of its report goes away.
+
+use std::io::Write;
+use std::time::Duration;
+
+use anstream::{AutoStream, ColorChoice};
+
+use super::json_stream::Array;
+use super::{diff, migrate_text};
+use crate::migrate::runtime::RuntimeReport;
+use crate::migrate::{Change, FileReport, RunReport};
+
+/// `-v`, `-q` and `--silent`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Verbosity {
+    pub verbose: bool,
+    pub quiet: bool,
+    pub silent: bool,
+}
+
+/// The diffs of a text dry run; cheap to copy into the workers that render them.
+#[derive(Debug, Clone, Copy)]
+pub struct Diffs {
+    on: bool,
+    colored: bool,
+}
+
+impl Diffs {
+    /// The unified diff of `change` to `path`, when diffs are printed.
+    pub fn render(&self, path: &str, change: &Change) -> Option<Vec<u8>> {
+        self.on.then(|| {
+            let mut out = Vec::new();
+            diff::write_unified(
+                &mut out,
+                path,
+                &change.before,
+                &change.after,
+                &change.edits,
+                self.colored,
+            )
+            .map(|_| out)
+            .unwrap_or_default()
+        })
+    }
+}
+
+pub struct MigratePrinter {
+    stdout: AutoStream<Box<dyn Write>>,
+    stderr: AutoStream<std::io::StderrLock<'static>>,
+    json: Option<Array>,
+    diffs: Diffs,
+    verbosity: Verbosity,
+    dry_run: bool,
+}
+
+impl MigratePrinter {
+    /// Open the output; with `json`, the document and its `files` array.
+    pub fn start(json: bool, dry_run: bool, color: ColorChoice, verbosity: Verbosity) -> Self {
+        let (mut stdout, colored) = super::stdout(color);
+        let files = if json {
+            let _ = stdout.write_all(b"{\n  ");
+            Array::open(&mut stdout, Some("files"), 2).ok()
+        } else {
+            None
+        };
+        MigratePrinter {
+            stdout,
+            stderr: super::stderr(color),
+            diffs: Diffs {
+                on: !json && dry_run,
+                colored,
+            },
+            json: files,
+            verbosity,
+            dry_run,
+        }
+    }
+
+    pub fn diffs(&self) -> Diffs {
+        self.diffs
+    }
+
+    /// One file done: its JSON entry, or its diff and its line (quiet keeps the files with
+    /// problems; silent prints nothing).
+    pub fn file(&mut self, file: &FileReport, rendered: Option<&[u8]>) {
+        if let Some(array) = self.json.as_mut() {
+            let _ = array.push(&mut self.stdout, file);
+            return;
+        }
+        if let Some(bytes) = rendered {
+            let _ = self.stdout.write_all(bytes);
+        }
+        let v = self.verbosity;
+        if !v.silent {
+            let _ = migrate_text::write_file(&mut self.stderr, file, v.verbose && !v.quiet);
+        }
+    }
+
+    /// One runtime file written (or, in a dry run, that would be): its diff and its errors.
+    pub fn runtime(&mut self, runtime: &RuntimeReport, change: Option<&Change>) {
+        if self.json.is_some() {
+            return;
+        }
+        if let Some(bytes) = change.and_then(|c| self.diffs.render(&runtime.path, c)) {
+            let _ = self.stdout.write_all(&bytes);
+        }
+        if !self.verbosity.silent {
+            for e in &runtime.errors {
+                let _ = writeln!(self.stderr, "{}: {}: {}", runtime.path, e.code, e.message);
+            }
+        }
+    }
+
+    /// The end: the rest of the JSON document, or the summary (with quiet, only the runtime
+    /// files to commit), and a failed commit's error last.
+    pub fn finish(
+        mut self,
+        report: &RunReport,
+        elapsed: Duration,
+        commit: Option<&crate::error::Error>,
+    ) {
+        let v = self.verbosity;
+        let removed = report.temp_files_removed.len();
+        if removed > 0 && !v.quiet && !v.silent {
+            let _ = writeln!(
+                self.stderr,
+                "removed {removed} temp file(s) that an interrupted skillmod run left beside the scripts"
+            );
+        }
+        let _ = self.stdout.flush();
+        if let Some(array) = self.json.take() {
+            let _ = array.close(&mut self.stdout);
+            if let Ok(rest) = serde_json::to_string_pretty(report) {
+                let _ = writeln!(self.stdout, ",{}", rest.strip_prefix('{').unwrap_or(&rest));
+            }
+        } else if !v.quiet && !v.silent {
+            let _ = migrate_text::write_summary(&mut self.stderr, report, elapsed, self.dry_run);
+        } else if !v.silent {
+            let _ = migrate_text::write_runtime_files(&mut self.stderr, report);
+        }
+        let _ = self.stdout.flush();
+        if let Some(e) = commit {
+            let _ = writeln!(self.stderr, "error[{}]: {}", e.code, e.message);
+        }
+    }
+}
