@@ -206,6 +206,19 @@ pub struct Resolver {
 }
 
 impl Resolver {
+    /// `new`, shared by the workers; with no path named, the working folder is the one named.
+    pub fn shared(
+        explicit: Option<&Path>,
+        isolated: bool,
+        named: &[PathBuf],
+    ) -> Result<Arc<Resolver>> {
+        let named = match named {
+            [] => vec![crate::fsio::working_dir()?],
+            named => named.to_vec(),
+        };
+        Ok(Arc::new(Resolver::new(explicit, isolated, &named)?))
+    }
+
     /// `named` are the paths given on the command line (folders, or files whose folder counts).
     pub fn new(explicit: Option<&Path>, isolated: bool, named: &[PathBuf]) -> Result<Resolver> {
         let fixed = match explicit {

@@ -17,9 +17,19 @@ const AHEAD: usize = 1024;
 
 static THREADS: AtomicUsize = AtomicUsize::new(0);
 
-/// Set the number of worker threads (`--jobs`); 0 means all cores.
-pub(crate) fn set_threads(n: usize) {
-    THREADS.store(n, Ordering::Relaxed);
+/// Set the number of worker threads (`--jobs`; all cores without it). Zero is a usage error.
+pub(crate) fn set_jobs(jobs: Option<usize>) -> crate::error::Result<()> {
+    match jobs {
+        Some(0) => Err(crate::error::Error::new(
+            "INVALID_ARGUMENT",
+            "--jobs must be at least 1",
+        )),
+        Some(n) => {
+            THREADS.store(n, Ordering::Relaxed);
+            Ok(())
+        }
+        None => Ok(()),
+    }
 }
 
 fn threads() -> usize {

@@ -8,45 +8,28 @@ use crate::check::{self, Options, Profile};
 use crate::config::{PerSettings, Settings, list_flag};
 use crate::error::{Error, Result};
 use crate::fsio::project_root;
+use crate::fsio::targets::Targets;
 use crate::report::check_output::{CheckFormat, Renderer};
 use crate::report::check_text::{self, Palette};
 use crate::report::progress::Progress;
 
 pub fn run(args: &CheckArgs) -> Result<i32> {
     args.common.init_threads()?;
+    let targets = args.paths.targets();
     // `check -`: one script from stdin (editors pass the buffer and --stdin-filename).
-    let from_stdin = args.paths.paths.len() == 1 && args.paths.paths[0].as_os_str() == "-";
-    if args.stdin_filename.is_some() && !from_stdin {
-        return Err(Error::new(
-            "INVALID_ARGUMENT",
-            "--stdin-filename names the script read with `check -`; pass `-` as the only path, or drop the flag",
-        ));
+    let stdin = targets.stdin_path(args.stdin_filename.as_deref())?;
+    let roots = stdin
+        .as_deref()
+        .map_or_else(|| targets.named(), Targets::folder_of);
+    let resolver = args.settings.resolver(&roots)?;
+    let files = match &stdin {
+        Some(path) => targets.stdin_files(path, args.stdin_filename.is_some(), &resolver)?,
+        None => targets.files("check", &resolver)?,
+    };
+    if stdin.is_some() && files.is_empty() {
+        return Ok(0);
     }
     let base = working_dir()?;
-    let stdin_path = args
-        .stdin_filename
-        .as_ref()
-        .map_or_else(|| base.join("-"), |name| base.join(name));
-    let resolver = if from_stdin {
-        args.settings
-            .resolver(&[stdin_path.parent().unwrap_or(&base).to_path_buf()])?
-    } else {
-        args.settings.resolver(&args.paths.targets().named())?
-    };
-    let files = if from_stdin {
-        // Excluded names are left out here too, as when they are named as files.
-        if args.stdin_filename.is_some()
-            && crate::fsio::discover::is_excluded(
-                &args.paths.targets().filters(&resolver)?,
-                &stdin_path,
-            )?
-        {
-            return Ok(0);
-        }
-        vec![stdin_path.clone()]
-    } else {
-        args.paths.targets().files("check", &resolver)?
-    };
     let flags = Settings::from_flags(Settings {
         select: list_flag(&args.select),
         ignore: list_flag(&args.ignore),
@@ -87,7 +70,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     .map_err(write_error)?;
     let mut failed_write = None;
     let bodies = check::Bodies::read(
-        from_stdin,
+        stdin.is_some(),
         args.stdin_filename.as_deref(),
         args.paths.staged,
         &files,
@@ -118,11 +101,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         }
     }
     if report.summary.scripts_checked == 0 && report.summary.errors == 0 {
-        args.paths.targets().nothing_checked(
-            files.len(),
-            report.summary.skipped,
-            args.common.silent,
-        )?;
+        targets.nothing_checked(files.len(), report.summary.skipped, args.common.silent)?;
     }
     let found = report.summary.errors + report.summary.findings;
     if args.exit_zero && found > 0 && !args.common.silent {

@@ -16,7 +16,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::sync::Arc;
 
 use crate::config::Resolver;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::fsio::targets::Targets;
 pub use crate::fsio::working_dir;
 use crate::report::Color;
@@ -367,29 +367,14 @@ impl SettingsArgs {
     /// Each script's settings: `--config`, none with `--isolated`, else the nearest settings
     /// file above it, never above its repository root (or, outside git, the path named).
     pub fn resolver(&self, named: &[PathBuf]) -> Result<Arc<Resolver>> {
-        let named = if named.is_empty() {
-            vec![working_dir()?]
-        } else {
-            named.to_vec()
-        };
-        Ok(Arc::new(Resolver::new(
-            self.config.as_deref(),
-            self.isolated,
-            &named,
-        )?))
+        Resolver::shared(self.config.as_deref(), self.isolated, named)
     }
 }
 
 impl Common {
     /// Size the worker pool (`--jobs`).
     pub fn init_threads(&self) -> Result<()> {
-        if let Some(jobs) = self.jobs {
-            if jobs == 0 {
-                return Err(Error::new("INVALID_ARGUMENT", "--jobs must be at least 1"));
-            }
-            crate::parallel::set_threads(jobs);
-        }
-        Ok(())
+        crate::parallel::set_jobs(self.jobs)
     }
 
     /// With `-v`: which settings files applied, to how many scripts each.

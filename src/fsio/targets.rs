@@ -24,6 +24,38 @@ pub struct Targets {
 }
 
 impl Targets {
+    /// `check -`: the path the script read from stdin is reported under (`--stdin-filename`, or
+    /// `-`, in the working folder); None when the paths are not just `-`.
+    pub fn stdin_path(&self, name: Option<&str>) -> Result<Option<PathBuf>> {
+        let from_stdin = self.paths.len() == 1 && self.paths[0].as_os_str() == "-";
+        if name.is_some() && !from_stdin {
+            return Err(Error::new(
+                "INVALID_ARGUMENT",
+                "--stdin-filename names the script read with `check -`; pass `-` as the only path, or drop the flag",
+            ));
+        }
+        let base = crate::fsio::working_dir()?;
+        Ok(from_stdin.then(|| base.join(name.unwrap_or("-"))))
+    }
+
+    /// The folder a path lies in, as the one folder whose settings apply.
+    pub fn folder_of(path: &std::path::Path) -> Vec<PathBuf> {
+        path.parent().map(PathBuf::from).into_iter().collect()
+    }
+
+    /// The script read from stdin, unless its name (`named`) is excluded, as a named file is.
+    pub fn stdin_files(
+        &self,
+        path: &std::path::Path,
+        named: bool,
+        resolver: &Arc<Resolver>,
+    ) -> Result<Vec<PathBuf>> {
+        if named && super::discover::is_excluded(&self.filters(resolver)?, path)? {
+            return Ok(Vec::new());
+        }
+        Ok(vec![path.to_path_buf()])
+    }
+
     /// What to look at: these flags, and each folder's settings file for include/exclude where
     /// no flag gives them.
     pub fn selection(&self, resolver: &Arc<Resolver>) -> Result<Selection> {
