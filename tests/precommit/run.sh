@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Exercises .pre-commit-hooks.yaml for real: installs pre-commit, then runs `pre-commit try-repo`
 # against this checkout on a temp git repo with an unmigrated and a migrated skill, and asserts
-# that skillmod-check fails, skillmod-migrate rewrites, and skillmod-check then passes.
+# that skillmod-check fails, skillmod-migrate rewrites, and skillmod-check then passes; then the
+# same hooks in a real `git commit`.
+# usage: tests/precommit/run.sh [WHEELHOUSE]
+#   with WHEELHOUSE (scripts/package.sh's output): the `language: python` hooks, installed offline
+#   from the wheel there (no Rust toolchain involved); without: the `-src` hooks, built by cargo.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
@@ -11,11 +15,21 @@ python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet pre-commit
 export PATH="$work/venv/bin:$PATH"
 export PRE_COMMIT_HOME="$work/cache"
-# pre-commit builds the hook with `cargo install` for each try-repo; one shared target folder and a
-# light release profile keep that to one quick build (the hook's speed is not what is tested here).
-export CARGO_TARGET_DIR="$work/cargo-target"
-export CARGO_PROFILE_RELEASE_LTO=false
-export CARGO_PROFILE_RELEASE_OPT_LEVEL=1
+if [ -n "${1:-}" ]; then
+  suffix=""
+  # The placeholder's build backend, fetched now; then no index at all: the hook gets the wheel
+  # from the wheelhouse or fails.
+  "$work/venv/bin/pip" download --quiet --only-binary=:all: -d "$work/links" "setuptools>=61"
+  export PIP_NO_INDEX=1
+  export PIP_FIND_LINKS="$(realpath "$1") $work/links"
+else
+  suffix="-src"
+  # pre-commit builds the hook with `cargo install` for each try-repo; one shared target folder
+  # and a light release profile keep that to one quick build (its speed is not tested here).
+  export CARGO_TARGET_DIR="$work/cargo-target"
+  export CARGO_PROFILE_RELEASE_LTO=false
+  export CARGO_PROFILE_RELEASE_OPT_LEVEL=1
+fi
 
 target="$work/target"
 mkdir -p "$target/skills/old" "$target/skills/new"
@@ -52,15 +66,17 @@ output_has() {
   fi
 }
 
-expect fail pre-commit try-repo "$repo" skillmod-check --all-files
+started=$(date +%s)
+expect fail pre-commit try-repo "$repo" "skillmod-check$suffix" --all-files
+echo "first run of skillmod-check$suffix, hook install included: $(($(date +%s) - started)) s"
 output_has present "skills/old/execute.sh:"
 output_has absent "skills/new/execute.sh:"
-expect fail pre-commit try-repo "$repo" skillmod-migrate --all-files
+expect fail pre-commit try-repo "$repo" "skillmod-migrate$suffix" --all-files
 output_has present "files were modified by this hook"
 # The runtime file the migration created is named, with the command that stages it.
 output_has present "git add skillmod-runtime.sh"
 git add -A
-expect pass pre-commit try-repo "$repo" skillmod-check --all-files
+expect pass pre-commit try-repo "$repo" "skillmod-check$suffix" --all-files
 git commit -qm "migrated"
 
 # A normal `git commit` with both hooks installed from this repository at its current commit:
@@ -70,8 +86,8 @@ repos:
   - repo: $repo
     rev: $(git -C "$repo" rev-parse HEAD)
     hooks:
-      - id: skillmod-migrate
-      - id: skillmod-check
+      - id: skillmod-migrate$suffix
+      - id: skillmod-check$suffix
 CONFIG
 git add .pre-commit-config.yaml
 git commit -qm "hooks" --no-verify
@@ -92,4 +108,4 @@ printf '#!/bin/sh\n__skm_rec() { :; }\necho SUCCESS\n' >skills/clash/execute.sh
 git add skills/clash/execute.sh
 expect fail git commit -m "clash"
 output_has present "NAME_CLASH"
-echo "pre-commit hooks: 7 passed, 0 failed"
+echo "pre-commit hooks (skillmod-check$suffix, skillmod-migrate$suffix): 7 passed, 0 failed"
