@@ -19,6 +19,7 @@ mod migrate_fixtures;
 mod multi_repo;
 mod one_judgement;
 mod outcome;
+mod packaging;
 mod readme_usage;
 mod rules_cli;
 mod runtime_file;

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs the shell steps of action.yml as GitHub's runner would (GITHUB_ACTION_PATH, RUNNER_TEMP,
+# GITHUB_PATH), installing the wheel from WHEELHOUSE with no package index, on a repository with
+# a legacy skill: annotations and exit 1 by default, a valid SARIF file with `format: sarif`.
+# usage: tests/action/run.sh WHEELHOUSE
+set -euo pipefail
+wheelhouse="$(realpath "${1:?usage: tests/action/run.sh WHEELHOUSE}")"
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+# The steps' `run:` lines are the scripts this test runs.
+grep -q 'run: bash "$GITHUB_ACTION_PATH/action/install.sh"' "$repo/action.yml"
+grep -q 'run: bash "$GITHUB_ACTION_PATH/action/check.sh"' "$repo/action.yml"
+version="$(python3 -c 'import re,sys; print(re.search(r"version:\n(?:.*\n)*?    default: \"([0-9.]+)\"", open(sys.argv[1]).read()).group(1))' "$repo/action.yml")"
+export GITHUB_ACTION_PATH="$repo" RUNNER_TEMP="$work/runner" GITHUB_PATH="$work/github_path"
+mkdir -p "$RUNNER_TEMP"
+: >"$GITHUB_PATH"
+PIP_NO_INDEX=1 PIP_FIND_LINKS="$wheelhouse" SKILLMOD_VERSION="$version" \
+  bash "$repo/action/install.sh" >/dev/null
+PATH="$(cat "$GITHUB_PATH"):$PATH"
+export PATH
+
+mkdir -p "$work/checkout/skills/a" "$work/checkout/tools"
+printf '#!/bin/sh\necho "SUCCESS"\n' >"$work/checkout/skills/a/execute.sh"
+printf '#!/bin/sh\necho "Created: x"\n' >"$work/checkout/tools/build.sh"
+cd "$work/checkout"
+git init -q
+
+status=0
+INPUT_PATHS="." INPUT_FORMAT=github INPUT_ARGS="" INPUT_OUTPUT="" \
+  bash "$repo/action/check.sh" >"$work/log" || status=$?
+[ "$status" = 1 ] || { cat "$work/log"; echo "FAIL: default run exited $status, not 1" >&2; exit 1; }
+grep -q '^::error file=skills/a/execute.sh,line=2' "$work/log" || { cat "$work/log"; echo "FAIL: no annotation" >&2; exit 1; }
+echo "ok: annotations, exit 1"
+
+status=0
+INPUT_PATHS="skills tools" INPUT_FORMAT=sarif INPUT_ARGS="--include '*.sh' --exit-zero" \
+  INPUT_OUTPUT="$work/report.sarif" bash "$repo/action/check.sh" || status=$?
+[ "$status" = 0 ] || { echo "FAIL: sarif run with --exit-zero exited $status" >&2; exit 1; }
+python3 - "$work/report.sarif" <<'PY'
+import json, sys
+log = json.load(open(sys.argv[1]))
+assert log["version"] == "2.1.0", log["version"]
+files = sorted(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"])
+assert files == ["skills/a/execute.sh", "tools/build.sh"], files
+PY
+echo "ok: SARIF file with both findings (quoted --include honoured), exit 0"
+
+# An input is data: a `$(…)` in it is an argument, never run.
+status=0
+INPUT_PATHS="." INPUT_FORMAT=github INPUT_ARGS='$(touch pwned)' INPUT_OUTPUT="" \
+  bash "$repo/action/check.sh" >"$work/log" 2>&1 || status=$?
+[ ! -e pwned ] || { echo "FAIL: an input was run as a command" >&2; exit 1; }
+echo "ok: inputs are not evaluated (exit $status)"
+echo "action: 3 passed, 0 failed"
