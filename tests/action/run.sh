@@ -46,10 +46,25 @@ assert files == ["skills/a/execute.sh", "tools/build.sh"], files
 PY
 echo "ok: SARIF file with both findings (quoted --include honoured), exit 0"
 
+# A quote left open stops the step (exit 2) instead of dropping the arguments.
+status=0
+INPUT_PATHS="." INPUT_FORMAT=github INPUT_ARGS="--exit-zero --include '*.sh" INPUT_OUTPUT="" \
+  bash "$repo/action/check.sh" >"$work/log" 2>&1 || status=$?
+[ "$status" = 2 ] && grep -q "INVALID_ARGUMENT" "$work/log" || { cat "$work/log"; echo "FAIL: open quote gave exit $status" >&2; exit 1; }
+echo "ok: an open quote in args stops the step (exit 2)"
+# A quoted path with blanks is one path.
+mkdir -p "dir with space/b"
+cp skills/a/execute.sh "dir with space/b/execute.sh"
+status=0
+INPUT_PATHS="'dir with space'" INPUT_FORMAT=github INPUT_ARGS="" INPUT_OUTPUT="" \
+  bash "$repo/action/check.sh" >"$work/log" 2>&1 || status=$?
+[ "$status" = 1 ] && grep -q "dir with space/b/execute.sh" "$work/log" || { cat "$work/log"; echo "FAIL: quoted path gave exit $status" >&2; exit 1; }
+echo "ok: a quoted path with blanks (exit 1)"
+
 # An input is data: a `$(…)` in it is an argument, never run.
 status=0
 INPUT_PATHS="." INPUT_FORMAT=github INPUT_ARGS='$(touch pwned)' INPUT_OUTPUT="" \
   bash "$repo/action/check.sh" >"$work/log" 2>&1 || status=$?
 [ ! -e pwned ] || { echo "FAIL: an input was run as a command" >&2; exit 1; }
 echo "ok: inputs are not evaluated (exit $status)"
-echo "action: 3 passed, 0 failed"
+echo "action: 5 passed, 0 failed"

@@ -51,9 +51,10 @@ check 3 "npm: SKILLMOD_BINARY runs another binary" env SKILLMOD_BINARY=/bin/sh \
 check 2 "npm: a SKILLMOD_BINARY that cannot run" env SKILLMOD_BINARY="$work/none" \
   npx --offline skillmod --version
 has "BINARY_NOT_RUNNABLE"
+has "SKILLMOD_BINARY names it"
 # The launcher alone (its platform package left out, as a lockfile from another OS can do).
 rm -rf node_modules/@skillmod
 check 2 "npm: no platform package" npx --offline skillmod --version
 has "BINARY_NOT_FOUND"
-has "@skillmod/linux-x64-gnu"
+has "npm install @skillmod/linux-x64-gnu"
 echo "packages: $passed passed, 0 failed"

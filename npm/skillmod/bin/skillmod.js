@@ -40,8 +40,9 @@ function binary() {
   process.stderr.write(
     `error[BINARY_NOT_FOUND]: no skillmod binary for ${key}` +
       (name
-        ? `: the optional package ${name} is not installed. Reinstall skillmod without --no-optional ` +
-          `(a lockfile written on another system can leave it out: delete it and install again)`
+        ? `: the optional package ${name} is not installed. Install it (\`npm install ${name}\`, or ` +
+          `its tarball), or reinstall skillmod without --omit=optional (a lockfile written on ` +
+          `another system can leave it out: delete it and install again)`
         : ": this platform has no prebuilt binary; install with `cargo install skillmod`") +
       ", or set SKILLMOD_BINARY to a skillmod binary.\n"
   );
@@ -50,7 +51,12 @@ function binary() {
 
 const result = spawnSync(binary(), process.argv.slice(2), { stdio: "inherit" });
 if (result.error) {
-  process.stderr.write(`error[BINARY_NOT_RUNNABLE]: cannot run ${result.error.path || "skillmod"}: ${result.error.message}\n`);
+  const override = process.env.SKILLMOD_BINARY
+    ? "; SKILLMOD_BINARY names it: point it at a skillmod binary, or unset it"
+    : "; reinstall skillmod";
+  process.stderr.write(
+    `error[BINARY_NOT_RUNNABLE]: cannot run ${result.error.path || "skillmod"}: ${result.error.message}${override}\n`
+  );
   process.exit(2);
 }
 if (result.signal) {
