@@ -15,7 +15,7 @@ use crate::report::progress::Progress;
 
 pub fn run(args: &CheckArgs) -> Result<i32> {
     args.common.init_threads()?;
-    let targets = args.paths.targets();
+    let targets = &args.paths;
     // `check -`: one script from stdin (editors pass the buffer and --stdin-filename).
     let stdin = targets.stdin_path(args.stdin_filename.as_deref())?;
     let roots = stdin

@@ -15,7 +15,7 @@ use crate::report::progress::Progress;
 pub fn run(args: &MigrateArgs) -> Result<i32> {
     let started = Instant::now();
     args.common.init_threads()?;
-    let targets = args.paths.targets();
+    let targets = &args.paths;
     let resolver = args.settings.resolver(&targets.named())?;
     let files = targets.files("migrate", &resolver)?;
     let profiles = profiles(args, resolver)?;

@@ -1,5 +1,6 @@
-//! Command-line interface: every flag is defined here (clap derive); each command lives in its
-//! own module and returns an exit status, so tests can call them directly.
+//! Command-line interface: the commands' flags are defined here (clap derive; the path flags
+//! every command shares are `fsio::targets::Targets`, beside the code that reads them); each
+//! command lives in its own module and returns an exit status, so tests can call them directly.
 
 pub mod check;
 pub mod contract_info;
@@ -55,52 +56,6 @@ pub enum Command {
     Man(ManArgs),
 }
 
-/// Which scripts to work on; shared by every command that takes paths.
-#[derive(Debug, Clone, Args, Default)]
-pub struct PathArgs {
-    /// Files or folders; folders are searched for execute.sh (and --include matches).
-    pub paths: Vec<PathBuf>,
-    /// Folder to search for skills (repeatable).
-    #[arg(long = "skill-dir", value_name = "DIR")]
-    pub skill_dirs: Vec<PathBuf>,
-    /// One script, whatever its name (repeatable).
-    #[arg(long = "skill-path", value_name = "FILE")]
-    pub skill_paths: Vec<PathBuf>,
-    /// Also take files whose name matches GLOB when searching folders, e.g. '*.sh' (repeatable;
-    /// replaces the settings file's `include`).
-    #[arg(long, value_name = "GLOB")]
-    pub include: Vec<String>,
-    /// Leave out paths matching GLOB, gitignore syntax relative to the working folder, e.g.
-    /// 'vendor/' (repeatable; replaces the settings file's `exclude`).
-    #[arg(long, value_name = "GLOB")]
-    pub exclude: Vec<String>,
-    /// Do not apply .gitignore/.ignore rules (they also filter files named explicitly).
-    #[arg(long)]
-    pub no_ignore: bool,
-    /// Only files that differ between REV and the work tree (git).
-    #[arg(long, value_name = "REV")]
-    pub changed_since: Option<String>,
-    /// Only files with staged changes (git).
-    #[arg(long)]
-    pub staged: bool,
-}
-
-impl PathArgs {
-    /// The files these flags name, for the engine to find.
-    pub fn targets(&self) -> Targets {
-        Targets {
-            paths: self.paths.clone(),
-            skill_dirs: self.skill_dirs.clone(),
-            skill_paths: self.skill_paths.clone(),
-            include: self.include.clone(),
-            exclude: self.exclude.clone(),
-            no_ignore: self.no_ignore,
-            changed_since: self.changed_since.clone(),
-            staged: self.staged,
-        }
-    }
-}
-
 /// Output format of reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum Format {
@@ -112,7 +67,7 @@ pub enum Format {
 #[derive(Debug, Clone, Args)]
 pub struct MigrateArgs {
     #[command(flatten)]
-    pub paths: PathArgs,
+    pub paths: Targets,
     /// Write nothing; print a unified diff per file instead.
     #[arg(long)]
     pub dry_run: bool,
@@ -175,7 +130,7 @@ pub struct MigrateArgs {
 #[derive(Debug, Clone, Args)]
 pub struct CheckArgs {
     #[command(flatten)]
-    pub paths: PathArgs,
+    pub paths: Targets,
     #[arg(long, value_enum, default_value_t)]
     pub format: CheckFormat,
     /// Skip files larger than this many bytes.
@@ -303,7 +258,7 @@ pub struct CompletionsArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RestoreArgs {
     #[command(flatten)]
-    pub paths: PathArgs,
+    pub paths: Targets,
     /// Backup run to restore (default: the latest).
     #[arg(long, value_name = "ID", conflicts_with = "since")]
     pub run: Option<String>,

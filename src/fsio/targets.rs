@@ -8,18 +8,34 @@ use super::discover::Selection;
 use crate::config::Resolver;
 use crate::error::{Error, Result};
 
-/// What the path flags say (`--skill-dir`, `--include`, `--changed-since`, …).
-#[derive(Debug, Clone, Default)]
+/// What the path flags say: which scripts to work on. The flags of every command that takes
+/// paths, defined here with the engine that reads them (clap derive, as `migrate::Mode` is).
+#[derive(Debug, Clone, clap::Args, Default)]
 pub struct Targets {
-    /// Files or folders; folders are searched for execute.sh (and `include` matches).
+    /// Files or folders; folders are searched for execute.sh (and --include matches).
     pub paths: Vec<PathBuf>,
+    /// Folder to search for skills (repeatable).
+    #[arg(long = "skill-dir", value_name = "DIR")]
     pub skill_dirs: Vec<PathBuf>,
+    /// One script, whatever its name (repeatable).
+    #[arg(long = "skill-path", value_name = "FILE")]
     pub skill_paths: Vec<PathBuf>,
+    /// Also take files whose name matches GLOB when searching folders, e.g. '*.sh' (repeatable;
+    /// replaces the settings file's `include`).
+    #[arg(long, value_name = "GLOB")]
     pub include: Vec<String>,
-    /// gitignore syntax, relative to the working folder.
+    /// Leave out paths matching GLOB, gitignore syntax relative to the working folder, e.g.
+    /// 'vendor/' (repeatable; replaces the settings file's `exclude`).
+    #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
+    /// Do not apply .gitignore/.ignore rules (they also filter files named explicitly).
+    #[arg(long)]
     pub no_ignore: bool,
+    /// Only files that differ between REV and the work tree (git).
+    #[arg(long, value_name = "REV")]
     pub changed_since: Option<String>,
+    /// Only files with staged changes (git).
+    #[arg(long)]
     pub staged: bool,
 }
 

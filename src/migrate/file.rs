@@ -345,7 +345,11 @@ fn write(
     options: &Options,
     backups: &Backups,
 ) -> Option<Change> {
-    let sha_before = sha256_hex(&change.before);
+    // `read` hashed the original already.
+    let sha_before = report
+        .sha256_before
+        .clone()
+        .unwrap_or_else(|| sha256_hex(&change.before));
     let sha_after = sha256_hex(&change.after);
     if options.dry_run {
         report.status = Status::WouldMigrate;

@@ -147,12 +147,7 @@ fn migrated_skills_report_what_actually_happened_in_bash_and_dash() {
                 doc["metrics"]["execution_time_ms"].as_u64().is_some(),
                 "{name}: no execution time"
             );
-            let codes: Vec<&str> = doc["errors"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|e| e["code"].as_str())
-                .collect();
+            let codes = error_codes(&doc["errors"]);
             let want_codes: Vec<&str> = spec["error_codes"]
                 .as_array()
                 .into_iter()

@@ -249,3 +249,13 @@ pub fn run_bounded(cmd: &mut Command, seconds: u64) -> Output {
     }
     child.wait_with_output().expect("output")
 }
+
+/// The `code` of each entry of a JSON `errors` array (none when it is not an array).
+pub fn error_codes(errors: &serde_json::Value) -> Vec<&str> {
+    errors
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["code"].as_str())
+        .collect()
+}

@@ -76,12 +76,7 @@ fn agree(root: &Path, extra: &[&str]) -> Judged {
         let path = file["path"].as_str().expect("path");
         let path = path.strip_prefix("./").unwrap_or(path);
         let status = file["status"].as_str().expect("status");
-        let codes: Vec<&str> = file["errors"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e["code"].as_str())
-            .collect();
+        let codes = error_codes(&file["errors"]);
         judged.files += 1;
         let flagged = has(path, "SKM001");
         judged.flagged += usize::from(flagged);

@@ -66,13 +66,6 @@ fn read_original(stdout: &str) -> Option<(bool, f64)> {
     ))
 }
 
-fn error_codes(doc: &Value) -> Vec<&str> {
-    doc["errors"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|e| e["code"].as_str()).collect())
-        .unwrap_or_default()
-}
-
 /// Which row of the README's outcome table a run falls in.
 #[derive(Debug, PartialEq)]
 enum Row {
@@ -109,7 +102,7 @@ fn compare(name: &str, shell: &str, before: &Ran, after: &Ran) -> Row {
     }
     let success = doc["success"].as_bool().expect("success");
     let confidence = doc["confidence"].as_f64().expect("confidence");
-    let codes = error_codes(&doc);
+    let codes = error_codes(&doc["errors"]);
     if before.status != Some(0) {
         assert!(
             !success,
@@ -284,14 +277,14 @@ fn non_numbers_as_confidence_are_reported_never_replaced_silently() {
         match want {
             Some(value) => {
                 assert_eq!(doc["confidence"].as_f64(), Some(value));
-                assert!(error_codes(&doc).is_empty(), "{doc}");
+                assert!(error_codes(&doc["errors"]).is_empty(), "{doc}");
             }
             None => {
                 assert_eq!(
                     doc["confidence"].as_f64(),
                     Some(skillmod::contract::legacy_text::DEFAULT_CONFIDENCE)
                 );
-                assert_eq!(error_codes(&doc), ["CONFIDENCE_INVALID"], "{doc}");
+                assert_eq!(error_codes(&doc["errors"]), ["CONFIDENCE_INVALID"], "{doc}");
                 assert_eq!(doc["errors"][0]["context"]["value"], text);
             }
         }

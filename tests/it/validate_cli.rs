@@ -191,12 +191,7 @@ fn run_kills_a_skill_after_the_timeout() {
     assert_eq!(out.status.code(), Some(1));
     let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(doc["results"][0]["run"]["timed_out"], true);
-    let codes: Vec<&str> = doc["results"][0]["errors"]
-        .as_array()
-        .expect("errors")
-        .iter()
-        .filter_map(|e| e["code"].as_str())
-        .collect();
+    let codes = error_codes(&doc["results"][0]["errors"]);
     assert!(codes.contains(&"TIMEOUT"), "{codes:?}");
 }
 
@@ -369,12 +364,7 @@ fn output_past_the_limit_ends_the_run_with_a_code() {
         &["--timeout", "20", "--max-output", "100000"],
     );
     assert_eq!(result["run"]["output_exceeded"], true, "{result}");
-    let codes: Vec<&str> = result["errors"]
-        .as_array()
-        .expect("errors")
-        .iter()
-        .filter_map(|e| e["code"].as_str())
-        .collect();
+    let codes = error_codes(&result["errors"]);
     assert!(codes.contains(&"OUTPUT_TOO_LARGE"), "{codes:?}");
     assert!(
         result["run"]["duration_ms"]
@@ -461,12 +451,7 @@ fn a_timeout_sends_sigterm_first_so_a_migrated_skill_reports_it() {
     assert_eq!(result["run"]["timed_out"], true, "{doc}");
     // The document the skill printed on SIGTERM was read; the run is still invalid: it timed out.
     assert_eq!(result["parse_method"], "json", "{doc}");
-    let codes: Vec<&str> = result["errors"]
-        .as_array()
-        .expect("errors")
-        .iter()
-        .filter_map(|e| e["code"].as_str())
-        .collect();
+    let codes = error_codes(&result["errors"]);
     assert_eq!(codes, ["TIMEOUT"], "{doc}");
     assert!(
         result["run"]["duration_ms"]
