@@ -22,7 +22,7 @@ use crate::fsio::{STATE_DIR, limited};
 const MAX_ENTRIES: usize = 200_000;
 /// Bumped when the stored shape or the analysis changes, so old caches are dropped rather than
 /// misread or trusted.
-const FORMAT: &str = "9";
+const FORMAT: &str = "10";
 /// The cache file's name in its folder.
 const FILE_NAME: &str = "check.bin";
 
@@ -79,7 +79,13 @@ pub enum Runtime {
         relative: String,
         /// The line keeps the script's other output on stdout (`__skm_stdout=keep`).
         keep_stdout: bool,
+        /// The runtime version the line asks for (2: 0.2.0's line, which finds the file from
+        /// `$0` at the project root).
+        version: u32,
     },
+    /// Something stands where skillmod puts the runtime but is not skillmod's (an edited source
+    /// line or block): the script's own code, and an error.
+    Foreign,
     /// skillmod 0.1.0's one-line inline runtime.
     OldInline,
     /// The block `--runtime inline` writes, with its version (0 when unreadable).

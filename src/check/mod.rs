@@ -55,8 +55,15 @@ impl Profile {
         flags: &crate::config::Settings,
         config: &crate::config::Config,
     ) -> crate::error::Result<Profile> {
+        crate::rewrite::capture::trust_builtins();
         let resolved = flags.resolve(config);
         resolved.selection.validate()?;
+        // The runtime of the template the settings name is a known runtime too.
+        if let Ok((spec, path)) = config.template(flags.template.as_deref())
+            && let Ok(template) = crate::rewrite::Template::load_at(&spec, path.as_deref())
+        {
+            let _ = crate::rewrite::capture::render_runtime(&template);
+        }
         Ok(Profile {
             selection: resolved.selection,
             vocabulary: resolved.vocabulary,
@@ -224,7 +231,10 @@ fn check_body_at(
         // No legacy line can be here, but a directive is reported wherever it stands, and a
         // skill written against the runtime needs its runtime file.
         let link = runtime_link::find(body);
-        if analyze::suppress::Suppressions::may_occur(body) || link.is_some() {
+        if analyze::suppress::Suppressions::may_occur(body)
+            || link.is_some()
+            || runtime_link::foreign(body).is_some()
+        {
             let entry = cache::Entry {
                 mentions_suppression: analyze::suppress::Suppressions::may_occur(body),
                 ..runtime_entry(body, link)
@@ -293,9 +303,14 @@ fn check_body_at(
 /// The part of a cache entry that names the runtime a migrated script loads.
 fn runtime_entry(body: &[u8], link: Option<runtime_link::RuntimeLine>) -> cache::Entry {
     let runtime = match link {
-        Some(runtime_link::RuntimeLine::Sourced { relative, line }) => cache::Runtime::File {
+        Some(runtime_link::RuntimeLine::Sourced {
+            relative,
+            line,
+            version,
+        }) => cache::Runtime::File {
             relative,
             keep_stdout: runtime_link::setting(&body[line], "__skm_stdout").is_some(),
+            version,
         },
         Some(runtime_link::RuntimeLine::Inline { .. }) => cache::Runtime::OldInline,
         Some(runtime_link::RuntimeLine::Block { range, version }) => {
@@ -305,6 +320,7 @@ fn runtime_entry(body: &[u8], link: Option<runtime_link::RuntimeLine>) -> cache:
                 keep_stdout: runtime_link::setting(settings, "__skm_stdout").is_some(),
             }
         }
+        None if runtime_link::foreign(body).is_some() => cache::Runtime::Foreign,
         None => cache::Runtime::None,
     };
     cache::Entry {
@@ -313,57 +329,76 @@ fn runtime_entry(body: &[u8], link: Option<runtime_link::RuntimeLine>) -> cache:
     }
 }
 
-/// SKM007 for a migrated script: its runtime file missing (error) or older (warning), or its
-/// 0.1.0 inline runtime (warning). Read from disk on every run.
+/// SKM007 for a migrated script: its runtime file missing or not skillmod's, or an edited line
+/// or block where the runtime goes (errors); a runtime older than this skillmod's, 0.2.0's line
+/// that finds it at the project root, or 0.1.0's inline runtime (warnings). Read from disk on
+/// every run.
 fn runtime_finding(
     shown: &str,
     script: &Path,
     entry: &cache::Entry,
     runtimes: &crate::migrate::runtime::States,
 ) -> Option<Finding> {
-    let rule = Rule::RuntimeOutOfDate;
+    use crate::rewrite::capture::RUNTIME_VERSION;
     let (severity, reason, message) = match &entry.runtime {
         cache::Runtime::None => return None,
-        cache::Runtime::Block { version, .. } if *version >= crate::rewrite::capture::RUNTIME_VERSION => {
-            return None;
-        }
+        cache::Runtime::Foreign => (
+            rules::Severity::Error,
+            "RUNTIME_FOREIGN",
+            "line 2 stands where skillmod puts the runtime, but is not what skillmod writes (edited, or written by someone else): it is read as the script's own code; migrate --replace-runtime rewrites it".to_string(),
+        ),
+        cache::Runtime::Block { version, .. } if *version >= RUNTIME_VERSION => return None,
         cache::Runtime::Block { version, .. } => (
             rules::Severity::Warning,
             "RUNTIME_OUTDATED",
             format!(
-                "carries an inline runtime block, version {version}, older than this skillmod's {}",
-                crate::rewrite::capture::RUNTIME_VERSION
+                "carries an inline runtime block, version {version}, older than this skillmod's {RUNTIME_VERSION}"
             ),
         ),
         cache::Runtime::OldInline => (
             rules::Severity::Warning,
             "RUNTIME_OUTDATED",
-            "carries skillmod 0.1.0's one-line inline runtime; migrate replaces it by one line sourcing skillmod-runtime.sh".to_string(),
+            "carries skillmod 0.1.0's one-line inline runtime; migrate replaces it by one line sourcing the skill's skillmod-runtime.sh".to_string(),
+        ),
+        cache::Runtime::File { version, .. } if *version < RUNTIME_VERSION => (
+            rules::Severity::Warning,
+            "RUNTIME_OUTDATED",
+            format!(
+                "loads its runtime the {} way (version {version}, found from $0 at the project root): the skill folder copied alone exits 70 with no document; migrate gives each skill folder its runtime",
+                if *version == 2 { "0.2.0" } else { "old" }
+            ),
         ),
         cache::Runtime::File { relative, .. } => {
-        let file = crate::migrate::runtime::named_by(script, relative);
-        match runtimes.state(&file) {
-            State::Current | State::Newer(_) => return None,
-            State::Missing => (
-                rules::Severity::Error,
-                "RUNTIME_MISSING",
-                format!(
-                    "sources {relative}, which does not exist: the skill exits 70 without a document"
+            let file = crate::migrate::runtime::named_by(script, relative);
+            match runtimes.state(&file) {
+                State::Current => return None,
+                State::Missing => (
+                    rules::Severity::Error,
+                    "RUNTIME_MISSING",
+                    format!(
+                        "sources {relative}, which does not exist: a run prints a RUNTIME_MISSING document and exits 70"
+                    ),
                 ),
-            ),
-            State::Older(v) => (
-                rules::Severity::Warning,
-                "RUNTIME_OUTDATED",
-                format!(
-                    "sources {relative}, runtime version {v}, older than this skillmod's {}",
-                    crate::rewrite::capture::RUNTIME_VERSION
+                State::Older(v) => (
+                    rules::Severity::Warning,
+                    "RUNTIME_OUTDATED",
+                    format!(
+                        "sources {relative}, runtime version {v}, older than this skillmod's {RUNTIME_VERSION}"
+                    ),
                 ),
-            ),
-        }
+                State::Foreign(declared) => (
+                    rules::Severity::Error,
+                    "RUNTIME_FOREIGN",
+                    format!(
+                        "sources {relative}, which is not a runtime skillmod wrote (edited, planted or of an unknown version{}): its code runs with the skill; migrate --replace-runtime replaces it",
+                        declared.map_or_else(String::new, |v| format!("; it declares version {v}"))
+                    ),
+                ),
+            }
         }
     };
     Some(Finding {
-        code: rule,
+        code: Rule::RuntimeOutOfDate,
         severity,
         path: shown.to_string(),
         // The runtime line follows the shebang in both forms.
@@ -373,7 +408,12 @@ fn runtime_finding(
         kind: None,
         text: None,
         fix: Some(format!(
-            "skillmod migrate {}",
+            "skillmod migrate {}{}",
+            if reason == "RUNTIME_FOREIGN" {
+                "--replace-runtime "
+            } else {
+                ""
+            },
             crate::report::quote_path(shown)
         )),
         reason: Some(reason),

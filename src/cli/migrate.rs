@@ -25,6 +25,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     let request = migrate::session::Request {
         dry_run: args.dry_run,
         force: args.force,
+        replace_runtime: args.replace_runtime,
         backup: !args.no_backup,
         max_size: args.max_size,
         stdout_to_stderr: args.stdout_to_stderr,
@@ -32,7 +33,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         staged: args.paths.staged,
         commit: args.commit.then(|| (args.message.clone(), args.no_verify)),
     };
-    let session = migrate::session::prepare(&files, profiles, &request, &base)?;
+    let session = migrate::session::prepare(&files, profiles, &request, &base, &targets.named())?;
     let options = &session.options;
     let backups = Backups::new();
     let verbosity = Verbosity {
@@ -46,16 +47,12 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     let diffs = printer.diffs();
     let render = |file: &FileReport, change: &Change| diffs.render(&file.path, change);
     let mut progress = Progress::new(files.len(), args.common.quiet || args.common.silent);
-    let mut runtimes = Vec::new();
     let mut report = migrate::run(&files, options, &backups, render, |file, rendered| {
         progress.inc();
-        runtimes.extend(file.runtime.clone());
         progress.suspend(|| printer.file(file, rendered));
     })?;
     progress.finish();
-    let commit_error = session.finish(&mut report, &files, runtimes, &backups, |r, change| {
-        printer.runtime(r, change)
-    });
+    let commit_error = session.finish(&mut report, &files, |r, change| printer.runtime(r, change));
     report.settings_files = used.iter().map(|(p, _)| p.display().to_string()).collect();
     printer.finish(&report, started.elapsed(), commit_error.as_ref());
     let s = &report.summary;

@@ -90,11 +90,17 @@ pub struct MigrateArgs {
     /// path; `comment` disables the lines and appends a static block [default: capture].
     #[arg(long, value_enum)]
     pub mode: Option<crate::migrate::Mode>,
-    /// Capture mode's runtime: `file` (one skillmod-runtime.sh per project, sourced by one line)
-    /// or `inline` (a readable block after each shebang, for skills that must stand alone)
-    /// [default: file].
+    /// Capture mode's runtime: `skill` (one skillmod-runtime.sh per skill folder, the folder
+    /// holding SKILL.md, sourced by one line: the folder runs wherever it is copied), `project`
+    /// (one file at the project root, 0.2.0's layout) or `inline` (a block after each shebang).
+    /// Already-migrated scripts are converted to it [default: skill].
     #[arg(long, value_enum, value_name = "WHERE")]
     pub runtime: Option<crate::migrate::Placement>,
+    /// Replace a runtime file or block that is not skillmod's (edited, planted, of an unknown
+    /// version), keeping a backup; without it such a runtime is an error and no script is
+    /// pointed at it.
+    #[arg(long)]
+    pub replace_runtime: bool,
     /// Which printed lines are legacy lines [default: exact].
     #[arg(long, value_enum, value_name = "NAME")]
     pub vocabulary: Option<crate::analyze::Vocabulary>,

@@ -251,14 +251,39 @@ impl Run {
 }
 
 /// `root/.skillmod`, refused when it is a symlink or anything but a plain folder (a repository
-/// could point it anywhere).
+/// could point it anywhere). A root that is a skill folder (an installed skill outside git) keeps
+/// its state in the user's state folder instead, so backups never ship with the skill.
 pub(crate) fn state_dir(root: &Path) -> Result<PathBuf> {
+    if crate::fsio::is_skill_folder(root) {
+        return user_state_dir(root);
+    }
     let state = root.join(STATE_DIR);
     match std::fs::symlink_metadata(&state) {
         Ok(_) => plain_folder(&state).map(|_| state),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(state),
         Err(e) => Err(Error::io("STATE_DIR_UNSAFE", "cannot inspect", &state, &e)),
     }
+}
+
+/// The state of a skill folder that is its own project root: `$XDG_STATE_HOME/skillmod/skills/`
+/// (else `~/.local/state/…`), one folder per root, named by a hash of its real path.
+fn user_state_dir(root: &Path) -> Result<PathBuf> {
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
+        .ok_or_else(|| {
+            Error::new(
+                "STATE_DIR_UNSAFE",
+                format!(
+                    "{} is a skill folder, whose state is kept in the user's state folder, but neither XDG_STATE_HOME nor HOME is set; set one, or pass --no-backup",
+                    root.display()
+                ),
+            )
+        })?;
+    let real = crate::fsio::canonical(root);
+    let key = crate::fsio::sha256_hex(real.as_os_str().as_encoded_bytes());
+    Ok(base.join("skillmod/skills").join(&key[..16]))
 }
 
 fn plain_folder(path: &Path) -> Result<()> {

@@ -15,12 +15,40 @@ use sha2::{Digest, Sha256};
 /// Name of the folder skillmod keeps its state in (backups, cache) at the project root.
 pub(crate) const STATE_DIR: &str = ".skillmod";
 
-/// The project root: the nearest folder at or above `start` holding `.git`, else `start`.
+/// The name of the file that makes a folder a skill (the Agent Skills format).
+pub(crate) const SKILL_FILE: &str = "SKILL.md";
+
+/// The project root of a command that names no path: the nearest folder at or above `start`
+/// holding `.git`; outside git, `start` widened to the skill folder holding it.
 pub(crate) fn project_root(start: &Path) -> PathBuf {
-    start
+    match start.ancestors().find(|dir| dir.join(".git").exists()) {
+        Some(repository) => repository.to_path_buf(),
+        None => enclosing_skill(start).unwrap_or_else(|| start.to_path_buf()),
+    }
+}
+
+/// Whether `folder` is a skill folder: it holds a regular file named exactly `SKILL.md` (a
+/// symlink or a folder of that name does not count).
+pub(crate) fn is_skill_folder(folder: &Path) -> bool {
+    std::fs::symlink_metadata(folder.join(SKILL_FILE)).is_ok_and(|m| m.file_type().is_file())
+}
+
+/// The nearest skill folder at or above `folder`.
+pub(crate) fn enclosing_skill(folder: &Path) -> Option<PathBuf> {
+    folder
         .ancestors()
-        .find(|dir| dir.join(".git").exists())
-        .unwrap_or(start)
+        .find(|dir| is_skill_folder(dir))
+        .map(Path::to_path_buf)
+}
+
+/// The skill folder of the script at real path `real`: the nearest folder above it, up to its
+/// project root `root`, that holds `SKILL.md`; a script in no skill folder has its own folder.
+pub(crate) fn skill_folder(real: &Path, root: &Path) -> PathBuf {
+    let own = real.parent().unwrap_or(real);
+    own.ancestors()
+        .take_while(|dir| dir.starts_with(root))
+        .find(|dir| is_skill_folder(dir))
+        .unwrap_or(own)
         .to_path_buf()
 }
 
@@ -32,23 +60,38 @@ pub fn canonical(path: &Path) -> PathBuf {
 }
 
 /// The project root of one file, where its backups go and whose git work tree guards it: the
-/// nearest folder above the file holding `.git`; outside git, the working folder `base` when the
-/// file lies under it, else the file's own folder.
-pub fn file_root(path: &Path, base: &Path) -> PathBuf {
-    Roots::new(base).root(path)
+/// nearest folder above the file holding `.git`; outside git, the outermost of the folders
+/// named on the command line (`named`, a named file's folder) that holds it, widened to the
+/// skill folder holding that. So the root depends on the files and the paths named, never on
+/// the folder skillmod starts in.
+pub fn file_root(path: &Path, named: &[PathBuf]) -> PathBuf {
+    Roots::new(named).root(path)
 }
 
 /// `file_root` for many files: each folder is looked at once, however many files lie under it.
-pub(crate) struct Roots<'a> {
-    base: &'a Path,
+pub(crate) struct Roots {
+    /// The named folders, real paths, outermost first.
+    named: Vec<PathBuf>,
     /// Folder -> the nearest folder at or above it holding `.git`.
     repository_of: std::collections::HashMap<PathBuf, Option<PathBuf>>,
 }
 
-impl<'a> Roots<'a> {
-    pub fn new(base: &'a Path) -> Roots<'a> {
+impl Roots {
+    pub fn new(named: &[PathBuf]) -> Roots {
+        let mut folders: Vec<PathBuf> = named
+            .iter()
+            .map(|path| {
+                let real = canonical(path);
+                if real.is_dir() {
+                    real
+                } else {
+                    real.parent().map_or(real.clone(), Path::to_path_buf)
+                }
+            })
+            .collect();
+        folders.sort_by_key(|f| f.components().count());
         Roots {
-            base,
+            named: folders,
             repository_of: std::collections::HashMap::new(),
         }
     }
@@ -59,11 +102,14 @@ impl<'a> Roots<'a> {
         if let Some(repo) = self.repository(folder) {
             return repo;
         }
-        if absolute.starts_with(self.base) {
-            self.base.to_path_buf()
-        } else {
-            folder.to_path_buf()
-        }
+        let real = canonical(path);
+        let own = real.parent().unwrap_or(&real);
+        let named = self
+            .named
+            .iter()
+            .find(|named| own.starts_with(named))
+            .map_or(own, PathBuf::as_path);
+        enclosing_skill(named).unwrap_or_else(|| named.to_path_buf())
     }
 
     fn repository(&mut self, folder: &Path) -> Option<PathBuf> {
@@ -129,34 +175,63 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_file_gets_its_nearest_repository_or_the_working_folder() {
+    fn each_file_gets_its_repository_or_the_outermost_named_folder() {
         let tmp = tempfile::tempdir().expect("tmp");
-        let root = tmp.path();
+        let root = canonical(tmp.path());
         for dir in [
             "outer/.git",
             "outer/inner/.git",
             "outer/a",
             "outer/inner/b/c",
-            "plain/d",
+            "plain/d/e",
+            "skills/s/scripts",
         ] {
             std::fs::create_dir_all(root.join(dir)).expect("mkdir");
         }
-        let base = root.join("plain");
-        let mut roots = Roots::new(&base);
+        std::fs::write(root.join("skills/s/SKILL.md"), "---\nname: s\n---\n").expect("skill");
+        let named = [root.join("plain"), root.join("plain/d")];
+        let mut roots = Roots::new(&named);
         let cases = [
             ("outer/a/execute.sh", root.join("outer")),
             ("outer/inner/b/c/execute.sh", root.join("outer/inner")),
             ("outer/inner/b/execute.sh", root.join("outer/inner")),
             ("outer/execute.sh", root.join("outer")),
-            ("plain/d/execute.sh", base.clone()),
+            ("plain/d/e/execute.sh", root.join("plain")),
         ];
         for (file, expected) in &cases {
             assert_eq!(&roots.root(&root.join(file)), expected, "{file}");
-            assert_eq!(&file_root(&root.join(file), &base), expected, "{file}");
+            assert_eq!(&file_root(&root.join(file), &named), expected, "{file}");
         }
-        // Outside git and outside the working folder: the file's own folder.
+        // A file named inside a skill: the root widens to the skill folder.
+        let script = root.join("skills/s/scripts/run.sh");
+        std::fs::write(&script, "#!/bin/sh\n").expect("script");
+        assert_eq!(
+            file_root(&script, std::slice::from_ref(&script)),
+            root.join("skills/s")
+        );
+        // Outside git and every named folder: the file's own folder.
         let elsewhere = tempfile::tempdir().expect("tmp");
-        let lone = elsewhere.path().join("execute.sh");
-        assert_eq!(roots.root(&lone), elsewhere.path());
+        let lone = canonical(elsewhere.path()).join("execute.sh");
+        assert_eq!(roots.root(&lone), canonical(elsewhere.path()));
+    }
+
+    #[test]
+    fn a_skill_folder_holds_a_regular_skill_md() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = canonical(tmp.path());
+        let skill = root.join("s");
+        std::fs::create_dir_all(skill.join("scripts/deep")).expect("mkdir");
+        let script = skill.join("scripts/deep/go.sh");
+        assert_eq!(skill_folder(&script, &root), skill.join("scripts/deep"));
+        std::fs::create_dir(skill.join(SKILL_FILE)).expect("a folder named SKILL.md");
+        assert_eq!(skill_folder(&script, &root), skill.join("scripts/deep"));
+        std::fs::remove_dir(skill.join(SKILL_FILE)).expect("rmdir");
+        std::fs::write(skill.join(SKILL_FILE), "x").expect("skill");
+        assert_eq!(skill_folder(&script, &root), skill);
+        // Never above the project root.
+        assert_eq!(
+            skill_folder(&script, &skill.join("scripts")),
+            skill.join("scripts/deep")
+        );
     }
 }

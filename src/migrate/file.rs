@@ -153,7 +153,7 @@ fn gate(
         return stop(report, Status::Skipped, prints_json_refusal(line, column));
     }
     let upkeep = if analysis.already_migrated {
-        match upkeep(path, &script.body, profile, options, report) {
+        match upkeep(path, &script.body, analysis, profile, options, report) {
             Some(plan) => Some(plan),
             None if redirect_only(script, analysis, options) => Some(rewrite::Plan::default()),
             None => {
@@ -243,16 +243,25 @@ fn plan(
             }
             match &profile.runtime {
                 Some(runtime) => {
-                    let (at, relative) = runtime::location(path, &options.base, &runtime.file_name);
+                    let (at, relative) = runtime::location(
+                        path,
+                        &options.named,
+                        profile.placement,
+                        &runtime.file_name,
+                    );
                     let inline = profile.placement == super::Placement::Inline;
                     if role.0 == Role::Script && !inline {
-                        request_runtime(report, at, runtime, options);
+                        request_runtime(report, at.clone(), runtime, options);
                     }
+                    let skill = skill_of(&at);
                     let link = capture::Link {
                         relative: &relative,
                         default_confidence: profile.default_confidence,
                         keep_stdout: profile.keep_stdout,
                         inline: inline.then_some(runtime.text.as_str()),
+                        bash: analysis.dialect == Dialect::Bash,
+                        failure: &runtime.failure,
+                        skill_name: &skill,
                     };
                     report.stdout_to_stderr = role.0 == Role::Script && !profile.keep_stdout;
                     capture::plan_capture_mode(
@@ -351,6 +360,14 @@ fn write(
         .clone()
         .unwrap_or_else(|| sha256_hex(&change.before));
     let sha_after = sha256_hex(&change.after);
+    // The runtime first: a script is never pointed at a runtime that is not on disk as ours.
+    if let Some(request) = &report.runtime
+        && let Err(reason) = options.runtimes.ensure(request, options, backups)
+    {
+        report.status = Status::Failed;
+        report.errors.push(reason);
+        return None;
+    }
     if options.dry_run {
         report.status = Status::WouldMigrate;
         report.sha256_after = Some(sha_after);
@@ -360,7 +377,7 @@ fn write(
         return stop(report, Status::Failed, refusal);
     }
     if options.backup {
-        let root = crate::fsio::file_root(path, &options.base);
+        let root = crate::fsio::file_root(path, &options.named);
         match backups.save(
             &root,
             path,
@@ -387,61 +404,64 @@ fn write(
     Some(change)
 }
 
-/// A migrated script's upkeep in capture mode: 0.1.0's inline runtime is replaced by the source
-/// line (a plan), and the runtime file its source line names is requested when it is missing or
-/// older. None when nothing in the script changes.
+/// A migrated script's upkeep in capture mode: its runtime is brought to the form the settings
+/// ask for (the source line of this skillmod, naming the runtime in the skill folder or at the
+/// project root, or the inline block), and the runtime file that line names is requested. None
+/// when nothing in the script changes.
 fn upkeep(
     path: &Path,
     body: &[u8],
+    analysis: &Analysis,
     profile: &super::Profile,
     options: &Options,
     report: &mut FileReport,
 ) -> Option<rewrite::Plan> {
     let runtime = profile.runtime.as_ref()?;
-    match runtime_link::find(body)? {
-        runtime_link::RuntimeLine::Inline { range } => {
-            let (at, relative) = runtime::location(path, &options.base, &runtime.file_name);
-            request_runtime(report, at, runtime, options);
-            report.notes.push(ErrorEntry {
-                code: "RUNTIME_UPGRADED",
-                message: format!(
-                    "skillmod 0.1.0's one-line runtime becomes one line sourcing {relative} (runtime version {})",
-                    capture::RUNTIME_VERSION
-                ),
-            });
-            let link = capture::Link {
-                relative: &relative,
-                default_confidence: profile.default_confidence,
-                keep_stdout: profile.keep_stdout,
-                inline: None,
-            };
-            Some(capture::plan_upgrade(body, range, &link))
-        }
-        runtime_link::RuntimeLine::Block { range, version } => {
-            if version.is_some_and(|v| v >= capture::RUNTIME_VERSION) {
-                return None;
-            }
-            report.notes.push(ErrorEntry {
-                code: "RUNTIME_UPGRADED",
-                message: format!(
-                    "the inline runtime block (version {}) becomes runtime version {}",
-                    version.unwrap_or(0),
-                    capture::RUNTIME_VERSION
-                ),
-            });
-            Some(capture::plan_block_upgrade(body, range, &runtime.text))
-        }
-        runtime_link::RuntimeLine::Sourced { relative, .. } => {
-            let named = runtime::named_by(path, &relative);
-            let name_matches = named
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy() == runtime.file_name);
-            if name_matches && runtime::state(&named) != runtime::State::Current {
-                request_runtime(report, named, runtime, options);
-            }
-            None
-        }
+    let current = runtime_link::find(body)?;
+    let (at, relative) =
+        runtime::location(path, &options.named, profile.placement, &runtime.file_name);
+    let inline = profile.placement == super::Placement::Inline;
+    if !inline {
+        request_runtime(report, at.clone(), runtime, options);
     }
+    let skill = skill_of(&at);
+    let link = capture::Link {
+        relative: &relative,
+        default_confidence: profile.default_confidence,
+        keep_stdout: profile.keep_stdout,
+        inline: inline.then_some(runtime.text.as_str()),
+        bash: analysis.dialect == Dialect::Bash,
+        failure: &runtime.failure,
+        skill_name: &skill,
+    };
+    let plan = capture::plan_convert(body, &current, &link)?;
+    let before = match &current {
+        runtime_link::RuntimeLine::Inline { .. } => "skillmod 0.1.0's one-line runtime".to_string(),
+        runtime_link::RuntimeLine::Block { version, .. } => {
+            format!(
+                "the inline runtime block (version {})",
+                version.unwrap_or(0)
+            )
+        }
+        runtime_link::RuntimeLine::Sourced {
+            relative, version, ..
+        } => {
+            format!("the line sourcing {relative} (runtime version {version})")
+        }
+    };
+    let after = if inline {
+        "the inline runtime block".to_string()
+    } else {
+        format!("one line sourcing {relative}")
+    };
+    report.notes.push(ErrorEntry {
+        code: "RUNTIME_UPGRADED",
+        message: format!(
+            "{before} becomes {after} (runtime version {})",
+            capture::RUNTIME_VERSION
+        ),
+    });
+    Some(plan)
 }
 
 /// Ask for the runtime file at `at` to be written once all scripts are done.
@@ -603,6 +623,13 @@ fn might_need_parse(body: &[u8], vocabulary: Vocabulary) -> bool {
         ]
         .iter()
         .any(|m| memchr::memmem::find(body, m.as_bytes()).is_some())
+}
+
+/// The name of the skill folder holding the runtime file `at`.
+fn skill_of(at: &Path) -> String {
+    at.parent()
+        .and_then(|d| d.file_name())
+        .map_or_else(|| "skill".to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 /// The skill's name: the folder holding its script.

@@ -101,11 +101,27 @@ pub enum Mode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Placement {
-    /// One `skillmod-runtime.sh` per project, sourced by one line after each shebang.
+    /// One `skillmod-runtime.sh` per skill folder (the folder holding SKILL.md), sourced by one
+    /// line after each shebang: a skill folder copied alone still runs.
     #[default]
+    Skill,
+    /// One `skillmod-runtime.sh` at the project root (0.2.0's layout).
+    Project,
+    /// Deprecated name of `project`.
+    #[value(hide = true)]
     File,
-    /// A readable block after each shebang, for skills that must stand alone.
+    /// A readable block after each shebang.
     Inline,
+}
+
+impl Placement {
+    /// `file` is `project`.
+    pub fn canonical(self) -> Placement {
+        match self {
+            Placement::File => Placement::Project,
+            other => other,
+        }
+    }
 }
 
 /// Settings for one migrate run.
@@ -113,6 +129,10 @@ pub enum Placement {
 pub struct Options {
     pub dry_run: bool,
     pub force: bool,
+    /// Replace runtime files and blocks that are not skillmod's (`--replace-runtime`).
+    pub replace_runtime: bool,
+    /// Writes each runtime file once, before the scripts that need it.
+    pub runtimes: runtime::Writer,
     pub backup: bool,
     pub max_size: u64,
     /// What each file's settings (and the flags) say.
@@ -121,6 +141,9 @@ pub struct Options {
     pub stdout_to_stderr: bool,
     /// Folder that paths in reports are relative to.
     pub base: PathBuf,
+    /// The paths named on the command line (the working folder when none is), which place
+    /// each file's project root outside git.
+    pub named: Vec<PathBuf>,
     /// Inside git without `--allow-dirty`: files with uncommitted changes, never rewritten.
     pub dirty: Option<std::collections::HashSet<PathBuf>>,
     /// Which selected scripts source which (capture mode).
@@ -150,6 +173,7 @@ impl Profile {
     /// What the flags over a settings file make of a migration: mode, vocabulary, default
     /// confidence, and the template with its capture runtime, loaded once per settings file.
     pub fn new(flags: &crate::config::Settings, config: &crate::config::Config) -> Result<Profile> {
+        crate::rewrite::capture::trust_builtins();
         let resolved = flags.resolve(config);
         let (spec, path) = config.template(flags.template.as_deref())?;
         let template = Template::load_at(&spec, path.as_deref())?;
@@ -164,7 +188,7 @@ impl Profile {
             vocabulary: resolved.vocabulary,
             default_confidence: resolved.default_confidence,
             keep_stdout: resolved.keep_stdout,
-            placement: resolved.runtime,
+            placement: resolved.runtime.canonical(),
             template,
             runtime,
         })

@@ -1,13 +1,14 @@
-//! Capture mode's runtime file: where it lies for a script (the project root: the git work tree's
-//! top, else the working folder), and writing it once per project after the scripts — created or
-//! upgraded atomically, with a backup `restore` undoes, shown as a diff in a dry run.
+//! Capture mode's runtime file: where it lies for a script (by default its skill folder, the
+//! nearest folder above it holding SKILL.md; with `runtime = "project"` the project root), and
+//! writing it once per folder before the scripts that need it — created or upgraded atomically,
+//! with a backup `restore` undoes, shown as a diff in a dry run.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::{Change, ErrorEntry, Options};
+use super::{Change, ErrorEntry, Options, Placement};
 use crate::fsio::backup::Backups;
 use crate::fsio::{self, atomic, display_path, limited, sha256_hex};
 use crate::rewrite::capture::{self, RUNTIME_VERSION, Runtime};
@@ -23,16 +24,26 @@ pub struct Request {
 }
 
 /// Where the runtime for `script` lies, and its path relative to the script's real folder (the
-/// source line resolves `$(dirname -- "$0")/…` through symlinked folders the way the kernel
-/// does, from the folder the script really is in).
-pub fn location(script: &Path, base: &Path, file_name: &str) -> (PathBuf, String) {
+/// source line resolves the script's real path, so symlinked folders and links to the script
+/// lead to the same place). `named` are the paths named on the command line, which place the
+/// project root outside git.
+pub fn location(
+    script: &Path,
+    named: &[PathBuf],
+    placement: Placement,
+    file_name: &str,
+) -> (PathBuf, String) {
     let real = fsio::canonical(script);
     let folder = real.parent().unwrap_or(&real).to_path_buf();
-    let root = fsio::file_root(&real, &fsio::canonical(base));
+    let root = fsio::canonical(&fsio::file_root(script, named));
+    let home = match placement {
+        Placement::Project | Placement::File => root,
+        Placement::Skill | Placement::Inline => fsio::skill_folder(&real, &root),
+    };
     let depth = folder
-        .strip_prefix(&root)
+        .strip_prefix(&home)
         .map_or(0, |p| p.components().count());
-    (root.join(file_name), "../".repeat(depth) + file_name)
+    (home.join(file_name), "../".repeat(depth) + file_name)
 }
 
 /// The runtime file a migrated script's source line names, resolved from the script's folder.
@@ -77,6 +88,9 @@ pub struct RuntimeReport {
     pub errors: Vec<ErrorEntry>,
     #[serde(skip)]
     pub abs_path: PathBuf,
+    /// The hash of the runtime text asked for (scripts asking for another text clash).
+    #[serde(skip)]
+    pub text_sha256: String,
 }
 
 impl RuntimeReport {
@@ -89,30 +103,35 @@ impl RuntimeReport {
     }
 }
 
-/// What the state of a runtime file on disk is, for `check` and `migrate` alike.
+/// What the state of a runtime file on disk is, for `check` and `migrate` alike. Only bytes that
+/// are a known runtime count as skillmod's: the version line alone proves nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum State {
     Missing,
-    /// Declares an older version (0 when it declares none it can read).
+    /// A released runtime older than this skillmod's, byte for byte.
     Older(u32),
     Current,
-    Newer(u32),
+    /// Not a runtime skillmod wrote: edited, planted, of an unknown version, or not a regular
+    /// file; with the version its first line declares, if any.
+    Foreign(Option<u32>),
 }
 
 /// The state of the runtime file at `path` (read without following a symlink).
 pub fn state(path: &Path) -> State {
+    if std::fs::symlink_metadata(path).is_err() {
+        return State::Missing;
+    }
     match limited::read(path, SIZE_LIMIT, false) {
-        Err(_) => State::Missing,
-        Ok(bytes) => match capture::version_of(&bytes) {
+        Err(_) => State::Foreign(None),
+        Ok(bytes) => match crate::analyze::runtime_link::known_version(&bytes) {
             Some(v) if v == RUNTIME_VERSION => State::Current,
-            Some(v) if v > RUNTIME_VERSION => State::Newer(v),
-            Some(v) => State::Older(v),
-            None => State::Older(0),
+            Some(v) if v < RUNTIME_VERSION => State::Older(v),
+            _ => State::Foreign(capture::version_of(&bytes)),
         },
     }
 }
 
-/// `state` remembered per runtime file for one run: every script of a project sources the same
+/// `state` remembered per runtime file for one run: every script of a skill sources the same
 /// file, so it is read once, not once per script.
 #[derive(Debug, Default)]
 pub struct States(std::sync::Mutex<std::collections::HashMap<PathBuf, State>>);
@@ -130,40 +149,74 @@ impl States {
     }
 }
 
-/// Write every runtime file requested (once per path): returns the reports and, in a dry run,
-/// each change for the diff.
-pub fn write_all(
-    requests: Vec<Request>,
-    options: &Options,
-    backups: &Backups,
-) -> Vec<(RuntimeReport, Option<Change>)> {
-    let mut by_path: Vec<Request> = Vec::new();
-    let mut conflicts = Vec::new();
-    for request in requests {
-        match by_path.iter().find(|r| r.path == request.path) {
-            Some(known) if known.runtime.text != request.runtime.text => {
-                conflicts.push(request.path.clone())
+/// What one runtime file came to, and its change for a dry run's diff.
+pub type Written = (RuntimeReport, Option<Change>);
+
+/// Writes each runtime file once, before the first script that needs it: every script of a
+/// skill asks, the first writes (and syncs) it, the others wait for that answer. A script whose
+/// runtime could not be written is left unchanged.
+#[derive(Debug, Default)]
+pub struct Writer {
+    files: std::sync::Mutex<std::collections::HashMap<PathBuf, Arc<std::sync::OnceLock<Written>>>>,
+}
+
+impl Writer {
+    /// Write the runtime `request` names unless done already; Err with the reason when the
+    /// script must not be rewritten.
+    pub fn ensure(
+        &self,
+        request: &Request,
+        options: &Options,
+        backups: &Backups,
+    ) -> std::result::Result<(), ErrorEntry> {
+        let cell = match self.files.lock() {
+            Ok(mut files) => files.entry(request.path.clone()).or_default().clone(),
+            Err(_) => {
+                return Err(ErrorEntry {
+                    code: "INTERNAL_ERROR",
+                    message: "runtime writer poisoned; please report this".into(),
+                });
             }
-            Some(_) => {}
-            None => by_path.push(request),
+        };
+        let (report, _) = cell.get_or_init(|| write_one(request, options, backups));
+        if report.text_sha256 != sha256_hex(request.runtime.text.as_bytes()) {
+            return Err(ErrorEntry {
+                code: "RUNTIME_CONFLICT",
+                message: format!(
+                    "scripts of one skill need different runtimes in {} (two templates with one file name); give the templates different names",
+                    report.path
+                ),
+            });
+        }
+        match report.status {
+            RuntimeStatus::Failed | RuntimeStatus::Kept => Err(ErrorEntry {
+                code: report.errors.first().map_or("RUNTIME_UNSAFE", |e| e.code),
+                message: format!(
+                    "its runtime {} could not be written or is not skillmod's ({}); the script is left unchanged",
+                    report.path,
+                    report
+                        .errors
+                        .first()
+                        .map_or_else(String::new, |e| e.message.clone())
+                ),
+            }),
+            _ => Ok(()),
         }
     }
-    by_path.sort_by(|a, b| a.path.cmp(&b.path));
-    by_path
-        .into_iter()
-        .map(|request| {
-            if conflicts.contains(&request.path) {
-                let mut report = new_report(&request.path, options);
-                report.status = RuntimeStatus::Failed;
-                report.errors.push(ErrorEntry {
-                    code: "RUNTIME_CONFLICT",
-                    message: "scripts under this root need different runtimes (two templates with one file name); give the templates different names".into(),
-                });
-                return (report, None);
-            }
-            write_one(&request, options, backups)
-        })
-        .collect()
+
+    /// Every runtime file's report, in path order.
+    pub fn finish(&self) -> Vec<Written> {
+        let files = match self.files.lock() {
+            Ok(mut files) => std::mem::take(&mut *files),
+            Err(_) => return Vec::new(),
+        };
+        let mut written: Vec<Written> = files
+            .into_values()
+            .filter_map(|cell| Arc::try_unwrap(cell).ok()?.into_inner())
+            .collect();
+        written.sort_by(|a, b| a.0.abs_path.cmp(&b.0.abs_path));
+        written
+    }
 }
 
 fn new_report(path: &Path, options: &Options) -> RuntimeReport {
@@ -175,17 +228,15 @@ fn new_report(path: &Path, options: &Options) -> RuntimeReport {
         backup: None,
         errors: Vec::new(),
         abs_path: path.to_path_buf(),
+        text_sha256: String::new(),
     }
 }
 
-fn write_one(
-    request: &Request,
-    options: &Options,
-    backups: &Backups,
-) -> (RuntimeReport, Option<Change>) {
+fn write_one(request: &Request, options: &Options, backups: &Backups) -> Written {
     let path = &request.path;
     let text = request.runtime.text.as_bytes();
     let mut report = new_report(path, options);
+    report.text_sha256 = sha256_hex(text);
     let exists = std::fs::symlink_metadata(path).is_ok();
     let before = match limited::read(path, SIZE_LIMIT, false) {
         Ok(bytes) => Some(bytes),
@@ -209,20 +260,12 @@ fn write_one(
         report.status = RuntimeStatus::UpToDate;
         return (report, None);
     }
-    if let Some(old) = report.version_before
-        && old >= RUNTIME_VERSION
-    {
+    let known = before
+        .as_deref()
+        .map(crate::analyze::runtime_link::known_version);
+    if let Some(refusal) = refusal(&report, known, options) {
         report.status = RuntimeStatus::Kept;
-        report.errors.push(ErrorEntry {
-            code: if old > RUNTIME_VERSION {
-                "RUNTIME_NEWER"
-            } else {
-                "RUNTIME_EDITED"
-            },
-            message: format!(
-                "declares runtime version {old} but differs from what this skillmod writes; left as it is (delete it and run migrate to write it afresh)"
-            ),
-        });
+        report.errors.push(refusal);
         return (report, None);
     }
     let old = before.clone().unwrap_or_default();
@@ -240,9 +283,9 @@ fn write_one(
         return (report, Some(change));
     }
     if options.backup {
-        let root = path.parent().unwrap_or(path);
+        let root = crate::fsio::file_root(path, &options.named);
         let saved = backups.save_new_or_old(
-            root,
+            &root,
             path,
             before.as_deref(),
             0o644,
@@ -257,6 +300,7 @@ fn write_one(
             }
         }
     }
+    // Synced and renamed into place before any script that sources it is written.
     if let Err(e) = atomic::write_atomic(path, text, 0o644) {
         report.errors.push(e.into());
         return (report, None);
@@ -267,4 +311,34 @@ fn write_one(
         RuntimeStatus::Created
     };
     (report, Some(change))
+}
+
+/// Why an existing file is not replaced: it is not skillmod's (unless `--replace-runtime`), or
+/// it is a runtime newer than this skillmod's. `known` is the version its bytes are known as.
+fn refusal(
+    report: &RuntimeReport,
+    known: Option<Option<u32>>,
+    options: &Options,
+) -> Option<ErrorEntry> {
+    match known {
+        Some(None) if !options.replace_runtime => Some(ErrorEntry {
+            code: "RUNTIME_FOREIGN",
+            message: format!(
+                "{} is not a runtime skillmod wrote (edited, planted or of an unknown version{}); no script is pointed at it. Read it, then pass --replace-runtime to replace it (with a backup)",
+                report.path,
+                report
+                    .version_before
+                    .filter(|v| *v > 0)
+                    .map_or_else(String::new, |v| format!(", declaring version {v}"))
+            ),
+        }),
+        Some(Some(old)) if old > RUNTIME_VERSION => Some(ErrorEntry {
+            code: "RUNTIME_NEWER",
+            message: format!(
+                "{} is runtime version {old}, newer than this skillmod's {RUNTIME_VERSION}; upgrade skillmod",
+                report.path
+            ),
+        }),
+        _ => None,
+    }
 }

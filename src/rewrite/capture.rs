@@ -16,15 +16,17 @@ use super::placement;
 use super::plan::{Plan, Reason};
 use super::template::{NOW_TOKEN, RUNTIME_SENTINEL, Template};
 use crate::analyze::runtime_link::{
-    self, BLOCK_END, BLOCK_START, FILE_STEM, MISSING_STATUS, SOURCE_PREFIX,
+    self, BLOCK_END, BLOCK_START, CAUSE_ARGUMENT, FILE_STEM, LineParts, NOW_ARGUMENT,
 };
 use crate::analyze::{Analysis, LegacyKind};
 use crate::error::{Error, Result};
 
 const RUNTIME: &str = include_str!("../../templates/capture-runtime.sh.j2");
 
-/// The runtime's version: 1 was 0.1.0's inline line; a file older than this is rewritten.
-pub(crate) const RUNTIME_VERSION: u32 = 2;
+/// The runtime's version: 1 was 0.1.0's inline line, 2 was 0.2.0's project-wide file; 3 is
+/// found from the skill folder and prints a document of its own when it is missing. A file older
+/// than this is rewritten.
+pub(crate) const RUNTIME_VERSION: u32 = 3;
 
 /// The template whose runtime file is plain `skillmod-runtime.sh`.
 const DEFAULT_TEMPLATE: &str = "skill-output-v1";
@@ -70,11 +72,25 @@ struct RuntimeContext<'a> {
     body: String,
 }
 
-/// The runtime file for one template: its name and its text (the same for every script).
+/// The runtime file for one template: its name and its text (the same for every script), and
+/// the `printf` format of the document a script prints when it cannot load the runtime.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Runtime {
     pub file_name: String,
     pub text: String,
+    /// The template's document for a run that could not load the runtime, as a single-quoted
+    /// `printf` format: `%s` once for the cause (and once more for the time, where the template
+    /// prints it), the skill's name still as `SKILL_TOKEN`.
+    pub failure: Failure,
+}
+
+/// The document a script prints without its runtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The `printf` format, single-quoted for the shell.
+    pub format: String,
+    /// The arguments its `%s` take, in order.
+    pub arguments: Vec<&'static str>,
 }
 
 /// What one script's source line says: where the runtime lies from the script's folder, and
@@ -89,6 +105,12 @@ pub struct Link<'a> {
     /// `--runtime inline`: the runtime text, written as a block into the script instead of the
     /// source line.
     pub inline: Option<&'a str>,
+    /// The script is a bash script: its source line finds itself through `BASH_SOURCE`, so a
+    /// bash harness that sources it loads the right runtime.
+    pub bash: bool,
+    /// The document printed without the runtime, and the skill's name it carries.
+    pub failure: &'a Failure,
+    pub skill_name: &'a str,
 }
 
 /// How a script takes part in capture mode.
@@ -335,14 +357,125 @@ pub(crate) enum Need {
     ExitStatus,
 }
 
-/// The line that loads the runtime: per-script settings, then `command .` (a missing file is an
-/// error the script survives in every shell, so the message below is printed), then exit 70.
+/// The line that loads the runtime (runtime 3): nothing when a runtime is loaded already; else
+/// the runtime beside the skill's SKILL.md, from the script's real path, loaded with the
+/// per-script settings and the version the line wants (`command .`: a missing file is an error
+/// the script survives in every shell). When that fails, the script prints the template's
+/// document with `RUNTIME_MISSING`, `RUNTIME_UNREADABLE` or `RUNTIME_VERSION`, says on stderr
+/// that the skill folder is incomplete, and exits 70.
 pub(crate) fn source_line(link: &Link, need: Need) -> String {
-    format!(
-        "{}{SOURCE_PREFIX}{}\" || {{ echo \"run: skillmod migrate $0\" >&2; exit {MISSING_STATUS}; }}",
-        settings(link, need),
-        link.relative
-    )
+    let format = link
+        .failure
+        .format
+        .replace(SKILL_TOKEN, &shell_json_text(link.skill_name));
+    LineParts {
+        bash: link.bash,
+        relative: link.relative,
+        settings: &settings(link, need),
+        version: RUNTIME_VERSION,
+        format: &format,
+        arguments: link.failure.arguments.clone(),
+    }
+    .text()
+}
+
+/// Stands for the skill's name in a failure document's format until a script's line is written.
+const SKILL_TOKEN: &str = "@@SKILLMOD_SKILL@@";
+/// Stands for the cause in a failure document until its format is written.
+const CAUSE_TOKEN: &str = "@@SKILLMOD_CAUSE@@";
+
+/// `text` JSON-escaped (without the quotes) and made safe inside a single-quoted `printf`
+/// format.
+fn shell_json_text(text: &str) -> String {
+    let json = serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into());
+    printf_quoted_body(&json[1..json.len() - 1])
+}
+
+/// Text made literal inside a single-quoted `printf` format.
+fn printf_quoted_body(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('%', "%%")
+        .replace('\'', "'\\''")
+}
+
+/// The template's document for a run without its runtime: success false, confidence 0, nothing
+/// delivered, one error whose code names the cause. JSON spans are written without blanks so
+/// the source line stays one line; lines outside them (FINAL_RESULT markers) stay lines.
+fn failure_document(template: &Template) -> Result<Failure> {
+    let error = serde_json::json!({
+        "code": format!("RUNTIME_{CAUSE_TOKEN}"),
+        "message": "reinstall the whole skill folder",
+    });
+    let context = serde_json::json!({
+        "success": false,
+        "confidence": 0,
+        "deliverables": [],
+        "files_created": 0,
+        "files_modified": 0,
+        "errors": [error.clone()],
+        "error_member": format!(", \"error\": {error}"),
+        "skill_name": SKILL_TOKEN,
+    });
+    let text = template.render(&context)?;
+    let compact = match (text.find('{'), text.rfind('}')) {
+        (Some(open), Some(close)) if open < close => format!(
+            "{}{}{}",
+            &text[..open],
+            without_blanks(&text[open..=close]),
+            &text[close + 1..]
+        ),
+        _ => text,
+    };
+    let mut format = String::from("'");
+    let mut arguments = Vec::new();
+    let lines: Vec<&str> = compact.trim_end().lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        let mut rest = *line;
+        while let Some(at) = [CAUSE_TOKEN, NOW_TOKEN]
+            .iter()
+            .filter_map(|t| rest.find(t).map(|at| (at, *t)))
+            .min()
+        {
+            format.push_str(&printf_quoted_body(&rest[..at.0]));
+            format.push_str("%s");
+            arguments.push(if at.1 == CAUSE_TOKEN {
+                CAUSE_ARGUMENT
+            } else {
+                NOW_ARGUMENT
+            });
+            rest = &rest[at.0 + at.1.len()..];
+        }
+        format.push_str(&printf_quoted_body(rest));
+        if i + 1 < lines.len() {
+            format.push_str("\\n");
+        }
+    }
+    format.push_str("\\n'");
+    Ok(Failure { format, arguments })
+}
+
+/// JSON text without the blanks outside its strings.
+fn without_blanks(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !c.is_whitespace() {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `--runtime inline`'s block: a start marker naming the version, the per-script settings as
@@ -354,7 +487,7 @@ pub(crate) fn runtime_block(link: &Link, need: Need, text: &str) -> String {
 }
 
 /// The runtime's first command, which holds all the rest (the template's source-once guard).
-const RUNTIME_GUARD: &str = "if [ -z \"${__skm_loaded:-}\" ]; then";
+const RUNTIME_GUARD: &str = "if [ -z \"${__skm_rt:-}\" ]";
 
 fn block_text(settings: &str, text: &str) -> String {
     let mut block = format!(
@@ -398,15 +531,6 @@ fn insert_block(plan: &mut Plan, source: &[u8], block: &str) {
             Reason::Runtime,
         ),
     }
-}
-
-/// Replace an older runtime block with this skillmod's, keeping its settings line.
-pub(crate) fn plan_block_upgrade(source: &[u8], range: std::ops::Range<usize>, text: &str) -> Plan {
-    let settings = runtime_link::block_settings(&source[range.clone()]);
-    let block = block_text(&String::from_utf8_lossy(settings), text);
-    let mut plan = Plan::default();
-    plan.push(range.start, range.end, block, Reason::Runtime);
-    plan
 }
 
 /// The per-script settings that differ from the runtime's defaults, as `NAME=value ` words.
@@ -460,35 +584,71 @@ fn insert_source_line(plan: &mut Plan, source: &[u8], line: &str) {
     }
 }
 
-/// Replace 0.1.0's inline runtime (in front of line 2) by the source line after the shebang,
-/// keeping the settings it held. Legacy statements were rewritten then and stay as they are.
-pub(crate) fn plan_upgrade(source: &[u8], inline: std::ops::Range<usize>, link: &Link) -> Plan {
-    let mut plan = Plan::default();
-    let old = &source[inline.clone()];
-    let need = if runtime_link::setting(old, "__skm_need") == Some("0") {
-        Need::AnyResult
-    } else {
-        Need::SuccessLine
+/// The per-script settings an already-migrated script's runtime holds (its source line, its
+/// block's settings line, or 0.1.0's inline runtime), kept when its form changes.
+pub(crate) fn kept_settings(text: &[u8], default_confidence: f64) -> (Need, f64, bool) {
+    let need = match runtime_link::setting(text, "__skm_need") {
+        Some("0") => Need::AnyResult,
+        Some("exit") => Need::ExitStatus,
+        _ => Need::SuccessLine,
     };
-    let confidence = runtime_link::setting(old, "__skm_dc")
+    let confidence = runtime_link::setting(text, "__skm_dc")
         .and_then(|v| v.parse::<f64>().ok())
-        .unwrap_or(link.default_confidence);
+        .unwrap_or(default_confidence);
+    let keep = runtime_link::setting(text, "__skm_stdout") == Some("keep");
+    (need, confidence, keep)
+}
+
+/// Bring an already-migrated script's runtime to `link`'s form (the source line this skillmod
+/// writes, or its inline block when `link.inline`), keeping the per-script settings: runtime 2's
+/// line or a line naming another folder, an older block, 0.1.0's inline runtime, or a form the
+/// settings no longer ask for. None when the script already has it. Legacy statements were
+/// rewritten before and stay as they are; the script still gains one line (or the block).
+pub(crate) fn plan_convert(
+    source: &[u8],
+    current: &runtime_link::RuntimeLine,
+    link: &Link,
+) -> Option<Plan> {
+    use runtime_link::RuntimeLine;
+    let (settings_text, mut range) = match current {
+        RuntimeLine::Sourced { line, .. } => (&source[line.clone()], line.clone()),
+        RuntimeLine::Block { range, .. } => (
+            runtime_link::block_settings(&source[range.clone()]),
+            range.clone(),
+        ),
+        RuntimeLine::Inline { range } => (&source[range.clone()], range.clone()),
+    };
+    let (need, default_confidence, keep_stdout) =
+        kept_settings(settings_text, link.default_confidence);
     let link = Link {
-        default_confidence: confidence,
+        default_confidence,
+        keep_stdout,
         ..link.clone()
     };
-    // The inline runtime was followed by one space, or by the line end when line 2 was empty.
-    let mut end = inline.end;
-    if source.get(end) == Some(&b' ') {
-        end += 1;
-    } else if source[end..].starts_with(b"\r\n") {
-        end += 2;
-    } else if source.get(end) == Some(&b'\n') {
-        end += 1;
+    let eol = placement::line_ending(source);
+    let wanted = match link.inline {
+        Some(text) => runtime_block(&link, need, text),
+        None if eol == "\r\n" => format!("{} #\r\n", source_line(&link, need)),
+        None => format!("{}\n", source_line(&link, need)),
+    };
+    if let RuntimeLine::Inline { .. } = current {
+        // 0.1.0's runtime sat in front of the original line 2, followed by one space (or by the
+        // line end when line 2 was empty): the new form goes before that line instead.
+        let mut end = range.end;
+        if source.get(end) == Some(&b' ') {
+            end += 1;
+        } else if source[end..].starts_with(b"\r\n") {
+            end += 2;
+        } else if source.get(end) == Some(&b'\n') {
+            end += 1;
+        }
+        range = range.start..end;
+    } else if source[range.clone()] == *wanted.as_bytes() {
+        return None;
     }
-    plan.push(inline.start, end, "", Reason::Runtime);
-    insert_source_line(&mut plan, source, &source_line(&link, need));
-    plan
+    let mut plan = Plan::default();
+    plan.push(range.start, range.end, wanted, Reason::Runtime);
+    Some(plan)
 }
 
 /// The runtime file's name for a template: `skillmod-runtime.sh` for the default, else the
@@ -517,6 +677,19 @@ pub(crate) fn version_of(text: &[u8]) -> Option<u32> {
     let rest = text.strip_prefix(format!("# {FILE_STEM} ").as_bytes())?;
     let end = rest.iter().position(|b| !b.is_ascii_digit())?;
     std::str::from_utf8(&rest[..end]).ok()?.parse().ok()
+}
+
+/// Render the runtime of every built-in template once, so their texts are known runtimes
+/// wherever a script or a runtime file is judged.
+pub(crate) fn trust_builtins() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        for builtin in super::template::BUILTINS {
+            if let Ok(template) = Template::load(builtin.name) {
+                let _ = render_runtime(&template);
+            }
+        }
+    });
 }
 
 /// The runtime template, compiled once per process.
@@ -582,9 +755,15 @@ pub(crate) fn render_runtime(template: &Template) -> Result<Runtime> {
                 format!("capture runtime failed to render: {e}"),
             )
         })?;
+    let text = text + "\n";
+    // This skillmod's own renderings are known runtimes: as a file, and as a block (less its
+    // settings line, as blocks are compared).
+    runtime_link::trust(text.as_bytes(), RUNTIME_VERSION);
+    runtime_link::trust(block_text("", &text).as_bytes(), RUNTIME_VERSION);
     Ok(Runtime {
         file_name: runtime_file_name(&template.name),
-        text: text + "\n",
+        text,
+        failure: failure_document(template)?,
     })
 }
 
