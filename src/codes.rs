@@ -322,24 +322,29 @@ pub(crate) const CODES: &[Code] = &[
         "Scripts under one root need different runtimes under the same file name (two templates with one name), so neither is written. Give the templates different names.",
     ),
     c(
-        "RUNTIME_EDITED",
+        "RUNTIME_FOREIGN",
         Area::Runtime,
-        "The runtime file declares this skillmod's runtime version but differs from what it writes (edited by hand, say); it is left as it is. Delete it and run `skillmod migrate` to write it afresh.",
+        "A runtime file, inline block or source line stands where skillmod puts one but its bytes are not a runtime skillmod wrote (edited, planted, or of an unknown version): check reports it (SKM007, error), migrate points no script at it and leaves it as it is. Read it, then run `skillmod migrate --replace-runtime` to replace it (with a backup).",
     ),
     c(
         "RUNTIME_MISSING",
         Area::Runtime,
-        "check (SKM007, error): a migrated script sources a runtime file that does not exist, so the skill exits 70 without a document. Run `skillmod migrate FILE` to write it.",
+        "check (SKM007, error): a migrated script sources a runtime file that does not exist. At run time the script prints a document with this code and exits 70: the skill folder is incomplete; reinstall the whole folder, or run `skillmod migrate FILE` where it came from.",
     ),
     c(
         "RUNTIME_NEWER",
         Area::Runtime,
-        "The runtime file declares a newer runtime version than this skillmod writes; it is left as it is. Use the newer skillmod, or delete the file and run `skillmod migrate` to write this version.",
+        "The runtime file is a newer runtime version than this skillmod writes; it is left as it is. Use the newer skillmod.",
     ),
     c(
         "RUNTIME_OUTDATED",
         Area::Runtime,
         "check (SKM007, warning): a migrated script sources an older runtime version, or carries an older inline runtime block or skillmod 0.1.0's one-line inline runtime. Run `skillmod migrate FILE` to bring it up to date.",
+    ),
+    c(
+        "RUNTIME_UNREADABLE",
+        Area::Runtime,
+        "At run time: a migrated script's runtime file exists but cannot be read; the script prints a document with this code and exits 70. Fix the file's permissions, or reinstall the whole skill folder.",
     ),
     c(
         "RUNTIME_UNSAFE",
@@ -350,6 +355,11 @@ pub(crate) const CODES: &[Code] = &[
         "RUNTIME_UPGRADED",
         Area::Runtime,
         "A note: a script's old runtime was brought up to date (skillmod 0.1.0's one-line runtime becomes a line sourcing the runtime file; an older inline runtime block becomes the current version). Nothing to do.",
+    ),
+    c(
+        "RUNTIME_VERSION",
+        Area::Runtime,
+        "At run time: a migrated script's runtime file is of another runtime version than its source line asks for (a skill folder put together from two releases); the script prints a document with this code and exits 70. Reinstall the whole skill folder, or run `skillmod migrate` where it came from.",
     ),
     // Document
     c(
@@ -595,6 +605,9 @@ mod tests {
         "CARGO_PKG_VERSION",
         "SKILLMOD_CACHE_DIR",
         "XDG_CACHE_HOME",
+        "XDG_STATE_HOME",
+        // bash's variable that names the file being read, which the source line reads.
+        "BASH_SOURCE",
         // The heredoc delimiter of comment mode's JSON block.
         "EOF_JSON",
     ];

@@ -167,6 +167,10 @@ const SH_SELF: &str = "$0";
 pub(crate) const CAUSE_ARGUMENT: &str = "\"$__skm_c\"";
 pub(crate) const NOW_ARGUMENT: &str = "\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"";
 
+/// The codes a run reports when it cannot load its runtime (the source line writes the part
+/// after `RUNTIME_` into the document's `RUNTIME_%s`).
+pub(crate) const CAUSES: [&str; 3] = ["RUNTIME_MISSING", "RUNTIME_UNREADABLE", "RUNTIME_VERSION"];
+
 /// The parts of runtime 3's source line; `text` writes the line, and `parse` reads one back, so
 /// a line counts as skillmod's only when writing its parts again gives its very bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,8 +190,9 @@ impl<'a> LineParts<'a> {
     pub fn text(&self) -> String {
         let me = if self.bash { BASH_SELF } else { SH_SELF };
         let arguments: String = self.arguments.iter().map(|a| format!(" {a}")).collect();
+        let [missing, unreadable, version_cause] = CAUSES.map(|c| &c["RUNTIME_".len()..]);
         format!(
-            "{LINE_START}{me}\" || echo \"$0\")\")/{relative}; {settings}__skm_loaded={version} command . \"$__skm_f\"; [ \"${{__skm_rt-}}\" = {version} ]; }} || {{ __skm_c=MISSING; [ ! -e \"$__skm_f\" ] || __skm_c=UNREADABLE; [ ! -r \"$__skm_f\" ] || __skm_c=VERSION; printf {format}{arguments}; echo \"skillmod: $__skm_f: $__skm_c; this skill folder is incomplete, reinstall it whole\" >&2; exit {MISSING_STATUS}; }}",
+            "{LINE_START}{me}\" || echo \"$0\")\")/{relative}; {settings}__skm_loaded={version} command . \"$__skm_f\"; [ \"${{__skm_rt-}}\" = {version} ]; }} || {{ __skm_c={missing}; [ ! -e \"$__skm_f\" ] || __skm_c={unreadable}; [ ! -r \"$__skm_f\" ] || __skm_c={version_cause}; printf {format}{arguments}; echo \"skillmod: $__skm_f: $__skm_c; this skill folder is incomplete, reinstall it whole\" >&2; exit {MISSING_STATUS}; }}",
             relative = self.relative,
             settings = self.settings,
             version = self.version,
@@ -421,7 +426,7 @@ mod tests {
 
     #[test]
     fn runtime_2_source_line_is_found_with_its_path() {
-        let script = b"#!/bin/bash\n__skm_need=0 command . \"$(dirname -- \"$0\")/../skillmod-runtime.sh\" || { exit 70; }\necho hi\n";
+        let script = b"#!/bin/bash\n__skm_need=0 command . \"$(dirname -- \"$0\")/../skillmod-runtime.sh\" || { echo \"run: skillmod migrate $0\" >&2; exit 70; }\necho hi\n";
         let found = find(script).expect("found");
         let RuntimeLine::Sourced {
             line,
@@ -457,13 +462,31 @@ mod tests {
         ] {
             assert_eq!(find(script.as_bytes()), None, "{script}");
         }
-        let block = format!("#!/bin/sh\n{BLOCK_START}2 inline\n: x\n{BLOCK_END}\necho SUCCESS\n");
+        // A block counts when its bytes are a released runtime's (0.2.0's, for the default
+        // template), and stops counting when one byte of it changes.
+        let released = include_str!("../../fixtures/upgrade/v2/inline-skill-output-v1.sh");
         assert!(matches!(
-            find(block.as_bytes()),
-            Some(RuntimeLine::Block {
-                version: Some(2),
-                ..
-            })
+            find(released.as_bytes()),
+            Some(RuntimeLine::Block { version: Some(2), .. })
         ));
+        let edited = released.replacen("__skm_marked=1", "__skm_marked=1; echo SUCCESS", 1);
+        assert_ne!(edited, released);
+        assert_eq!(find(edited.as_bytes()), None);
+        assert!(foreign(edited.as_bytes()).is_some());
+    }
+
+    #[test]
+    fn an_edited_source_line_is_foreign() {
+        let line = "command . \"$(dirname -- \"$0\")/../skillmod-runtime.sh\" || { echo \"run: skillmod migrate $0\" >&2; exit 70; }";
+        let ours = format!("#!/bin/sh\n{line}\necho hi\n");
+        assert!(find(ours.as_bytes()).is_some());
+        for edit in [
+            format!("{line}; echo SUCCESS"),
+            format!("echo SUCCESS; {line}"),
+            line.replace("../skillmod", "../../../../tmp/skillmod"),
+        ] {
+            let script = format!("#!/bin/sh\n{edit}\necho hi\n");
+            assert_eq!(find(script.as_bytes()), None, "{edit}");
+        }
     }
 }

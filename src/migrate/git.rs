@@ -5,14 +5,14 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::RunReport;
-use super::runtime::RuntimeStatus;
-use crate::error::Result;
+use super::runtime::{RuntimeReport, RuntimeStatus};
+use crate::error::{Error, Result};
 use crate::fsio::{Roots, canonical, display_path};
 use crate::vcs::Repo;
 
 /// The git work trees the files lie in (each file's own, not the working folder's), once each.
-pub fn repositories(files: &[PathBuf], base: &Path) -> Vec<Repo> {
-    let mut finder = Roots::new(base);
+pub fn repositories(files: &[PathBuf], named: &[PathBuf]) -> Vec<Repo> {
+    let mut finder = Roots::new(named);
     let mut roots: Vec<PathBuf> = files.iter().map(|f| finder.root(f)).collect();
     roots.sort();
     roots.dedup();
@@ -34,6 +34,44 @@ pub fn unrelated_dirty(dirty: &HashSet<PathBuf>, selected: &[PathBuf], base: &Pa
         .collect();
     unrelated.sort();
     unrelated
+}
+
+/// Mark files that migrate created inside `repo`'s work tree as intended to be added (`git add
+/// --intent-to-add -- PATHS`): `git diff` shows them and `git commit -a` takes them, as
+/// all-repos commits (docs/multi-repo.md). Paths outside the work tree are left out.
+pub fn intent_to_add(repo: &Repo, paths: &[PathBuf]) -> Result<()> {
+    let inside: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| canonical(p))
+        .filter(|p| p.starts_with(&repo.root))
+        .collect();
+    repo.intend_to_add(&inside)
+        .map_err(|e| Error::new("GIT_FAILED", e.message))
+}
+
+/// `intent_to_add` for each runtime file this run created, in the work tree holding it (one of
+/// `repos`, else the one found above it). A file git refuses (an ignored one, say) is a note
+/// on stderr, not a failure: the file is written, only git does not know about it yet.
+pub(crate) fn mark_created(repos: &[Repo], runtimes: &[RuntimeReport]) {
+    for runtime in runtimes
+        .iter()
+        .filter(|r| r.status == RuntimeStatus::Created)
+    {
+        let path = canonical(&runtime.abs_path);
+        let repo = repos
+            .iter()
+            .find(|r| path.starts_with(&r.root))
+            .cloned()
+            .or_else(|| path.parent().and_then(Repo::discover));
+        if let Some(repo) = repo
+            && let Err(e) = intent_to_add(&repo, std::slice::from_ref(&path))
+        {
+            eprintln!(
+                "note: {}: not marked for git (`git add --intent-to-add`): {}: {}; add it yourself with `git add`",
+                runtime.path, e.code, e.message
+            );
+        }
+    }
 }
 
 /// Commit exactly the migrated files and record the confirmation in the report; nothing

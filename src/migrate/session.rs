@@ -10,7 +10,6 @@ use super::sourcing::Sourcing;
 use super::{Change, Mode, Options, Profile, RunReport, git};
 use crate::config::PerSettings;
 use crate::error::{Error, Result};
-use crate::fsio::backup::Backups;
 use crate::fsio::display_path;
 use crate::vcs::Repo;
 
@@ -19,6 +18,8 @@ use crate::vcs::Repo;
 pub struct Request {
     pub dry_run: bool,
     pub force: bool,
+    /// `--replace-runtime`.
+    pub replace_runtime: bool,
     pub backup: bool,
     pub max_size: u64,
     pub stdout_to_stderr: bool,
@@ -46,8 +47,14 @@ pub fn prepare(
     profiles: PerSettings<Profile>,
     request: &Request,
     base: &Path,
+    named: &[PathBuf],
 ) -> Result<Session> {
-    let repos = git::repositories(files, base);
+    let named = if named.is_empty() {
+        vec![base.to_path_buf()]
+    } else {
+        named.to_vec()
+    };
+    let repos = git::repositories(files, &named);
     if request.commit.is_some() && repos.is_empty() {
         return Err(Error::new(
             "NOT_A_GIT_REPO",
@@ -103,11 +110,14 @@ pub fn prepare(
     let options = Options {
         dry_run: request.dry_run,
         force: request.force,
+        replace_runtime: request.replace_runtime,
+        runtimes: super::runtime::Writer::default(),
         backup: request.backup,
         max_size: request.max_size,
         profiles,
         stdout_to_stderr: request.stdout_to_stderr,
         base: base.to_path_buf(),
+        named,
         dirty: if request.allow_dirty {
             None
         } else {
@@ -134,13 +144,11 @@ impl Session {
         &self,
         report: &mut RunReport,
         files: &[PathBuf],
-        runtimes: Vec<super::runtime::Request>,
-        backups: &Backups,
         mut on_runtime: impl FnMut(&RuntimeReport, Option<&Change>),
     ) -> Option<Error> {
         let base = &self.options.base;
-        // The runtime files come after the scripts that source them, in the diff and on disk.
-        for (runtime, change) in super::runtime::write_all(runtimes, &self.options, backups) {
+        // Written before the scripts that source them; reported after them, in the diff too.
+        for (runtime, change) in self.options.runtimes.finish() {
             on_runtime(&runtime, change.as_ref());
             if runtime.written() {
                 report
@@ -148,6 +156,10 @@ impl Session {
                     .push((runtime.path.clone(), runtime.abs_path.clone()));
             }
             report.runtime_files.push(runtime);
+        }
+        // New runtime files marked intent-to-add, so `git commit -a` (all-repos) takes them.
+        if !self.options.dry_run {
+            git::mark_created(&self.repos, &report.runtime_files);
         }
         report.temp_files_removed = self.removed.iter().map(|p| display_path(p, base)).collect();
         if let Some(dirty) = &self.dirty {

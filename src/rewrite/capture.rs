@@ -706,7 +706,7 @@ fn runtime_environment() -> &'static std::result::Result<Environment<'static>, m
 /// arguments of one `printf`, with the shell's special characters escaped so only the run-time
 /// fields expand (`${…}` of variables holding JSON text). No value of any script passes through
 /// the template: every field is a placeholder here.
-pub(crate) fn render_runtime(template: &Template) -> Result<Runtime> {
+pub fn render_runtime(template: &Template) -> Result<Runtime> {
     let mut context = serde_json::Map::new();
     for (field, _) in FIELDS {
         context.insert((*field).to_string(), sentinel(field).into());
@@ -773,6 +773,8 @@ mod tests {
     use crate::analyze::{BashParser, parser::error_count};
     use crate::rewrite::template::BUILTINS;
 
+    const LINE_START_FOR_TESTS: &str = runtime_link::LINE_START;
+
     #[test]
     fn runtime_file_is_clean_short_lined_shell_for_every_template() {
         let mut parser = BashParser::new().expect("parser");
@@ -811,31 +813,49 @@ mod tests {
     }
 
     #[test]
-    fn source_line_is_short_and_names_only_what_differs() {
+    fn source_line_reads_back_and_names_only_what_differs() {
+        let runtime =
+            render_runtime(&Template::load("skill-output-v1").expect("template")).expect("render");
         let link = Link {
             relative: "../../skillmod-runtime.sh",
             default_confidence: DEFAULT_CONFIDENCE,
             keep_stdout: false,
             inline: None,
+            bash: true,
+            failure: &runtime.failure,
+            skill_name: "it's 100% \"odd\"",
         };
         let line = source_line(&link, Need::SuccessLine);
-        assert!(line.starts_with(SOURCE_PREFIX), "{line}");
-        // The README's promise: under 120 characters up to five folders below the root.
-        let deep = Link {
-            relative: "../../../../../skillmod-runtime.sh",
-            ..link.clone()
-        };
-        let line = source_line(&deep, Need::SuccessLine);
-        assert!(line.len() <= 120, "{} characters: {line}", line.len());
+        assert!(line.starts_with(LINE_START_FOR_TESTS), "{line}");
+        let parts = LineParts::parse(&line).expect("reads back");
+        assert_eq!(parts.text(), line);
+        assert_eq!(parts.relative, "../../skillmod-runtime.sh");
+        assert_eq!(parts.settings, "");
+        assert!(!line.contains('\n'));
         let other = Link {
             default_confidence: 0.9,
             keep_stdout: true,
+            bash: false,
             ..link
         };
         let line = source_line(&other, Need::AnyResult);
         assert!(
-            line.starts_with("__skm_need=0 __skm_dc=0.9 __skm_stdout=keep command ."),
+            line.contains("; __skm_need=0 __skm_dc=0.9 __skm_stdout=keep __skm_loaded=3 command . "),
             "{line}"
         );
+        assert!(!line.contains("BASH_SOURCE"), "{line}");
+        assert_eq!(LineParts::parse(&line).expect("reads back").text(), line);
+    }
+
+    #[test]
+    fn every_template_has_a_one_line_failure_document() {
+        for builtin in BUILTINS {
+            let runtime = render_runtime(&Template::load(builtin.name).expect("template"))
+                .expect("render");
+            let failure = &runtime.failure;
+            assert!(failure.format.starts_with('\'') && failure.format.ends_with('\''));
+            assert!(!failure.format.contains('\n'), "{}", failure.format);
+            assert!(failure.arguments.contains(&CAUSE_ARGUMENT), "{}", builtin.name);
+        }
     }
 }

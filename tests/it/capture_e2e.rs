@@ -28,7 +28,7 @@ fn files_in(dir: &Path) -> BTreeSet<String> {
             for inner in files_in(&entry.path()) {
                 out.insert(format!("{name}/{inner}"));
             }
-        } else if name != "execute.sh" {
+        } else if name != "execute.sh" && !name.starts_with("skillmod-runtime") {
             out.insert(name);
         }
     }
@@ -36,7 +36,7 @@ fn files_in(dir: &Path) -> BTreeSet<String> {
 }
 
 /// Run `script` as `work/execute.sh` in a fresh folder, with the runtime files migrate wrote in
-/// `tree` (if any) one folder up, where a skill one level below its project root finds them.
+/// the script's folder `tree` (if any) beside it: the skill folder, copied alone.
 fn run_in(shell: &str, script: &[u8], tree: Option<&Path>, args: &[String]) -> Run {
     let tmp = tempfile::tempdir().expect("tmp");
     let work = tmp.path().join("work");
@@ -50,7 +50,7 @@ fn run_in(shell: &str, script: &[u8], tree: Option<&Path>, args: &[String]) -> R
     {
         let name = entry.file_name().to_string_lossy().into_owned();
         if name.starts_with("skillmod-runtime") {
-            std::fs::copy(entry.path(), tmp.path().join(&name)).expect("copy runtime");
+            std::fs::copy(entry.path(), work.join(&name)).expect("copy runtime");
         }
     }
     let out = run(std::process::Command::new(shell)
@@ -103,7 +103,7 @@ fn migrated_skills_report_what_actually_happened_in_bash_and_dash() {
                     .unwrap_or_default()
             );
             let before = run_in(shell, &input, None, &args);
-            let now = run_in(shell, &after, Some(tree.path()), &args);
+            let now = run_in(shell, &after, Some(&tree.path().join("s")), &args);
             assert_eq!(
                 now.status, before.status,
                 "{name}: exit status changed; stderr: {}",
@@ -199,7 +199,7 @@ fn capture_works_with_every_template() {
             ..ParseOptions::new(protocol)
         };
         for (args, ok) in [(vec![], true), (vec!["fail".to_string()], false)] {
-            let ran = run_in("bash", &after, Some(tmp.path()), &args);
+            let ran = run_in("bash", &after, Some(&tmp.path().join("my-skill")), &args);
             let outcome = check_output(&ran.stdout, &options, &schema);
             assert!(
                 outcome.valid,
@@ -324,7 +324,7 @@ fn every_template_output_is_judged_the_same_by_every_protocol_and_strictness() {
                 _ => vec![vec![]],
             };
             for args in runs {
-                let printed = run_in("sh", &after, Some(tmp.path()), &args).stdout;
+                let printed = run_in("sh", &after, Some(&tmp.path().join("my-skill")), &args).stdout;
                 for protocol in [
                     Protocol::Auto,
                     Protocol::Json,

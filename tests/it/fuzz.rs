@@ -66,11 +66,15 @@ fn rewrites(parser: &mut BashParser, source: &[u8]) -> Vec<(&'static str, Vec<u8
     {
         out.push(("comment", bytes));
     }
+    let runtime = capture::render_runtime(&template).expect("runtime");
     let link = capture::Link {
         relative: "skillmod-runtime.sh",
         default_confidence: skillmod::contract::legacy_text::DEFAULT_CONFIDENCE,
         keep_stdout: false,
         inline: None,
+        bash: true,
+        failure: &runtime.failure,
+        skill_name: "s",
     };
     if let Ok(plan) = capture::plan_capture_mode(&analysis, source, &link, Role::Script, None)
         && let Ok(bytes) = rewrite::apply_checked(&plan, &analysis, source, parser)
