@@ -434,6 +434,11 @@ pub(crate) const CODES: &[Code] = &[
         "A manifest entry's path is absolute or leaves the project root, or its backup is not a regular file of its run, so the entry is refused and nothing was written (the run may not be skillmod's own). Inspect the run under `.skillmod/backups`.",
     ),
     c(
+        "MULTIPLE_ROOTS",
+        Area::Restore,
+        "restore: the paths named lie in different projects, each keeping its own backups. Restore one project at a time.",
+    ),
+    c(
         "NOT_A_REGULAR_FILE",
         Area::Restore,
         "The file to restore is now a symlink, FIFO, device or folder, and restore writes only regular files. Move it aside and run restore again.",

@@ -467,7 +467,10 @@ mod tests {
         let released = include_str!("../../fixtures/upgrade/v2/inline-skill-output-v1.sh");
         assert!(matches!(
             find(released.as_bytes()),
-            Some(RuntimeLine::Block { version: Some(2), .. })
+            Some(RuntimeLine::Block {
+                version: Some(2),
+                ..
+            })
         ));
         let edited = released.replacen("__skm_marked=1", "__skm_marked=1; echo SUCCESS", 1);
         assert_ne!(edited, released);

@@ -5,13 +5,13 @@ use std::path::PathBuf;
 
 use super::{Format, RestoreArgs, working_dir};
 use crate::error::{Error, Result};
-use crate::fsio::{backup, project_root};
+use crate::fsio::{Roots, backup, project_root};
 use crate::report::restore_text;
 use crate::restore;
 
 pub fn run(args: &RestoreArgs) -> Result<i32> {
     let base = working_dir()?;
-    let root = project_root(&base);
+    let root = root(args, &base)?;
     let runs = backup::list_runs(&root)?;
     let color = args.common.color.choice();
     let (mut stdout, _) = crate::report::stdout(color);
@@ -63,4 +63,23 @@ fn filters(args: &RestoreArgs) -> Vec<PathBuf> {
         .chain(&p.skill_paths)
         .map(|path| std::path::absolute(path).unwrap_or_else(|_| path.clone()))
         .collect()
+}
+
+/// The project root whose backups restore reads: the one the named paths lie in, found as
+/// migrate finds it (so `skillmod restore PATH` finds what `skillmod migrate PATH` kept), else
+/// the working folder's.
+fn root(args: &RestoreArgs, base: &std::path::Path) -> Result<PathBuf> {
+    let named = args.paths.named();
+    let mut roots = Roots::new(&named);
+    let mut found: Vec<PathBuf> = named.iter().map(|p| roots.root_of_named(p)).collect();
+    found.sort();
+    found.dedup();
+    match found.as_slice() {
+        [] => Ok(project_root(base)),
+        [one] => Ok(one.clone()),
+        _ => Err(Error::new(
+            "MULTIPLE_ROOTS",
+            "the paths lie in different projects, each with its own backups; restore one project at a time",
+        )),
+    }
 }

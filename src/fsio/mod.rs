@@ -96,6 +96,16 @@ impl Roots {
         }
     }
 
+    /// The project root of a named path (a file, or a folder whose own root is asked).
+    pub fn root_of_named(&mut self, path: &Path) -> PathBuf {
+        if path.is_dir() {
+            // The root of a file inside it.
+            self.root(&path.join("SKILL.md"))
+        } else {
+            self.root(path)
+        }
+    }
+
     pub fn root(&mut self, path: &Path) -> PathBuf {
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let folder = absolute.parent().unwrap_or(&absolute);

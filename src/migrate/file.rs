@@ -47,7 +47,9 @@ fn migrate_steps(
         Mode::Comment => None,
     };
     let analysis = analyze_script(report, &script, profile, hosted, options, parser)?;
-    let upkeep = gate(report, path, &script, &analysis, profile, hosted, options)?;
+    let upkeep = gate(
+        report, path, &script, &analysis, profile, hosted, options, backups,
+    )?;
     let plan = plan(
         report, path, &script, &analysis, profile, hosted, upkeep, options,
     )?;
@@ -138,6 +140,7 @@ fn analyze_script(
 /// Whether the file is migrated at all: a script that prints its own document, a parse error,
 /// nothing to do, or a dirty file stops here. For a migrated script, the upkeep plan (runtime
 /// upgrade, `--stdout-to-stderr`) comes back as `Some(Some(plan))`.
+#[allow(clippy::too_many_arguments)]
 fn gate(
     report: &mut FileReport,
     path: &Path,
@@ -146,6 +149,7 @@ fn gate(
     profile: &super::Profile,
     hosted: Option<&Hosted>,
     options: &Options,
+    backups: &Backups,
 ) -> Option<Option<rewrite::Plan>> {
     // A script that prints a document of its own would print two: refused, as check reports.
     let would_rewrite = !analysis.legacy.is_empty() || options.force || hosted.is_some();
@@ -157,6 +161,14 @@ fn gate(
             Some(plan) => Some(plan),
             None if redirect_only(script, analysis, options) => Some(rewrite::Plan::default()),
             None => {
+                // The script stays; the runtime it sources is written if it is missing or old.
+                if let Some(request) = &report.runtime
+                    && let Err(reason) = options.runtimes.ensure(request, options, backups)
+                {
+                    report.errors.push(reason);
+                    report.status = Status::Failed;
+                    return None;
+                }
                 report.status = Status::AlreadyMigrated;
                 return None;
             }
@@ -421,9 +433,6 @@ fn upkeep(
     let (at, relative) =
         runtime::location(path, &options.named, profile.placement, &runtime.file_name);
     let inline = profile.placement == super::Placement::Inline;
-    if !inline {
-        request_runtime(report, at.clone(), runtime, options);
-    }
     let skill = skill_of(&at);
     let link = capture::Link {
         relative: &relative,
@@ -434,7 +443,11 @@ fn upkeep(
         failure: &runtime.failure,
         skill_name: &skill,
     };
-    let plan = capture::plan_convert(body, &current, &link)?;
+    let plan = capture::plan_convert(body, &current, &link);
+    if !inline && (plan.is_some() || runtime::state(&at) != runtime::State::Current) {
+        request_runtime(report, at.clone(), runtime, options);
+    }
+    let plan = plan?;
     let before = match &current {
         runtime_link::RuntimeLine::Inline { .. } => "skillmod 0.1.0's one-line runtime".to_string(),
         runtime_link::RuntimeLine::Block { version, .. } => {

@@ -840,7 +840,9 @@ mod tests {
         };
         let line = source_line(&other, Need::AnyResult);
         assert!(
-            line.contains("; __skm_need=0 __skm_dc=0.9 __skm_stdout=keep __skm_loaded=3 command . "),
+            line.contains(
+                "; __skm_need=0 __skm_dc=0.9 __skm_stdout=keep __skm_loaded=3 command . "
+            ),
             "{line}"
         );
         assert!(!line.contains("BASH_SOURCE"), "{line}");
@@ -850,12 +852,16 @@ mod tests {
     #[test]
     fn every_template_has_a_one_line_failure_document() {
         for builtin in BUILTINS {
-            let runtime = render_runtime(&Template::load(builtin.name).expect("template"))
-                .expect("render");
+            let runtime =
+                render_runtime(&Template::load(builtin.name).expect("template")).expect("render");
             let failure = &runtime.failure;
             assert!(failure.format.starts_with('\'') && failure.format.ends_with('\''));
             assert!(!failure.format.contains('\n'), "{}", failure.format);
-            assert!(failure.arguments.contains(&CAUSE_ARGUMENT), "{}", builtin.name);
+            assert!(
+                failure.arguments.contains(&CAUSE_ARGUMENT),
+                "{}",
+                builtin.name
+            );
         }
     }
 }

@@ -149,7 +149,13 @@ fn capture_adds_one_short_line_and_changes_only_the_legacy_ones() {
                 "capture" => {
                     assert_eq!(new.len(), old.len() + 1, "{}: line count", path.display());
                     assert_eq!(new[0], old[0], "{}: the shebang", path.display());
-                    assert!(new[1].len() <= 120, "{}: a long line", path.display());
+                    // One line, carrying the failure document (see SOURCE_LINE_BUDGET).
+                    assert!(
+                        new[1].len() <= SOURCE_LINE_BUDGET,
+                        "{}: a {}-character source line",
+                        path.display(),
+                        new[1].len()
+                    );
                     let changed = old[1..].iter().zip(&new[2..]).filter(|(a, b)| a != b);
                     let changed = changed.count();
                     assert!(
@@ -177,9 +183,17 @@ fn capture_adds_one_short_line_and_changes_only_the_legacy_ones() {
     }
 }
 
+/// The longest source line skillmod writes for the default template (measured: 602 characters
+/// for a bash script at the depth of the example skills, the failure document included; the
+/// 300 the issue hoped for cannot hold the document, the symlink resolution and the version
+/// check together).
+const SOURCE_LINE_BUDGET: usize = 640;
+
 #[test]
-fn every_script_sources_one_runtime_file_and_names_only_its_own_settings() {
+fn every_script_of_a_skill_sources_its_one_runtime_file_and_names_only_its_own_settings() {
     let tmp = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir_all(tmp.path().join("s")).expect("mkdir");
+    std::fs::write(tmp.path().join("s/SKILL.md"), "---\nname: s\n---\n").expect("skill");
     write_script(tmp.path(), "s/a/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
     write_script(
         tmp.path(),
@@ -191,14 +205,24 @@ fn every_script_sources_one_runtime_file_and_names_only_its_own_settings() {
         let text = std::fs::read_to_string(tmp.path().join(rel)).expect("read");
         text.lines().nth(1).expect("line 2").to_string()
     };
-    let tail = "command . \"$(dirname -- \"$0\")/../../skillmod-runtime.sh\" || { echo \"run: skillmod migrate $0\" >&2; exit 70; }";
-    assert_eq!(line_2("s/a/execute.sh"), format!("__skm_dc=0.7 {tail}"));
-    assert_eq!(
-        line_2("s/b/execute.sh"),
-        format!("__skm_need=0 __skm_dc=0.7 {tail}")
+    let a = line_2("s/a/execute.sh");
+    assert!(a.contains("${BASH_SOURCE:-$0}"), "{a}");
+    assert!(
+        a.contains(")/../skillmod-runtime.sh; __skm_dc=0.7 __skm_loaded=3 command . "),
+        "{a}"
     );
-    let runtime = std::fs::read_to_string(tmp.path().join("skillmod-runtime.sh")).expect("runtime");
-    assert!(runtime.starts_with("# skillmod-runtime 2 "), "{runtime}");
+    let b = line_2("s/b/execute.sh");
+    assert!(!b.contains("BASH_SOURCE"), "{b}");
+    assert!(
+        b.contains(")/../skillmod-runtime.sh; __skm_need=0 __skm_dc=0.7 __skm_loaded=3 command . "),
+        "{b}"
+    );
+    // One runtime file for the skill, none at the root.
+    let runtime =
+        std::fs::read_to_string(tmp.path().join("s/skillmod-runtime.sh")).expect("runtime");
+    assert!(runtime.starts_with("# skillmod-runtime 3 "), "{runtime}");
+    assert!(!tmp.path().join("skillmod-runtime.sh").exists());
+    assert!(!tmp.path().join("s/a/skillmod-runtime.sh").exists());
 }
 
 #[test]

@@ -61,7 +61,7 @@ fn keep_stdout_prints_the_other_output_before_the_document_as_0_1_0_did() {
     );
     let migrated = std::fs::read_to_string(&script).expect("read");
     assert!(
-        migrated.contains("__skm_stdout=keep command ."),
+        migrated.contains("__skm_stdout=keep __skm_loaded=3 command ."),
         "{migrated}"
     );
     let out = sh("sh", &script, tmp.path());
@@ -114,21 +114,51 @@ fn sigterm_and_sigint_end_the_run_with_a_document_that_says_so() {
 }
 
 #[test]
-fn a_missing_runtime_fails_at_once_naming_the_file_and_the_command_that_restores_it() {
+fn a_missing_runtime_prints_a_failure_document_and_exits_70_telling_to_reinstall() {
     let tmp = tempfile::tempdir().expect("tmp");
     let script = write_script(tmp.path(), "s/x/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
     json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
-    let runtime = tmp.path().join("skillmod-runtime.sh");
+    let runtime = tmp.path().join("s/x/skillmod-runtime.sh");
+    let good = std::fs::read(&runtime).expect("runtime");
     std::fs::remove_file(&runtime).expect("remove");
     for shell in ["bash", "dash"] {
         let out = sh(shell, &script, tmp.path());
         assert_eq!(out.status.code(), Some(70), "{shell}");
-        assert_eq!(stdout(&out), "", "{shell}: no half output");
+        let doc = strict_document(&stdout(&out));
+        assert_eq!(doc["success"], false, "{shell}");
+        assert_eq!(
+            doc["errors"][0]["code"], "RUNTIME_MISSING",
+            "{shell}: {doc}"
+        );
         let err = stderr(&out);
         assert!(err.contains("skillmod-runtime.sh"), "{shell}: {err}");
-        assert!(err.contains("skillmod migrate"), "{shell}: {err}");
+        assert!(err.contains("reinstall"), "{shell}: {err}");
     }
-    // The command it names brings the runtime back; the script is left as it is.
+    // Unreadable, and of another version (0.2.0's real runtime): each cause has its code.
+    std::fs::write(&runtime, &good).expect("restore");
+    set_mode(&runtime, 0o000);
+    let unreadable = std::fs::File::open(&runtime).is_err();
+    if unreadable {
+        let out = sh("sh", &script, tmp.path());
+        assert_eq!(out.status.code(), Some(70));
+        assert_eq!(
+            strict_document(&stdout(&out))["errors"][0]["code"],
+            "RUNTIME_UNREADABLE"
+        );
+    }
+    set_mode(&runtime, 0o644);
+    std::fs::copy(fixtures().join("upgrade/v2/skillmod-runtime.sh"), &runtime).expect("v2");
+    for shell in ["bash", "dash"] {
+        let out = sh(shell, &script, tmp.path());
+        assert_eq!(out.status.code(), Some(70), "{shell}");
+        let doc = strict_document(&stdout(&out));
+        assert_eq!(
+            doc["errors"][0]["code"], "RUNTIME_VERSION",
+            "{shell}: {doc}"
+        );
+    }
+    // migrate where the skill came from brings the runtime back; the script is left as it is.
+    std::fs::remove_file(&runtime).expect("remove");
     let before = std::fs::read(&script).expect("read");
     let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
     assert_eq!(code, 0, "{report}");
@@ -175,7 +205,10 @@ fn a_0_1_0_migration_is_upgraded_once_and_restore_brings_it_back() {
     assert_eq!(report["files"][0]["notes"][0]["code"], "RUNTIME_UPGRADED");
     let upgraded = std::fs::read_to_string(&script).expect("read");
     assert!(!upgraded.contains("__skm_emit"), "{upgraded}");
-    assert!(upgraded.lines().all(|l| l.len() <= 140), "{upgraded}");
+    assert!(
+        upgraded.lines().skip(2).all(|l| l.len() <= 140),
+        "{upgraded}"
+    );
     // The legacy statements 0.1.0 rewrote are kept; every original line moved down by one.
     let old_text = String::from_utf8_lossy(&old);
     for (i, line) in old_text.lines().enumerate().skip(2) {
@@ -189,10 +222,10 @@ fn a_0_1_0_migration_is_upgraded_once_and_restore_brings_it_back() {
     let (_, again) = json_report(tmp.path(), &["migrate", "s"]);
     assert_eq!(again["files"][0]["status"], "already_migrated", "{again}");
     assert_eq!(again["runtime_files"], serde_json::json!([]), "{again}");
-    let out = run(skillmod(tmp.path()).args(["restore"]));
+    let out = run(skillmod(tmp.path()).args(["restore", "s"]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(std::fs::read(&script).expect("read"), old);
-    assert!(!tmp.path().join("skillmod-runtime.sh").exists());
+    assert!(!tmp.path().join("s/gen/skillmod-runtime.sh").exists());
 }
 
 #[test]
@@ -207,6 +240,13 @@ fn a_skill_written_with_the_runtime_functions_reports_without_legacy_lines() {
     json_report(tmp.path(), &["migrate", "--no-backup", "skills"]);
     let text = std::fs::read(fixtures().join("authored/execute.sh")).expect("fixture");
     let script = write_script(tmp.path(), "skills/new/execute.sh", &text);
+    // --force gives a script without legacy lines the line that loads the runtime.
+    let (code, report) = json_report(
+        tmp.path(),
+        &["migrate", "--no-backup", "--force", "skills/new/execute.sh"],
+    );
+    assert_eq!(code, 0, "{report}");
+    assert!(tmp.path().join("skills/new/skillmod-runtime.sh").exists());
     let check = run(skillmod(tmp.path()).args(["check", "skills"]));
     assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
     let work = tempfile::tempdir().expect("work");
@@ -253,7 +293,7 @@ fn check_reports_a_missing_runtime_as_an_error_and_an_old_one_as_a_warning() {
         )]
     );
     // Deleting the runtime file is seen at once, though check's cache knows the script.
-    std::fs::remove_file(tmp.path().join("skillmod-runtime.sh")).expect("remove");
+    std::fs::remove_file(tmp.path().join("s/x/skillmod-runtime.sh")).expect("remove");
     let (code, doc) = json_report(tmp.path(), &["check", "s"]);
     assert_eq!(code, 1, "{doc}");
     assert_eq!(
