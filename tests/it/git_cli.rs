@@ -63,22 +63,25 @@ fn commit_holds_exactly_the_migrated_files_and_leaves_the_rest_alone() {
     assert_eq!(report["commit_created"], true);
     let head = git(tmp.path(), &["rev-parse", "HEAD"]);
     assert_eq!(report["commit_hash"].as_str(), Some(head.trim()));
-    // The runtime file capture mode created is part of the migration, so of the commit.
+    // The runtime files capture mode created (one per skill folder) are part of the
+    // migration, so of the commit.
     assert_eq!(
         report["files_committed"],
         serde_json::json!([
-            "skillmod-runtime.sh",
             "skills/a/execute.sh",
-            "skills/b/execute.sh"
+            "skills/a/skillmod-runtime.sh",
+            "skills/b/execute.sh",
+            "skills/b/skillmod-runtime.sh"
         ])
     );
     let in_commit = git(tmp.path(), &["show", "--name-only", "--format=", "HEAD"]);
     assert_eq!(
         in_commit.lines().collect::<Vec<_>>(),
         [
-            "skillmod-runtime.sh",
             "skills/a/execute.sh",
-            "skills/b/execute.sh"
+            "skills/a/skillmod-runtime.sh",
+            "skills/b/execute.sh",
+            "skills/b/skillmod-runtime.sh"
         ]
     );
     let message = git(tmp.path(), &["log", "-1", "--format=%s"]);

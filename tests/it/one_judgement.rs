@@ -361,7 +361,7 @@ fn every_fix_check_prints_works_or_meets_an_explained_refusal() {
         b"#!/bin/sh\necho SUCCESS\n",
     );
     let (_, _) = json_report(&tmp.path().join("gone"), &["migrate", "."]);
-    std::fs::remove_file(tmp.path().join("gone/skillmod-runtime.sh")).expect("rm runtime");
+    std::fs::remove_file(tmp.path().join("gone/s/skillmod-runtime.sh")).expect("rm runtime");
     let generator = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/gen_skills.py");
     if generator.is_file() {
         let out = run(Command::new("python3")
