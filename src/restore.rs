@@ -236,7 +236,7 @@ fn restore_one(checked: &CheckedEntry, force: bool) -> (Status, Option<Error>) {
     match current.as_deref() {
         Some(sha) if sha == entry.sha256_before => return (Status::Unchanged, None),
         Some(sha) if sha == entry.sha256_after || force => {}
-        None if force => {}
+        None if force || entry.sha256_after == crate::fsio::backup::REMOVED => {}
         Some(_) => {
             return (
                 Status::Refused,

@@ -52,7 +52,9 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         progress.suspend(|| printer.file(file, rendered));
     })?;
     progress.finish();
-    let commit_error = session.finish(&mut report, &files, |r, change| printer.runtime(r, change));
+    let commit_error = session.finish(&mut report, &files, &backups, |r, change| {
+        printer.runtime(r, change)
+    });
     report.settings_files = used.iter().map(|(p, _)| p.display().to_string()).collect();
     printer.finish(&report, started.elapsed(), commit_error.as_ref());
     let s = &report.summary;

@@ -53,6 +53,9 @@ pub struct LoadedRun {
     pub warnings: Vec<String>,
 }
 
+/// The `sha256_after` of a file the migration removed (restore writes it back).
+pub(crate) const REMOVED: &str = "removed";
+
 /// The backup runs of one invocation: one run folder per project root, all with the same id,
 /// created on the first file that changes under that root.
 pub struct Backups {

@@ -444,6 +444,12 @@ fn upkeep(
         skill_name: &skill,
     };
     let plan = capture::plan_convert(body, &current, &link);
+    if let (Some(_), runtime_link::RuntimeLine::Sourced { relative: old, .. }) = (&plan, &current) {
+        let before = runtime::named_by(path, old);
+        if before != at {
+            report.released = Some(before);
+        }
+    }
     if !inline && (plan.is_some() || runtime::state(&at) != runtime::State::Current) {
         request_runtime(report, at.clone(), runtime, options);
     }

@@ -67,9 +67,13 @@ pub struct FileReport {
     /// The runtime file this script sources (capture mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime_file: Option<String>,
-    /// The runtime file to write once every script is done.
+    /// The runtime file this script sources (written before the script).
     #[serde(skip)]
     pub runtime: Option<runtime::Request>,
+    /// The runtime file the script sourced before its runtime moved (0.2.0's at the project
+    /// root), removed at the end when nothing sources it any more.
+    #[serde(skip)]
+    pub released: Option<PathBuf>,
     /// Capture mode without `--keep-stdout`: once migrated, the script's other output (its
     /// `stdout_writes` and what its commands print) goes to stderr.
     pub stdout_to_stderr: bool,
@@ -257,6 +261,11 @@ pub struct RunReport {
     pub settings_files: Vec<String>,
     /// Capture mode's runtime files, written (or shown) after the scripts.
     pub runtime_files: Vec<runtime::RuntimeReport>,
+    /// Runtime files scripts of this run stopped sourcing, and those they source now.
+    #[serde(skip)]
+    pub released: Vec<PathBuf>,
+    #[serde(skip)]
+    pub sourced: std::collections::HashSet<PathBuf>,
 }
 
 /// Migrate `files`. `render` turns a file's change into output (a diff, say) on the worker
@@ -274,6 +283,8 @@ where
 {
     let mut migrated = Vec::new();
     let mut summary = Summary::default();
+    let mut released = Vec::new();
+    let mut sourced = std::collections::HashSet::new();
     crate::parallel::for_each_ordered(
         files,
         |path, parser| {
@@ -285,6 +296,10 @@ where
         |(report, rendered): (FileReport, Option<Vec<u8>>)| {
             on_file(&report, rendered.as_deref());
             summary.add_report(&report);
+            released.extend(report.released.clone());
+            if let Some(request) = &report.runtime {
+                sourced.insert(request.path.clone());
+            }
             if report.status == Status::Migrated {
                 migrated.push((report.path.clone(), report.abs_path.clone()));
             }
@@ -301,6 +316,8 @@ where
         files_committed: Vec::new(),
         settings_files: Vec::new(),
         runtime_files: Vec::new(),
+        released,
+        sourced,
     })
 }
 
@@ -327,6 +344,7 @@ impl FileReport {
             settings: options.profiles.source_of(path),
             runtime_file: None,
             runtime: None,
+            released: None,
             stdout_to_stderr: false,
             abs_path: path.to_path_buf(),
         }

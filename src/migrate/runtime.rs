@@ -74,6 +74,9 @@ pub enum RuntimeStatus {
     /// Edited by hand or newer than this skillmod: left as it is (see the note).
     Kept,
     Failed,
+    /// 0.2.0's project-wide runtime, which no script sources any more: removed (with a backup).
+    Removed,
+    WouldRemove,
 }
 
 /// The report of one runtime file (`runtime_files[]` in `--format json`).
@@ -341,4 +344,97 @@ fn refusal(
         }),
         _ => None,
     }
+}
+
+/// Remove the runtime files scripts of this run stopped sourcing (0.2.0's project-wide file
+/// after its scripts moved to per-skill runtimes), when they are skillmod's, byte for byte, and
+/// no script under their project root still sources them; a backup lets restore bring them
+/// back. In a dry run, only reported.
+pub fn remove_orphans(
+    report: &super::RunReport,
+    options: &Options,
+    backups: &Backups,
+) -> Vec<Written> {
+    let mut released: Vec<&PathBuf> = report.released.iter().collect();
+    released.sort();
+    released.dedup();
+    let mut out = Vec::new();
+    for path in released {
+        if report.sourced.contains(path) || !matches!(state(path), State::Older(_) | State::Current)
+        {
+            continue;
+        }
+        let root = crate::fsio::file_root(path, &options.named);
+        if still_sourced(path, &root, &report.sourced) {
+            continue;
+        }
+        let mut entry = new_report(path, options);
+        let Ok(bytes) = limited::read(path, SIZE_LIMIT, false) else {
+            continue;
+        };
+        entry.version_before = capture::version_of(&bytes);
+        let change = Change {
+            before: bytes.clone(),
+            after: Vec::new(),
+            edits: vec![(0..bytes.len(), 0)],
+        };
+        if options.dry_run {
+            entry.status = RuntimeStatus::WouldRemove;
+            out.push((entry, Some(change)));
+            continue;
+        }
+        if options.backup {
+            match backups.save(
+                &root,
+                path,
+                &bytes,
+                0o644,
+                &sha256_hex(&bytes),
+                crate::fsio::backup::REMOVED,
+            ) {
+                Ok(backup) => entry.backup = Some(display_path(&backup, &options.base)),
+                Err(e) => {
+                    entry.errors.push(e.into());
+                    out.push((entry, None));
+                    continue;
+                }
+            }
+        }
+        match std::fs::remove_file(path) {
+            Ok(()) => entry.status = RuntimeStatus::Removed,
+            Err(e) => entry
+                .errors
+                .push(crate::error::Error::io("WRITE_FAILED", "cannot remove", path, &e).into()),
+        }
+        out.push((entry, Some(change)));
+    }
+    out
+}
+
+/// Whether a shell script under `root` (other than those of this run, which source `sourced`
+/// now) still has a source line naming `runtime`.
+fn still_sourced(
+    runtime: &Path,
+    root: &Path,
+    sourced: &std::collections::HashSet<PathBuf>,
+) -> bool {
+    let needle = crate::analyze::runtime_link::FILE_STEM.as_bytes();
+    ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .build()
+        .flatten()
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .filter(|e| e.path() != runtime && !sourced.contains(e.path()))
+        .filter_map(|e| {
+            let bytes = limited::read(e.path(), SIZE_LIMIT, false).ok()?;
+            memchr::memmem::find(&bytes, needle)?;
+            Some((e.path().to_path_buf(), bytes))
+        })
+        .any(|(file, bytes)| {
+            matches!(
+                crate::analyze::runtime_link::find(&bytes),
+                Some(crate::analyze::runtime_link::RuntimeLine::Sourced { relative, .. })
+                    if named_by(&file, &relative) == runtime
+            )
+        })
 }

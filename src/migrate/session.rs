@@ -144,6 +144,7 @@ impl Session {
         &self,
         report: &mut RunReport,
         files: &[PathBuf],
+        backups: &crate::fsio::backup::Backups,
         mut on_runtime: impl FnMut(&RuntimeReport, Option<&Change>),
     ) -> Option<Error> {
         let base = &self.options.base;
@@ -151,6 +152,15 @@ impl Session {
         for (runtime, change) in self.options.runtimes.finish() {
             on_runtime(&runtime, change.as_ref());
             if runtime.written() {
+                report
+                    .migrated
+                    .push((runtime.path.clone(), runtime.abs_path.clone()));
+            }
+            report.runtime_files.push(runtime);
+        }
+        for (runtime, change) in super::runtime::remove_orphans(report, &self.options, backups) {
+            on_runtime(&runtime, change.as_ref());
+            if runtime.status == RuntimeStatus::Removed {
                 report
                     .migrated
                     .push((runtime.path.clone(), runtime.abs_path.clone()));

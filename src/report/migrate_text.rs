@@ -95,6 +95,8 @@ pub(crate) fn write_runtime_files(out: &mut dyn Write, report: &RunReport) -> io
             RuntimeStatus::UpToDate => continue,
             RuntimeStatus::Kept => "left as it is",
             RuntimeStatus::Failed => "failed",
+            RuntimeStatus::Removed => "removed: no script sources it any more",
+            RuntimeStatus::WouldRemove => "would be removed: no script would source it any more",
         };
         write!(
             out,

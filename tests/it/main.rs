@@ -24,6 +24,7 @@ mod readme_usage;
 mod rules_cli;
 mod runtime_file;
 mod safety;
+mod self_contained;
 mod snapshots;
 mod terminal;
 mod validate_cli;

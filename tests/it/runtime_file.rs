@@ -513,12 +513,32 @@ fn an_inline_runtime_block_stands_alone_and_is_upgraded_in_place() {
     assert_eq!(again["files"][0]["status"], "already_migrated", "{again}");
     let (code, checked) = json_report(tmp.path(), &["check", "."]);
     assert_eq!(code, 0, "{checked}");
-    // An older block: check warns (SKM007), migrate upgrades it in place, restore undoes that.
-    let older = migrated.replacen("# >>> skillmod-runtime 2 ", "# >>> skillmod-runtime 1 ", 1);
+    // An older block (0.2.0's real bytes): check warns (SKM007), migrate upgrades it in place,
+    // restore undoes that.
+    let released = std::fs::read_to_string(fixtures().join("upgrade/v2/inline-skill-output-v1.sh"))
+        .expect("0.2.0 block");
+    let block_of = |text: &str| -> String {
+        let end =
+            text.find("# <<< skillmod-runtime\n").expect("end") + "# <<< skillmod-runtime\n".len();
+        text[text.find('\n').expect("shebang") + 1..end].to_string()
+    };
+    let older = migrated.replacen(&block_of(&migrated), &block_of(&released), 1);
+    assert!(older.contains("# >>> skillmod-runtime 2 inline"));
     std::fs::write(&script, &older).expect("write");
     let (_, checked) = json_report(tmp.path(), &["check", "--no-cache", "."]);
     assert_eq!(checked["warnings"][0]["code"], "SKM007", "{checked}");
-    let (_, upgraded) = json_report(tmp.path(), &["migrate", "."]);
+    assert_eq!(
+        checked["warnings"][0]["reason"], "RUNTIME_OUTDATED",
+        "{checked}"
+    );
+    // The same block with one byte changed is not skillmod's: an error, and its content is read.
+    let forged = older.replacen("__skm_marked=1", "__skm_marked=1; echo SUCCESS", 1);
+    std::fs::write(&script, &forged).expect("write");
+    let (code, checked) = json_report(tmp.path(), &["check", "--no-cache", "."]);
+    assert_eq!(code, 1, "{checked}");
+    assert!(checked.to_string().contains("RUNTIME_FOREIGN"), "{checked}");
+    std::fs::write(&script, &older).expect("write");
+    let (_, upgraded) = json_report(tmp.path(), &["migrate", "--runtime", "inline", "."]);
     assert_eq!(
         upgraded["files"][0]["notes"][0]["code"], "RUNTIME_UPGRADED",
         "{upgraded}"

@@ -1,0 +1,264 @@
+//! A migrated skill is still a skill (issue 29): each skill folder carries its runtime, runs
+//! copied alone from anywhere, fails with a document when its runtime is gone, and trusts only
+//! runtimes that are skillmod's byte for byte; a project migrated by 0.2.0 converts in one run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::*;
+use skillmod::contract::{ParseOptions, Protocol, Schema, check_output};
+
+/// The stdout as `skillmod validate --strict` reads it: one document, or a panic saying why not.
+fn strict(stdout: &str, what: &str) -> serde_json::Value {
+    let schema = Schema::builtin("skill-output-v1").expect("schema");
+    let options = ParseOptions {
+        strict: true,
+        ..ParseOptions::new(Protocol::Json)
+    };
+    let outcome = check_output(stdout, &options, &schema);
+    assert!(outcome.valid, "{what}: {:?}\n{stdout}", outcome.errors);
+    outcome.value.expect("document")
+}
+
+const SKILL_MD: &str = "---\nname: demo\ndescription: a demo skill\n---\n";
+const BASH_SKILL: &[u8] =
+    b"#!/bin/bash\nset -eu\ntouch out.txt\necho \"Created: out.txt\"\necho progress >&2\necho SUCCESS\n";
+const SH_SKILL: &[u8] = b"#!/bin/sh\necho \"Confidence: 0.8\"\necho SUCCESS\n";
+
+/// A repository with the four layouts: (the script, the skill folder it belongs to).
+fn four_layouts(root: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    for (skill, script, text) in [
+        ("skills/one", "execute.sh", BASH_SKILL),
+        ("skills/two", "scripts/run.sh", SH_SKILL),
+        ("plugins/P/skills/three", "scripts/deep/go.sh", BASH_SKILL),
+    ] {
+        std::fs::create_dir_all(root.join(skill)).expect("mkdir");
+        std::fs::write(root.join(skill).join("SKILL.md"), SKILL_MD).expect("SKILL.md");
+        out.push((
+            write_script(root, &format!("{skill}/{script}"), text),
+            root.join(skill),
+        ));
+    }
+    out.push((
+        write_script(root, "tools/x.sh", SH_SKILL),
+        root.join("tools"),
+    ));
+    out
+}
+
+#[test]
+fn every_layout_copied_alone_runs_from_anywhere_in_every_way() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(&repo).expect("repo");
+    git_init(&repo);
+    let layouts = four_layouts(&repo);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "skills"]);
+    let (code, report) = json_report(&repo, &["migrate", "--no-backup", "--include", "*.sh", "."]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["summary"]["migrated"], 4, "{report}");
+    let scratch = tempfile::tempdir().expect("scratch");
+    let installed = tempfile::tempdir().expect("installed");
+    for (i, (script, skill)) in layouts.iter().enumerate() {
+        // Each skill folder holds its runtime; nothing at the repository root.
+        assert!(
+            skill.join("skillmod-runtime.sh").is_file(),
+            "{}",
+            skill.display()
+        );
+        let copy = installed.path().join(format!("skill{i}"));
+        copy_tree(skill, &copy);
+        let inside = script.strip_prefix(skill).expect("inside");
+        let copied = copy.join(inside);
+        set_mode(&copied, 0o755);
+        std::os::unix::fs::symlink(&copy, installed.path().join(format!("link{i}")))
+            .expect("folder link");
+        std::os::unix::fs::symlink(&copied, installed.path().join(format!("tool{i}")))
+            .expect("script link");
+        let through_folder = installed.path().join(format!("link{i}")).join(inside);
+        let through_script = installed.path().join(format!("tool{i}"));
+        let mut ways: Vec<Command> = Vec::new();
+        for shell in ["bash", "sh"] {
+            let mut c = Command::new(shell);
+            c.arg(&copied);
+            ways.push(c);
+        }
+        ways.push(Command::new(&copied));
+        ways.push(Command::new(&through_folder));
+        ways.push(Command::new(&through_script));
+        for mut way in ways {
+            let what = format!("{way:?}");
+            let out = run(way.current_dir(scratch.path()));
+            assert_eq!(out.status.code(), Some(0), "{what}: {}", stderr(&out));
+            let doc = strict(&stdout(&out), &what);
+            assert_eq!(doc["success"], true, "{what}: {doc}");
+        }
+    }
+    assert!(!repo.join("skillmod-runtime.sh").exists());
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+#[test]
+fn a_skill_moved_deeper_keeps_running_and_migrate_fixes_nothing_it_need_not() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let layouts = four_layouts(tmp.path());
+    json_report(
+        tmp.path(),
+        &["migrate", "--no-backup", "--include", "*.sh", "."],
+    );
+    let deeper = tmp.path().join("more/levels/down");
+    std::fs::create_dir_all(&deeper).expect("mkdir");
+    std::fs::rename(&layouts[1].1, deeper.join("two")).expect("move");
+    let out = run(Command::new("sh")
+        .arg(deeper.join("two/scripts/run.sh"))
+        .current_dir(tmp.path()));
+    assert_eq!(strict(&stdout(&out), "moved")["confidence"], 0.8);
+    let (code, report) = json_report(tmp.path(), &["check", "--include", "*.sh", "."]);
+    assert_eq!(code, 0, "{report}");
+}
+
+#[test]
+fn the_text_of_a_runtime_anywhere_but_line_two_hides_nothing_and_writes_nothing_outside() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(&repo).expect("repo");
+    git_init(&repo);
+    let source = "command . \"$(dirname -- \"$0\")/../../../skillmod-runtime.sh\" || { echo \"run: skillmod migrate $0\" >&2; exit 70; }";
+    let text = format!(
+        "#!/bin/sh\n# {source}\necho \"SUCCESS\"\n# >>> skillmod-runtime 2 inline\necho \"Created: x\"\n# <<< skillmod-runtime\n"
+    );
+    write_script(&repo, "skills/x/execute.sh", text.as_bytes());
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "x"]);
+    let (code, report) = json_report(&repo, &["check", "."]);
+    assert_eq!(code, 1, "the live lines are found: {report}");
+    assert_eq!(
+        report["findings"].as_array().map(Vec::len),
+        Some(2),
+        "{report}"
+    );
+    let (code, report) = json_report(&repo, &["migrate", "--no-backup", "."]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["files"][0]["status"], "migrated", "{report}");
+    assert!(!tmp.path().join("skillmod-runtime.sh").exists());
+    assert!(!tmp.path().join(".skillmod").exists());
+    let out = run(Command::new("sh")
+        .arg(repo.join("skills/x/execute.sh"))
+        .current_dir(tmp.path()));
+    assert_eq!(
+        strict(&stdout(&out), "migrated")["deliverables"],
+        serde_json::json!(["x"])
+    );
+}
+
+#[test]
+fn a_planted_or_edited_runtime_is_an_error_and_no_script_is_pointed_at_it() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir_all(tmp.path().join("s")).expect("mkdir");
+    std::fs::write(tmp.path().join("s/SKILL.md"), SKILL_MD).expect("skill");
+    let script = write_script(tmp.path(), "s/execute.sh", SH_SKILL);
+    // Planted: claims a future version.
+    let planted = b"# skillmod-runtime 9 for template skill-output-v1: written by skillmod, do not edit.\n__skm_rt=3\nprintf '{\"success\":true}\\n'\n";
+    std::fs::write(tmp.path().join("s/skillmod-runtime.sh"), planted).expect("plant");
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["files"][0]["status"], "failed", "{report}");
+    assert_eq!(
+        report["files"][0]["errors"][0]["code"], "RUNTIME_FOREIGN",
+        "{report}"
+    );
+    assert_eq!(
+        std::fs::read(&script).expect("read"),
+        SH_SKILL,
+        "no script pointed at it"
+    );
+    assert_eq!(
+        std::fs::read(tmp.path().join("s/skillmod-runtime.sh")).expect("read"),
+        planted
+    );
+    // Asked for, it is replaced with a backup; then the skill works.
+    let (code, report) = json_report(tmp.path(), &["migrate", "--replace-runtime", "s"]);
+    assert_eq!(code, 0, "{report}");
+    assert!(report["runtime_files"][0]["backup"].is_string(), "{report}");
+    // Edited afterwards, keeping its version line: check fails, so does the next migrate.
+    let runtime = tmp.path().join("s/skillmod-runtime.sh");
+    let good = std::fs::read_to_string(&runtime).expect("runtime");
+    let edited = good.replacen("__skm_ok=false", "__skm_ok=true", 1);
+    assert_ne!(edited, good);
+    std::fs::write(&runtime, &edited).expect("edit");
+    let (code, report) = json_report(tmp.path(), &["check", "s"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        report["findings"][0]["reason"], "RUNTIME_FOREIGN",
+        "{report}"
+    );
+    // CRLF line ends are the same runtime.
+    std::fs::write(&runtime, good.replace('\n', "\r\n")).expect("crlf");
+    let (code, report) = json_report(tmp.path(), &["check", "s"]);
+    assert_eq!(code, 0, "{report}");
+}
+
+#[test]
+fn a_project_migrated_by_0_2_0_becomes_self_contained_in_one_run_and_restore_brings_it_back() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path();
+    git_init(root);
+    let v2 = fixtures().join("upgrade/v2");
+    std::fs::copy(
+        v2.join("skillmod-runtime.sh"),
+        root.join("skillmod-runtime.sh"),
+    )
+    .expect("v2");
+    std::fs::create_dir_all(root.join("skills/a/scripts")).expect("mkdir");
+    std::fs::write(root.join("skills/a/SKILL.md"), SKILL_MD).expect("skill");
+    // The script as 0.2.0 wrote it, three folders below the root.
+    let old = std::fs::read_to_string(v2.join("sourced-skill-output-v1.sh"))
+        .expect("script")
+        .replace("/../skillmod-runtime.sh", "/../../../skillmod-runtime.sh");
+    let script = write_script(root, "skills/a/scripts/run.sh", old.as_bytes());
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "0.2.0"]);
+    let (code, report) = json_report(root, &["check", "--include", "*.sh", "."]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(
+        report["warnings"][0]["reason"], "RUNTIME_OUTDATED",
+        "{report}"
+    );
+    let (code, report) = json_report(root, &["migrate", "--include", "*.sh", "."]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["files"][0]["status"], "migrated", "{report}");
+    assert!(root.join("skills/a/skillmod-runtime.sh").is_file());
+    assert!(!root.join("skillmod-runtime.sh").exists(), "{report}");
+    let copy = tempfile::tempdir().expect("copy");
+    copy_tree(&root.join("skills/a"), &copy.path().join("a"));
+    let out = run(Command::new("bash").arg(copy.path().join("a/scripts/run.sh")));
+    assert_eq!(
+        strict(&stdout(&out), "copied")["deliverables"],
+        serde_json::json!(["a.txt"])
+    );
+    let (code, report) = json_report(root, &["check", "--include", "*.sh", "."]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["warnings"], serde_json::json!([]), "{report}");
+    // restore brings 0.2.0's layout back, byte for byte.
+    let out = run(skillmod(root).args(["restore"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&script).expect("read"), old);
+    assert_eq!(
+        std::fs::read(root.join("skillmod-runtime.sh")).expect("v2 back"),
+        std::fs::read(v2.join("skillmod-runtime.sh")).expect("v2")
+    );
+    assert!(!root.join("skills/a/skillmod-runtime.sh").exists());
+}
