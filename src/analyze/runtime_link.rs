@@ -140,7 +140,7 @@ fn is_runtime_2_line(text: &str) -> bool {
     let Some(end) = rest.find('"') else {
         return false;
     };
-    valid_settings(text[..at].as_bytes())
+    valid_settings(&text.as_bytes()[..at])
         && safe_relative(&rest[..end])
         && &rest[end..] == "\" || { echo \"run: skillmod migrate $0\" >&2; exit 70; }"
 }

@@ -192,11 +192,26 @@ impl Profile {
             vocabulary: resolved.vocabulary,
             default_confidence: resolved.default_confidence,
             keep_stdout: resolved.keep_stdout,
-            placement: resolved.runtime.canonical(),
+            placement: {
+                if resolved.runtime == Placement::File {
+                    deprecated_file_placement();
+                }
+                resolved.runtime.canonical()
+            },
             template,
             runtime,
         })
     }
+}
+
+/// `runtime = "file"` still works, as `project`; say so once per run.
+fn deprecated_file_placement() {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        eprintln!(
+            "warning: runtime \"file\" is deprecated: it is now called \"project\" (one runtime at the project root); the default, \"skill\", gives each skill folder its own runtime"
+        );
+    });
 }
 
 /// Counts per status.
