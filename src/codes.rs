@@ -184,6 +184,11 @@ pub(crate) const CODES: &[Code] = &[
         "skillmod could not write its own output (other than to a closed pipe), read the working folder, encode a report or render the man page. Check where the output goes (disk full, permissions) and run again.",
     ),
     c(
+        "OUTSIDE_ROOT",
+        Area::Files,
+        "migrate: the file's real path (through a symlink) lies outside its project root, and nothing is written outside it. Migrate the target in its own project.",
+    ),
+    c(
         "OWNER_NOT_KEPT",
         Area::Files,
         "The file belongs to a user or group this process cannot give the rewritten file, so nothing was written. Run as that user.",

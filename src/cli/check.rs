@@ -7,7 +7,7 @@ use crate::check::cache::Cache;
 use crate::check::{self, Options, Profile};
 use crate::config::{PerSettings, Settings, list_flag};
 use crate::error::{Error, Result};
-use crate::fsio::project_root;
+use crate::fsio::named_root;
 use crate::fsio::targets::Targets;
 use crate::report::check_output::{CheckFormat, Renderer};
 use crate::report::check_text::{self, Palette};
@@ -42,7 +42,10 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     let cache = if args.no_cache {
         Cache::disabled()
     } else {
-        let (cache, warning) = Cache::load(&project_root(&base), args.cache_dir.as_deref());
+        let (cache, warning) = Cache::load(
+            &named_root(&args.paths.named(), &base),
+            args.cache_dir.as_deref(),
+        );
         if let Some(warning) = warning {
             eprintln!("warning: {warning}");
         }

@@ -27,6 +27,15 @@ pub(crate) fn project_root(start: &Path) -> PathBuf {
     }
 }
 
+/// The project root of a command's named paths (the first one's), found as migrate finds each
+/// file's; the working folder's when none is named. Check keeps its cache there.
+pub(crate) fn named_root(named: &[PathBuf], cwd: &Path) -> PathBuf {
+    match named.first() {
+        Some(first) => Roots::new(named).root_of_named(first),
+        None => project_root(cwd),
+    }
+}
+
 /// Whether `folder` is a skill folder: it holds a regular file named exactly `SKILL.md` (a
 /// symlink or a folder of that name does not count).
 pub(crate) fn is_skill_folder(folder: &Path) -> bool {

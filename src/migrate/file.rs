@@ -79,6 +79,20 @@ fn read(
     if !Dialect::is_shell_file(path, &script.body) && !options.sourcing.is_library(path) {
         return stop(report, Status::Skipped, not_shell());
     }
+    // Nothing is written outside the project root, through a symlinked folder or otherwise.
+    let root = crate::fsio::canonical(&crate::fsio::file_root(path, &options.named));
+    let real = crate::fsio::canonical(path);
+    if !real.starts_with(&root) {
+        let reason = Error::new(
+            "OUTSIDE_ROOT",
+            format!(
+                "is reached through a symlink to {}, outside its project root {}; nothing is written there. Migrate the target in its own project",
+                crate::report::quote_path(&real.to_string_lossy()),
+                crate::report::quote_path(&root.to_string_lossy())
+            ),
+        );
+        return stop(report, Status::Failed, reason);
+    }
     if let Some(unstaged) = &options.unstaged
         && unstaged.contains(&crate::fsio::canonical(path))
     {

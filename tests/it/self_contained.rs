@@ -262,3 +262,82 @@ fn a_project_migrated_by_0_2_0_becomes_self_contained_in_one_run_and_restore_bri
     );
     assert!(!root.join("skills/a/skillmod-runtime.sh").exists());
 }
+
+#[test]
+fn a_file_named_through_a_symlinked_folder_out_of_the_repository_is_refused_and_nothing_is_written_there()
+ {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path().join("repo");
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(&repo).expect("repo");
+    git_init(&repo);
+    let target = write_script(&outside, "execute.sh", SH_SKILL);
+    std::os::unix::fs::symlink(&outside, repo.join("linked")).expect("link");
+    let (code, report) = json_report(
+        &repo,
+        &[
+            "migrate",
+            "--no-backup",
+            "--allow-dirty",
+            "linked/execute.sh",
+        ],
+    );
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        report["files"][0]["errors"][0]["code"], "OUTSIDE_ROOT",
+        "{report}"
+    );
+    assert_eq!(std::fs::read(&target).expect("read"), SH_SKILL);
+    let written: Vec<_> = std::fs::read_dir(&outside).expect("ls").flatten().collect();
+    assert_eq!(written.len(), 1, "only the script: {written:?}");
+}
+
+#[test]
+fn an_installed_skill_outside_git_keeps_state_out_of_the_skill_and_the_working_folder() {
+    let home = tempfile::tempdir().expect("home");
+    let skill = home.path().join(".claude/skills/demo");
+    std::fs::create_dir_all(skill.join("scripts")).expect("mkdir");
+    std::fs::write(skill.join("SKILL.md"), SKILL_MD).expect("skill");
+    write_script(&skill, "scripts/run.sh", BASH_SKILL);
+    let state = home.path().join("state");
+    let cache = home.path().join("cache");
+    for command in [
+        vec!["migrate", "--include", "*.sh", ".claude/skills/demo"],
+        vec!["check", "--include", "*.sh", ".claude/skills/demo"],
+    ] {
+        let out = run(skillmod(home.path())
+            .env("HOME", home.path())
+            .env("XDG_STATE_HOME", &state)
+            .env("XDG_CACHE_HOME", &cache)
+            .args(&command));
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert!(
+        !home.path().join(".skillmod").exists(),
+        "nothing in the working folder"
+    );
+    assert!(!home.path().join("skillmod-runtime.sh").exists());
+    assert!(
+        !skill.join(".skillmod").exists(),
+        "nothing ships with the skill"
+    );
+    assert!(skill.join("skillmod-runtime.sh").is_file());
+    let runs = std::fs::read_dir(state.join("skillmod/skills"))
+        .expect("state folder")
+        .count();
+    assert_eq!(runs, 1);
+    // restore with the path finds that run.
+    let out = run(skillmod(home.path())
+        .env("HOME", home.path())
+        .env("XDG_STATE_HOME", &state)
+        .args(["restore", ".claude/skills/demo"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(skill.join("scripts/run.sh")).expect("read"),
+        BASH_SKILL
+    );
+}
