@@ -258,6 +258,18 @@ impl Cache {
                     salt,
                 })
             }
+            // An installed skill outside git: its cache goes to the user's cache folder.
+            None if crate::fsio::is_skill_folder(root) => user_cache_dir().and_then(|dir| {
+                let salt = salt_in(&dir)?;
+                let real = crate::fsio::canonical(root);
+                let key = crate::fsio::sha256_hex(real.as_os_str().as_encoded_bytes());
+                let folder = dir.join("skills").join(&key[..16]);
+                std::fs::create_dir_all(&folder).ok()?;
+                Some(Location {
+                    file: folder.join(FILE_NAME),
+                    salt,
+                })
+            }),
             None => match crate::fsio::backup::state_dir(root).and_then(|state| {
                 let cache = state.join("cache");
                 if std::fs::symlink_metadata(&cache).is_ok() && !crate::fsio::is_plain_folder(&cache) {

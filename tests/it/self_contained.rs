@@ -330,6 +330,10 @@ fn an_installed_skill_outside_git_keeps_state_out_of_the_skill_and_the_working_f
         .expect("state folder")
         .count();
     assert_eq!(runs, 1);
+    assert!(
+        cache.join("skillmod/skills").is_dir(),
+        "check's cache in the user's cache folder"
+    );
     // restore with the path finds that run.
     let out = run(skillmod(home.path())
         .env("HOME", home.path())
