@@ -203,8 +203,10 @@ pub fn check_body(
     cache: &Cache,
     parser: &mut BashParser,
 ) -> FileCheck {
+    // A staged script has its place (its runtime is looked up); stdin's has none.
+    let script = options.runtimes.staged().then_some(path);
     match options.profiles.get_prepared(path) {
-        Ok(profile) => check_body_at(shown, None, body, options, &profile, cache, parser, None),
+        Ok(profile) => check_body_at(shown, script, body, options, &profile, cache, parser, None),
         Err(error) => whole_file(
             Rule::Unreadable,
             shown,
@@ -372,6 +374,13 @@ fn runtime_finding(
             let file = crate::migrate::runtime::named_by(script, relative);
             match runtimes.state(&file) {
                 State::Current => return None,
+                State::Missing if runtimes.staged() => (
+                    rules::Severity::Error,
+                    "RUNTIME_MISSING",
+                    format!(
+                        "sources {relative}, which is not staged: every clone of the commit would print a RUNTIME_MISSING document and exit 70; stage it (`git add`)"
+                    ),
+                ),
                 State::Missing => (
                     rules::Severity::Error,
                     "RUNTIME_MISSING",

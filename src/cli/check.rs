@@ -52,12 +52,17 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         cache
     };
     let (root_prefix, root_uri) = crate::report::roots(&base);
+    // With --staged, a migrated script's runtime is judged as the commit will hold it.
+    let runtimes = match crate::vcs::Repo::discover(&base).filter(|_| args.paths.staged) {
+        Some(repo) => crate::migrate::runtime::States::from_index(repo),
+        None => Default::default(),
+    };
     let options = Options {
         max_size: args.max_size,
         base,
         report_unused_suppressions: args.report_unused_suppressions,
         profiles,
-        runtimes: Default::default(),
+        runtimes,
     };
     let color = args.common.color.choice();
     let (mut stdout, colored) = crate::report::stdout(color);

@@ -126,26 +126,58 @@ pub fn state(path: &Path) -> State {
     }
     match limited::read(path, SIZE_LIMIT, false) {
         Err(_) => State::Foreign(None),
-        Ok(bytes) => match crate::analyze::runtime_link::known_version(&bytes) {
-            Some(v) if v == RUNTIME_VERSION => State::Current,
-            Some(v) if v < RUNTIME_VERSION => State::Older(v),
-            _ => State::Foreign(capture::version_of(&bytes)),
-        },
+        Ok(bytes) => state_of(&bytes),
+    }
+}
+
+/// The state of runtime bytes.
+fn state_of(bytes: &[u8]) -> State {
+    match crate::analyze::runtime_link::known_version(bytes) {
+        Some(v) if v == RUNTIME_VERSION => State::Current,
+        Some(v) if v < RUNTIME_VERSION => State::Older(v),
+        _ => State::Foreign(capture::version_of(bytes)),
     }
 }
 
 /// `state` remembered per runtime file for one run: every script of a skill sources the same
-/// file, so it is read once, not once per script.
+/// file, so it is read once, not once per script. With `--staged` the runtime is read from git's
+/// index, as the commit will hold it (a runtime left out of the commit is missing there).
 #[derive(Debug, Default)]
-pub struct States(std::sync::Mutex<std::collections::HashMap<PathBuf, State>>);
+pub struct States {
+    known: std::sync::Mutex<std::collections::HashMap<PathBuf, State>>,
+    index: Option<crate::vcs::Repo>,
+}
 
 impl States {
+    /// States read from `repo`'s index.
+    pub fn from_index(repo: crate::vcs::Repo) -> States {
+        States {
+            known: Default::default(),
+            index: Some(repo),
+        }
+    }
+
+    /// Whether states come from the index (`--staged`).
+    pub fn staged(&self) -> bool {
+        self.index.is_some()
+    }
+
     pub fn state(&self, path: &Path) -> State {
-        if let Some(known) = self.0.lock().ok().and_then(|m| m.get(path).cloned()) {
+        if let Some(known) = self.known.lock().ok().and_then(|m| m.get(path).cloned()) {
             return known;
         }
-        let found = state(path);
-        if let Ok(mut known) = self.0.lock() {
+        let found = match &self.index {
+            None => state(path),
+            Some(repo) => match repo.index_contents(&[path.to_path_buf()]) {
+                // An intent-to-add entry (what migrate marks) is staged as the empty blob.
+                Ok(mut contents) => contents
+                    .remove(path)
+                    .filter(|bytes| !bytes.is_empty())
+                    .map_or(State::Missing, |bytes| state_of(&bytes)),
+                Err(_) => state(path),
+            },
+        };
+        if let Ok(mut known) = self.known.lock() {
             known.insert(path.to_path_buf(), found.clone());
         }
         found

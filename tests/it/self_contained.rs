@@ -345,3 +345,33 @@ fn an_installed_skill_outside_git_keeps_state_out_of_the_skill_and_the_working_f
         BASH_SKILL
     );
 }
+
+#[test]
+fn check_staged_reports_a_migrated_script_whose_runtime_is_not_in_the_commit() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path();
+    git_init(repo);
+    std::fs::create_dir_all(repo.join("s")).expect("mkdir");
+    std::fs::write(repo.join("s/SKILL.md"), SKILL_MD).expect("skill");
+    write_script(repo, "s/execute.sh", SH_SKILL);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "legacy"]);
+    json_report(repo, &["migrate", "--no-backup", "s"]);
+    // The script is staged, its new runtime is not (intent-to-add only).
+    git(repo, &["add", "s/execute.sh"]);
+    let (code, report) = json_report(repo, &["check", "--staged"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        report["findings"][0]["reason"], "RUNTIME_MISSING",
+        "{report}"
+    );
+    assert!(
+        report["findings"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("not staged")),
+        "{report}"
+    );
+    git(repo, &["add", "s/skillmod-runtime.sh"]);
+    let (code, report) = json_report(repo, &["check", "--staged"]);
+    assert_eq!(code, 0, "{report}");
+}
