@@ -357,6 +357,11 @@ pub(crate) const CODES: &[Code] = &[
         "Where the runtime file goes there is something migrate will not replace: not a regular file, over the size limit, or unreadable. Remove it and run `skillmod migrate` again.",
     ),
     c(
+        "RUNTIME_UNTRACKED",
+        Area::Runtime,
+        "check (SKM007, error): a migrated script in a git work tree sources a runtime file git does not track (untracked, or only intent-to-add), so a commit would leave it out and every clone would exit 70. `git add` the runtime file.",
+    ),
+    c(
         "RUNTIME_UPGRADED",
         Area::Runtime,
         "A note: a script's old runtime was brought up to date (skillmod 0.1.0's one-line runtime becomes a line sourcing the runtime file; an older inline runtime block becomes the current version). Nothing to do.",

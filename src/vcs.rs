@@ -58,6 +58,25 @@ impl Repo {
             .collect()
     }
 
+    /// The files git's index holds with content (absolute paths); an intent-to-add entry, staged
+    /// as the empty blob, is left out (a commit would not hold the file).
+    pub fn indexed(&self) -> Result<HashSet<PathBuf>> {
+        const EMPTY_BLOB: &[u8] = b"e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+        let out = self.git(&["ls-files", "-s", "-z"])?;
+        Ok(out
+            .split(|&b| b == 0)
+            .filter_map(|entry| {
+                // "<mode> <object> <stage>\t<path>"
+                let tab = entry.iter().position(|&b| b == b'\t')?;
+                let object = entry[..tab].split(|&b| b == b' ').nth(1)?;
+                (object != EMPTY_BLOB).then(|| {
+                    self.root
+                        .join(String::from_utf8_lossy(&entry[tab + 1..]).as_ref())
+                })
+            })
+            .collect())
+    }
+
     /// Whether git tracks any file at or under `path` (absolute).
     pub fn tracks_any_under(&self, path: &Path) -> bool {
         let Ok(relative) = path.strip_prefix(&self.root) else {

@@ -373,6 +373,13 @@ fn runtime_finding(
         cache::Runtime::File { relative, .. } => {
             let file = crate::migrate::runtime::named_by(script, relative);
             match runtimes.state(&file) {
+                State::Current | State::Older(_) if runtimes.uncommitted(&file) => (
+                    rules::Severity::Error,
+                    "RUNTIME_UNTRACKED",
+                    format!(
+                        "sources {relative}, which git does not track (untracked, or only intent-to-add): a commit would leave it out, and every clone would print a RUNTIME_MISSING document and exit 70; `git add` it"
+                    ),
+                ),
                 State::Current => return None,
                 State::Missing if runtimes.staged() => (
                     rules::Severity::Error,

@@ -53,8 +53,9 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     };
     let (root_prefix, root_uri) = crate::report::roots(&base);
     // With --staged, a migrated script's runtime is judged as the commit will hold it.
-    let runtimes = match crate::vcs::Repo::discover(&base).filter(|_| args.paths.staged) {
-        Some(repo) => crate::migrate::runtime::States::from_index(repo),
+    let runtimes = match crate::vcs::Repo::discover(&base) {
+        Some(repo) if args.paths.staged => crate::migrate::runtime::States::from_index(repo),
+        Some(repo) => crate::migrate::runtime::States::in_work_tree(repo),
         None => Default::default(),
     };
     let options = Options {

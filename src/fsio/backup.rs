@@ -317,8 +317,10 @@ pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
 
 /// `path` relative to `root`, as a clean relative path, when it lies under it.
 fn relative_to(root: &Path, path: &Path) -> Option<PathBuf> {
-    let absolute = std::path::absolute(path).ok()?;
-    let relative = absolute.strip_prefix(root).ok()?;
+    // Real paths on both sides: a path named with `..` (`migrate ../..` from inside a skill) or
+    // through a symlinked working folder is still under its root.
+    let (root, real) = (super::canonical(root), super::canonical(path));
+    let relative = real.strip_prefix(&root).ok()?;
     safe_relative(relative).then(|| relative.to_path_buf())
 }
 

@@ -146,15 +146,43 @@ fn state_of(bytes: &[u8]) -> State {
 pub struct States {
     known: std::sync::Mutex<std::collections::HashMap<PathBuf, State>>,
     index: Option<crate::vcs::Repo>,
+    /// The work tree check runs in, and (read once, when first asked) the files its index holds.
+    repo: Option<crate::vcs::Repo>,
+    indexed: std::sync::OnceLock<std::collections::HashSet<PathBuf>>,
 }
 
 impl States {
     /// States read from `repo`'s index.
     pub fn from_index(repo: crate::vcs::Repo) -> States {
         States {
-            known: Default::default(),
             index: Some(repo),
+            ..States::default()
         }
+    }
+
+    /// States read from disk, in the work tree of `repo`, whose commits must hold the runtimes.
+    pub fn in_work_tree(repo: crate::vcs::Repo) -> States {
+        States {
+            repo: Some(repo),
+            ..States::default()
+        }
+    }
+
+    /// Whether `path`, on disk in the work tree, is left out of git's index (untracked, or only
+    /// intent-to-add), so a commit would leave it out.
+    pub fn uncommitted(&self, path: &Path) -> bool {
+        let Some(repo) = &self.repo else {
+            return false;
+        };
+        let real = crate::fsio::canonical(path);
+        if !real.starts_with(&repo.root) {
+            return false;
+        }
+        let indexed = self
+            .indexed
+            .get_or_init(|| repo.indexed().unwrap_or_default());
+        // Unreadable index: nothing is claimed.
+        !indexed.is_empty() && !indexed.contains(&real)
     }
 
     /// Whether states come from the index (`--staged`).

@@ -249,6 +249,14 @@ fn a_project_migrated_by_0_2_0_becomes_self_contained_in_one_run_and_restore_bri
         strict(&stdout(&out), "copied")["deliverables"],
         serde_json::json!(["a.txt"])
     );
+    // Until the new runtime is committed, check says the commit would leave it out.
+    let (code, report) = json_report(root, &["check", "--include", "*.sh", "."]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        report["findings"][0]["reason"], "RUNTIME_UNTRACKED",
+        "{report}"
+    );
+    git(root, &["add", "-A"]);
     let (code, report) = json_report(root, &["check", "--include", "*.sh", "."]);
     assert_eq!(code, 0, "{report}");
     assert_eq!(report["warnings"], serde_json::json!([]), "{report}");
@@ -357,6 +365,13 @@ fn check_staged_reports_a_migrated_script_whose_runtime_is_not_in_the_commit() {
     git(repo, &["add", "-A"]);
     git(repo, &["commit", "-qm", "legacy"]);
     json_report(repo, &["migrate", "--no-backup", "s"]);
+    // In the work tree, the runtime migrate marked intent-to-add is not yet in git.
+    let (code, report) = json_report(repo, &["check", "s"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        report["findings"][0]["reason"], "RUNTIME_UNTRACKED",
+        "{report}"
+    );
     // The script is staged, its new runtime is not (intent-to-add only).
     git(repo, &["add", "s/execute.sh"]);
     let (code, report) = json_report(repo, &["check", "--staged"]);
@@ -373,5 +388,7 @@ fn check_staged_reports_a_migrated_script_whose_runtime_is_not_in_the_commit() {
     );
     git(repo, &["add", "s/skillmod-runtime.sh"]);
     let (code, report) = json_report(repo, &["check", "--staged"]);
+    assert_eq!(code, 0, "{report}");
+    let (code, report) = json_report(repo, &["check", "s"]);
     assert_eq!(code, 0, "{report}");
 }
