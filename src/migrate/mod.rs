@@ -254,6 +254,33 @@ impl Summary {
     }
 }
 
+/// The runtime files a run wrote (or would write): how many, their lines in all, and whether
+/// they are identical copies (one text).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RuntimeSummary {
+    pub written: usize,
+    pub lines: usize,
+    pub identical: bool,
+}
+
+impl RuntimeSummary {
+    pub fn of(files: &[runtime::RuntimeReport]) -> RuntimeSummary {
+        use runtime::RuntimeStatus::*;
+        let written: Vec<&runtime::RuntimeReport> = files
+            .iter()
+            .filter(|r| matches!(r.status, Created | Upgraded | WouldCreate | WouldUpgrade))
+            .collect();
+        RuntimeSummary {
+            written: written.len(),
+            lines: written.iter().map(|r| r.lines).sum(),
+            identical: written.len() > 1
+                && written
+                    .iter()
+                    .all(|r| r.text_sha256 == written[0].text_sha256),
+        }
+    }
+}
+
 /// The outcome of a whole run.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
@@ -276,6 +303,8 @@ pub struct RunReport {
     pub settings_files: Vec<String>,
     /// Capture mode's runtime files, written (or shown) after the scripts.
     pub runtime_files: Vec<runtime::RuntimeReport>,
+    /// What the runtime files written (or that would be) add up to.
+    pub runtime_summary: RuntimeSummary,
     /// Runtime files scripts of this run stopped sourcing, and those they source now.
     #[serde(skip)]
     pub released: Vec<PathBuf>,
@@ -331,6 +360,7 @@ where
         files_committed: Vec::new(),
         settings_files: Vec::new(),
         runtime_files: Vec::new(),
+        runtime_summary: RuntimeSummary::default(),
         released,
         sourced,
     })

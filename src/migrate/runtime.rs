@@ -94,6 +94,8 @@ pub struct RuntimeReport {
     /// The hash of the runtime text asked for (scripts asking for another text clash).
     #[serde(skip)]
     pub text_sha256: String,
+    /// The lines of the text written (or that would be).
+    pub lines: usize,
 }
 
 impl RuntimeReport {
@@ -292,6 +294,7 @@ fn new_report(path: &Path, options: &Options) -> RuntimeReport {
         errors: Vec::new(),
         abs_path: path.to_path_buf(),
         text_sha256: String::new(),
+        lines: 0,
     }
 }
 
@@ -300,6 +303,7 @@ fn write_one(request: &Request, options: &Options, backups: &Backups) -> Written
     let text = request.runtime.text.as_bytes();
     let mut report = new_report(path, options);
     report.text_sha256 = sha256_hex(text);
+    report.lines = text.iter().filter(|&&b| b == b'\n').count();
     let exists = std::fs::symlink_metadata(path).is_ok();
     let before = match limited::read(path, SIZE_LIMIT, false) {
         Ok(bytes) => Some(bytes),

@@ -167,6 +167,7 @@ impl Session {
             }
             report.runtime_files.push(runtime);
         }
+        report.runtime_summary = super::RuntimeSummary::of(&report.runtime_files);
         // New runtime files marked intent-to-add, so `git commit -a` (all-repos) takes them.
         if !self.options.dry_run {
             git::mark_created(&self.repos, &report.runtime_files);

@@ -29,6 +29,11 @@ pub struct Diffs {
 }
 
 impl Diffs {
+    /// Whether diffs are printed.
+    pub fn on(&self) -> bool {
+        self.on
+    }
+
     /// The unified diff of `change` to `path`, when diffs are printed.
     pub fn render(&self, path: &str, change: &Change) -> Option<Vec<u8>> {
         self.on.then(|| {
@@ -48,6 +53,9 @@ impl Diffs {
 }
 
 pub struct MigratePrinter {
+    /// Runtime texts whose diff was shown, by hash, with the file shown: on a terminal an
+    /// identical copy is named, not shown again.
+    shown_runtimes: std::collections::HashMap<String, String>,
     stdout: AutoStream<Box<dyn Write>>,
     stderr: AutoStream<std::io::StderrLock<'static>>,
     json: Option<Array>,
@@ -67,6 +75,7 @@ impl MigratePrinter {
             None
         };
         MigratePrinter {
+            shown_runtimes: std::collections::HashMap::new(),
             stdout,
             stderr: super::stderr(color),
             diffs: Diffs {
@@ -103,6 +112,24 @@ impl MigratePrinter {
     pub fn runtime(&mut self, runtime: &RuntimeReport, change: Option<&Change>) {
         if self.json.is_some() {
             return;
+        }
+        // A reader reads each distinct runtime once; `git apply` (stdout not a terminal) still
+        // gets every file.
+        if let Some(change) = change.filter(|c| !c.after.is_empty())
+            && std::io::IsTerminal::is_terminal(&std::io::stdout())
+        {
+            let hash = crate::fsio::sha256_hex(&change.after);
+            if let Some(first) = self.shown_runtimes.get(&hash) {
+                if self.diffs.on() {
+                    let _ = writeln!(
+                        self.stdout,
+                        "{}: new file, identical to {first} above (not shown again)",
+                        runtime.path
+                    );
+                }
+                return;
+            }
+            self.shown_runtimes.insert(hash, runtime.path.clone());
         }
         if let Some(bytes) = change.and_then(|c| self.diffs.render(&runtime.path, c)) {
             let _ = self.stdout.write_all(&bytes);

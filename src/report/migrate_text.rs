@@ -86,7 +86,27 @@ pub(crate) fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) 
 /// `git add` that puts it in the commit beside the skills that source it (printed with
 /// `--quiet` too, so the pre-commit hook shows it).
 pub(crate) fn write_runtime_files(out: &mut dyn Write, report: &RunReport) -> io::Result<()> {
+    // Identical files with one fate are one line: a repository of many skills gets one runtime
+    // per skill folder, all the same bytes.
+    let mut groups: Vec<Vec<&crate::migrate::runtime::RuntimeReport>> = Vec::new();
     for runtime in &report.runtime_files {
+        match groups.iter_mut().find(|g| {
+            g[0].status == runtime.status
+                && g[0].text_sha256 == runtime.text_sha256
+                && !runtime.text_sha256.is_empty()
+                && runtime.errors.is_empty()
+                && g[0].errors.is_empty()
+        }) {
+            Some(group) => group.push(runtime),
+            None => groups.push(vec![runtime]),
+        }
+    }
+    for group in groups {
+        if group.len() > 1 {
+            write_runtime_group(out, report, &group)?;
+            continue;
+        }
+        let runtime = group[0];
         let what = match runtime.status {
             RuntimeStatus::Created => "created",
             RuntimeStatus::Upgraded => "upgraded",
@@ -113,6 +133,48 @@ pub(crate) fn write_runtime_files(out: &mut dyn Write, report: &RunReport) -> io
         writeln!(out)?;
     }
     Ok(())
+}
+
+/// One line for identical runtime files that met the same fate: how many, their lines, where.
+fn write_runtime_group(
+    out: &mut dyn Write,
+    report: &RunReport,
+    group: &[&crate::migrate::runtime::RuntimeReport],
+) -> io::Result<()> {
+    let first = group[0];
+    let what = match first.status {
+        RuntimeStatus::Created => "created",
+        RuntimeStatus::Upgraded => "upgraded",
+        RuntimeStatus::WouldCreate => "would be created",
+        RuntimeStatus::WouldUpgrade => "would be upgraded",
+        RuntimeStatus::UpToDate => return Ok(()),
+        RuntimeStatus::Kept => "left as they are",
+        RuntimeStatus::Failed => "failed",
+        RuntimeStatus::Removed => "removed",
+        RuntimeStatus::WouldRemove => "would be removed",
+    };
+    const SHOWN: usize = 5;
+    let mut paths: Vec<String> = group
+        .iter()
+        .take(SHOWN)
+        .map(|r| crate::report::quote_path(&r.path))
+        .collect();
+    if group.len() > SHOWN {
+        paths.push(format!("and {} more", group.len() - SHOWN));
+    }
+    write!(
+        out,
+        "runtime files {what}: {} identical copies (version {}, {} lines each, {} in all), one per skill folder: {}",
+        group.len(),
+        first.version,
+        first.lines,
+        first.lines * group.len(),
+        paths.join(", ")
+    )?;
+    if first.status == RuntimeStatus::Created && !report.commit_created {
+        write!(out, "; add them to your commit with the scripts")?;
+    }
+    writeln!(out)
 }
 
 /// The closing summary.

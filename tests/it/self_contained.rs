@@ -392,3 +392,29 @@ fn check_staged_reports_a_migrated_script_whose_runtime_is_not_in_the_commit() {
     let (code, report) = json_report(repo, &["check", "s"]);
     assert_eq!(code, 0, "{report}");
 }
+
+#[test]
+fn reports_say_how_many_runtime_files_their_lines_and_that_they_are_identical() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for skill in ["a", "b"] {
+        std::fs::create_dir_all(tmp.path().join(skill)).expect("mkdir");
+        std::fs::write(tmp.path().join(skill).join("SKILL.md"), SKILL_MD).expect("skill");
+        write_script(tmp.path(), &format!("{skill}/execute.sh"), SH_SKILL);
+    }
+    let (_, report) = json_report(tmp.path(), &["migrate", "--dry-run", "."]);
+    let lines = report["runtime_files"][0]["lines"].as_u64().expect("lines");
+    assert!(lines > 100, "{report}");
+    assert_eq!(
+        report["runtime_summary"],
+        serde_json::json!({"written": 2, "lines": 2 * lines, "identical": true})
+    );
+    let out = run(skillmod(tmp.path()).args(["migrate", "--no-backup", "."]));
+    assert!(
+        stderr(&out).contains(&format!(
+            "runtime files created: 2 identical copies (version 3, {lines} lines each, {} in all)",
+            2 * lines
+        )),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -89,3 +89,38 @@ fn colors_on_a_terminal_unless_no_color() {
     let diff = on_terminal(dir.path(), "migrate --dry-run --mode comment .", false);
     assert!(diff.contains("\x1b[31m-echo"), "diff not colored: {diff}");
 }
+
+#[test]
+fn a_dry_run_on_a_terminal_shows_each_distinct_runtime_once_and_names_its_copies() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for skill in ["a", "b", "c"] {
+        std::fs::create_dir_all(tmp.path().join(skill)).expect("mkdir");
+        std::fs::write(
+            tmp.path().join(skill).join("SKILL.md"),
+            "---\nname: x\n---\n",
+        )
+        .expect("skill");
+        write_script(
+            tmp.path(),
+            &format!("{skill}/execute.sh"),
+            b"#!/bin/sh\necho SUCCESS\n",
+        );
+    }
+    let shown = on_terminal(tmp.path(), "migrate --dry-run .", true);
+    assert_eq!(
+        shown.matches("+# skillmod-runtime 3 ").count(),
+        1,
+        "{shown}"
+    );
+    assert_eq!(
+        shown
+            .matches("identical to a/skillmod-runtime.sh above")
+            .count(),
+        2,
+        "{shown}"
+    );
+    assert!(shown.contains("3 identical copies"), "{shown}");
+    // Piped, every file is in the diff, for `git apply`.
+    let piped = run(skillmod(tmp.path()).args(["migrate", "--dry-run", "."]));
+    assert_eq!(stdout(&piped).matches("+# skillmod-runtime 3 ").count(), 3);
+}
