@@ -203,7 +203,10 @@ fn restore_round_trip_puts_back_bytes_and_mode() {
     assert_eq!(out.status.code(), Some(0));
     assert_ne!(std::fs::read(&script).expect("read"), LEGACY);
     assert_eq!(mode(&script), 0o750, "migration changed the mode");
-    let out = run(skillmod(tmp.path()).args(["restore"]));
+    // Outside git the backups are the named folder's (s/.skillmod): restore names it too.
+    assert!(tmp.path().join("s/.skillmod/backups").is_dir());
+    assert!(!tmp.path().join(".skillmod").exists());
+    let out = run(skillmod(tmp.path()).args(["restore", "s"]));
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert_eq!(std::fs::read(&script).expect("read"), LEGACY);
     assert_eq!(mode(&script), 0o750);
@@ -530,7 +533,7 @@ fn a_forced_run_that_changes_nothing_records_nothing_and_restore_undoes_the_firs
         assert!(file["backup"].is_null(), "{file}");
     }
     assert!(second.to_string().contains("NOTHING_TO_CHANGE"), "{second}");
-    let restored = run(skillmod(tmp.path()).args(["restore"]));
+    let restored = run(skillmod(tmp.path()).args(["restore", "s"]));
     assert!(restored.status.success(), "{}", stderr(&restored));
     assert_eq!(
         std::fs::read(tmp.path().join("s/lib.sh")).expect("lib"),
@@ -570,5 +573,115 @@ fn readme_states_the_example_dry_run_as_it_is() {
         stderr(&out).lines().count()
     );
     assert!(readme.contains(&summary), "README should say: {summary}");
-    assert!(diff.contains("+command . \"$(dirname -- \"$0\")/../../skillmod-runtime.sh\""));
+    assert!(diff.contains(
+        "+[ -n \"${__skm_rt-}\" ] || { __skm_f=$(dirname -- \"$(readlink -f -- \"${BASH_SOURCE:-$0}\" || echo \"$0\")\")/skillmod-runtime.sh; __skm_loaded=3 command . "
+    ));
+}
+
+#[test]
+fn outside_git_the_named_folder_is_the_root_whatever_the_working_folder() {
+    let script = b"#!/bin/bash\necho \"Created: x\"\necho SUCCESS\n";
+    let skill_md = b"---\nname: a\ndescription: a test skill\n---\n";
+    // The tree's files, skills/.skillmod (the backups) aside, relative to the copy's parent.
+    let tree = |parent: &Path| -> Vec<(String, Vec<u8>)> {
+        snapshot(parent)
+            .into_iter()
+            .filter(|(path, _)| !path.starts_with("skills/.skillmod/"))
+            .collect()
+    };
+    // From the parent naming `skills`, from an unrelated folder naming it by its absolute path,
+    // and from inside the tree naming the same folder as `../..`.
+    let mut results = Vec::new();
+    for how in ["parent", "unrelated", "inside"] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let parent = tmp.path();
+        std::fs::create_dir_all(parent.join("skills/a")).expect("mkdir");
+        std::fs::write(parent.join("skills/a/SKILL.md"), skill_md).expect("SKILL.md");
+        write_script(parent, "skills/a/scripts/run.sh", script);
+        let before = tree(parent);
+        let unrelated = tempfile::tempdir().expect("unrelated");
+        let home = tempfile::tempdir().expect("home");
+        let named = parent.join("skills");
+        let (dir, path) = match how {
+            "parent" => (parent.to_path_buf(), "skills".to_string()),
+            "inside" => (parent.join("skills/a/scripts"), "../..".to_string()),
+            _ => (
+                unrelated.path().to_path_buf(),
+                named.to_str().expect("utf-8").to_string(),
+            ),
+        };
+        let out = run(skillmod(&dir)
+            .env("HOME", home.path())
+            .env("XDG_STATE_HOME", home.path())
+            .env("XDG_CACHE_HOME", home.path())
+            .args(["migrate", "--include", "*.sh", "--format", "json", &path]));
+        let report: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{how}: not JSON ({e}): {}", stderr(&out)));
+        assert_eq!(out.status.code(), Some(0), "{how}: {report}");
+        assert_eq!(report["summary"]["migrated"], 1, "{how}: {report}");
+        let after = tree(parent);
+        let names: Vec<&str> = after.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "skills/a/SKILL.md",
+                "skills/a/scripts/run.sh",
+                "skills/a/skillmod-runtime.sh"
+            ],
+            "{how}: only the runtime file is new, in the skill folder"
+        );
+        assert_eq!(after[0], before[0], "{how}: SKILL.md untouched");
+        assert_ne!(after[1].1, script, "{how}: the script was migrated");
+        // The backups: in the named folder's .skillmod (it is not a skill folder), recording
+        // the paths relative to it, with the script's original bytes.
+        let backups = named.join(".skillmod/backups");
+        let run_id = report["backup_run"].as_str().expect("run id");
+        let manifest = std::fs::read_to_string(backups.join(run_id).join("manifest.jsonl"))
+            .unwrap_or_else(|e| panic!("{how}: no manifest in {}: {e}", backups.display()));
+        let mut recorded: Vec<String> = manifest
+            .lines()
+            .map(|l| {
+                let entry: Value = serde_json::from_str(l).expect("manifest line");
+                entry["path"].as_str().expect("path").to_string()
+            })
+            .collect();
+        recorded.sort();
+        assert_eq!(
+            recorded,
+            ["a/scripts/run.sh", "a/skillmod-runtime.sh"],
+            "{how}"
+        );
+        let kept = std::fs::read_dir(backups.join(run_id).join("files"))
+            .expect("backup files")
+            .flatten()
+            .any(|f| std::fs::read(f.path()).is_ok_and(|b| b == script));
+        assert!(kept, "{how}: the original is backed up");
+        // Nothing else anywhere: not in the parent, the working folder or the user's folders.
+        assert_eq!(
+            std::fs::read_dir(parent)
+                .expect("ls")
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect::<Vec<_>>(),
+            ["skills"],
+            "{how}"
+        );
+        assert_eq!(
+            std::fs::read_dir(unrelated.path()).expect("ls").count(),
+            0,
+            "{how}"
+        );
+        assert_eq!(
+            std::fs::read_dir(home.path()).expect("ls").count(),
+            0,
+            "{how}"
+        );
+        results.push((how, after));
+    }
+    for (how, files) in &results[1..] {
+        assert_eq!(
+            files, &results[0].1,
+            "{how}: other bytes than migrating from the parent"
+        );
+    }
 }

@@ -133,16 +133,31 @@ fn a_state_folder_that_is_a_symlink_is_refused() {
     let elsewhere = tmp.path().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).expect("mkdir");
     let script = write_script(&root, "s/execute.sh", LEGACY);
-    std::os::unix::fs::symlink(&elsewhere, root.join(".skillmod")).expect("symlink");
-    let (status, report) = json_report(&root, &["migrate", "s"]);
-    assert_eq!(status, 1);
-    assert_eq!(report["files"][0]["errors"][0]["code"], "STATE_DIR_UNSAFE");
-    assert_eq!(std::fs::read(&script).expect("read"), LEGACY);
-    assert_eq!(std::fs::read_dir(&elsewhere).expect("ls").count(), 0);
-    let out = run(skillmod(&root).args(["check", "s"]));
-    assert_eq!(out.status.code(), Some(1), "findings still reported");
-    assert!(stderr(&out).contains("STATE_DIR_UNSAFE") || stderr(&out).contains("symlink"));
-    assert_eq!(std::fs::read_dir(&elsewhere).expect("ls").count(), 0);
+    // Outside git, the state of a run on `s` (backups, check's cache) is in the named folder,
+    // s/.skillmod; a run on the whole tree keeps it at the top, repo/.skillmod.
+    for (state, named) in [("s/.skillmod", "s"), (".skillmod", ".")] {
+        std::os::unix::fs::symlink(&elsewhere, root.join(state)).expect("symlink");
+        let (status, report) = json_report(&root, &["migrate", named]);
+        assert_eq!(status, 1, "{named}");
+        assert_eq!(
+            report["files"][0]["errors"][0]["code"], "STATE_DIR_UNSAFE",
+            "{named}"
+        );
+        assert_eq!(std::fs::read(&script).expect("read"), LEGACY);
+        assert_eq!(std::fs::read_dir(&elsewhere).expect("ls").count(), 0);
+        let out = run(skillmod(&root).args(["check", named]));
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{named}: findings still reported"
+        );
+        assert!(
+            stderr(&out).contains("STATE_DIR_UNSAFE") || stderr(&out).contains("symlink"),
+            "{named}: {}",
+            stderr(&out)
+        );
+        assert_eq!(std::fs::read_dir(&elsewhere).expect("ls").count(), 0);
+    }
 }
 
 #[test]
@@ -158,8 +173,9 @@ fn a_cache_that_came_with_the_repository_cannot_make_legacy_lines_pass() {
     };
     assert_eq!(check(root).status.code(), Some(1));
     // Forge the cache: every entry and every place says "nothing found", as a committed cache
-    // could (the layout of check.bin, postcard-encoded).
-    let path = root.join(".skillmod/cache/check.bin");
+    // could (the layout of check.bin, postcard-encoded). Outside git, `check s` keeps it in the
+    // named folder.
+    let path = root.join("s/.skillmod/cache/check.bin");
     let mut cache = read_cache(&path);
     assert!(!cache.entries.is_empty(), "nothing cached to forge");
     for entry in cache.entries.values_mut() {
@@ -177,8 +193,8 @@ fn a_cache_that_came_with_the_repository_cannot_make_legacy_lines_pass() {
     // A fresh clone elsewhere (another machine's salt): the forged entries never match.
     let clone = tempfile::tempdir().expect("clone");
     write_script(clone.path(), "s/execute.sh", LEGACY);
-    std::fs::create_dir_all(clone.path().join(".skillmod/cache")).expect("mkdir");
-    std::fs::copy(&path, clone.path().join(".skillmod/cache/check.bin")).expect("copy");
+    std::fs::create_dir_all(clone.path().join("s/.skillmod/cache")).expect("mkdir");
+    std::fs::copy(&path, clone.path().join("s/.skillmod/cache/check.bin")).expect("copy");
     let other_home = tempfile::tempdir().expect("home");
     let out = run(skillmod(clone.path())
         .env("XDG_CACHE_HOME", other_home.path())
@@ -228,8 +244,10 @@ fn a_torn_last_manifest_line_is_left_out_with_a_warning() {
     let root = tmp.path();
     write_script(root, "s/a/execute.sh", LEGACY);
     write_script(root, "s/b/execute.sh", LEGACY);
-    run(skillmod(root).args(["migrate", "s"]));
-    let run_dir = std::fs::read_dir(root.join(".skillmod/backups"))
+    let out = run(skillmod(root).args(["migrate", "s"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Outside git, the backups of `migrate s` are in s/.skillmod, paths relative to s.
+    let run_dir = std::fs::read_dir(root.join("s/.skillmod/backups"))
         .expect("backups")
         .flatten()
         .find(|e| e.path().is_dir())
@@ -237,23 +255,58 @@ fn a_torn_last_manifest_line_is_left_out_with_a_warning() {
         .path();
     let manifest = run_dir.join("manifest.jsonl");
     let mut text = std::fs::read(&manifest).expect("manifest");
+    let entries: Vec<Value> = String::from_utf8_lossy(&text)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("manifest line"))
+        .collect();
+    let paths: Vec<&str> = entries
+        .iter()
+        .map(|e| e["path"].as_str().expect("path"))
+        .collect();
+    // Each skill folder's runtime file is recorded before the script that sources it, so the
+    // last line is a script's (a's or b's: the scripts are migrated in parallel).
+    let mut sorted = paths.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        sorted,
+        [
+            "a/execute.sh",
+            "a/skillmod-runtime.sh",
+            "b/execute.sh",
+            "b/skillmod-runtime.sh"
+        ],
+        "{paths:?}"
+    );
+    let (torn, intact) = paths.split_last().expect("lines");
+    assert!(torn.ends_with("/execute.sh"), "{paths:?}");
+    let torn_script = root.join("s").join(torn);
+    let torn_bytes = std::fs::read(&torn_script).expect("torn script");
+    assert_ne!(torn_bytes, LEGACY);
     text.truncate(text.len() - 20);
     std::fs::write(&manifest, text).expect("write");
-    let out = run(skillmod(root).args(["restore"]));
+    let out = run(skillmod(root).args(["restore", "s"]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("torn line"), "{}", stderr(&out));
-    // The manifest holds a, b and the runtime file created last; the torn line is the
-    // runtime's, so both scripts come back and the runtime file stays.
+    // The torn line is left out: the other script and both runtime files (created by the run)
+    // are undone, and the torn line's script is left as it is. (In a real crash that script was
+    // never replaced, since its line is synced before the replace, so it needs no runtime.)
     assert!(
-        stdout(&out).contains("2 of 2 files restored"),
+        stdout(&out).contains("3 of 3 files restored"),
         "{}",
         stdout(&out)
     );
+    for path in intact {
+        let file = root.join("s").join(path);
+        if path.ends_with("/execute.sh") {
+            assert_eq!(std::fs::read(&file).expect("script"), LEGACY, "{path}");
+        } else {
+            assert!(!file.exists(), "{path}: created by the run, removed");
+        }
+    }
     assert_eq!(
-        std::fs::read(root.join("s/a/execute.sh")).expect("a"),
-        LEGACY
+        std::fs::read(&torn_script).expect("torn script"),
+        torn_bytes
     );
-    assert!(root.join("skillmod-runtime.sh").exists());
 }
 
 #[test]
@@ -333,20 +386,28 @@ fn restore_since_undoes_an_interrupted_run_and_its_rerun() {
     let root = tmp.path();
     let a = write_script(root, "s/a/execute.sh", LEGACY);
     let b = write_script(root, "s/b/execute.sh", LEGACY);
-    run(skillmod(root).args(["migrate", "s/a"]));
+    // The interrupted run got as far as a: it named s (so both runs share s's backups, outside
+    // git) but b was left out.
+    let out = run(skillmod(root).args(["migrate", "--exclude", "s/b/", "s"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ne!(std::fs::read(&a).expect("read"), LEGACY);
+    assert_eq!(std::fs::read(&b).expect("read"), LEGACY);
     std::thread::sleep(std::time::Duration::from_millis(20));
     run(skillmod(root).args(["migrate", "s"]));
-    let out = run(skillmod(root).args(["restore"]));
+    let out = run(skillmod(root).args(["restore", "s"]));
+    // The rerun migrated b and created b's runtime file (each skill folder has its own).
     assert!(
-        stdout(&out).contains("1 of 1 files restored")
+        stdout(&out).contains("2 of 2 files restored")
             && stdout(&out).contains("1 older run(s) left as they are"),
         "{}",
         stdout(&out)
     );
     assert_eq!(std::fs::read(&b).expect("read"), LEGACY);
+    assert!(!root.join("s/b/skillmod-runtime.sh").exists());
     assert_ne!(std::fs::read(&a).expect("read"), LEGACY);
+    assert!(root.join("s/a/skillmod-runtime.sh").exists());
     run(skillmod(root).args(["migrate", "s"]));
-    let runs = stdout(&run(skillmod(root).args(["restore", "--list"])));
+    let runs = stdout(&run(skillmod(root).args(["restore", "--list", "s"])));
     let first = runs
         .lines()
         .next()
@@ -354,7 +415,7 @@ fn restore_since_undoes_an_interrupted_run_and_its_rerun() {
         .split('\t')
         .next()
         .expect("id");
-    let out = run(skillmod(root).args(["restore", "--since", first]));
+    let out = run(skillmod(root).args(["restore", "--since", first, "s"]));
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert_eq!(std::fs::read(&a).expect("read"), LEGACY);
     assert_eq!(std::fs::read(&b).expect("read"), LEGACY);
@@ -372,7 +433,7 @@ fn restore_skips_fifos_and_devices() {
         .status()
         .expect("mkfifo");
     assert!(made.success());
-    let (status, report) = restore(root, &["--force"]);
+    let (status, report) = restore(root, &["--force", "s"]);
     assert_eq!(status, 1);
     assert_eq!(
         report["files"][0]["errors"][0]["code"],
@@ -570,7 +631,7 @@ fn a_bulk_run_killed_at_any_moment_loses_nothing() {
             Vec::<PathBuf>::new(),
             "{delay_ms} ms"
         );
-        let runs = stdout(&run(skillmod(root).args(["restore", "--list"])));
+        let runs = stdout(&run(skillmod(root).args(["restore", "--list", "s"])));
         let first = runs
             .lines()
             .next()
@@ -579,7 +640,7 @@ fn a_bulk_run_killed_at_any_moment_loses_nothing() {
             .next()
             .expect("id")
             .to_string();
-        let out = run(skillmod(root).args(["restore", "--since", &first]));
+        let out = run(skillmod(root).args(["restore", "--since", &first, "s"]));
         assert_eq!(
             out.status.code(),
             Some(0),
@@ -622,10 +683,11 @@ fn full_disk_leaves_everything_recoverable(
     let done = original_or_migrated(&scripts, &originals, &migrated);
     assert!(done > 0 && done < scripts.len(), "{done} migrated");
     assert_eq!(temp_files(&root.join("s")), Vec::<PathBuf>::new());
-    let ignore = std::fs::read(root.join(".skillmod/.gitignore")).unwrap_or_default();
+    // Outside git, `migrate s` keeps its state in s/.skillmod.
+    let ignore = std::fs::read(root.join("s/.skillmod/.gitignore")).unwrap_or_default();
     assert!(ignore.ends_with(b"*\n"), "the state .gitignore is whole");
     free();
-    let out = run(skillmod(root).args(["restore"]));
+    let out = run(skillmod(root).args(["restore", "s"]));
     assert_eq!(
         out.status.code(),
         Some(0),
