@@ -317,6 +317,21 @@ fn digest(text: &[u8]) -> String {
     hex::encode(hasher.finalize())
 }
 
+/// A digest of the runtimes trusted now (released and rendered), for caches of verdicts.
+pub fn trusted_digest() -> String {
+    use sha2::Digest;
+    let mut hashes: Vec<String> = TRUSTED
+        .read()
+        .map(|t| t.keys().cloned().collect())
+        .unwrap_or_default();
+    hashes.sort();
+    let mut hasher = sha2::Sha256::new();
+    for hash in hashes {
+        hasher.update(hash.as_bytes());
+    }
+    hex::encode(hasher.finalize())
+}
+
 /// Trust `text` as a runtime of `version` (a rendering this skillmod made).
 pub(crate) fn trust(text: &[u8], version: u32) {
     if let Ok(mut trusted) = TRUSTED.write() {

@@ -128,6 +128,9 @@ pub struct Stored {
     pub entries: HashMap<Key, Entry>,
     /// Place key -> content key (`None`: the prefilter found no marker).
     pub places: HashMap<Key, Option<Key>>,
+    /// A runtime file's place key -> the runtime version its bytes are known as (0: not
+    /// skillmod's), so a warm check reads no unchanged runtime file.
+    pub runtimes: HashMap<Key, u32>,
 }
 
 /// The cache of one run: what was loaded, which entries this run hit, and what it added.
@@ -138,6 +141,8 @@ pub struct Cache {
     settled_before: SystemTime,
     old: HashMap<Key, Entry>,
     old_places: HashMap<Key, Option<Key>>,
+    old_runtimes: HashMap<Key, u32>,
+    runtimes: Mutex<HashMap<Key, u32>>,
     hits: Mutex<Vec<Key>>,
     added: Mutex<HashMap<Key, Entry>>,
     /// This run's places, hit or new.
@@ -234,6 +239,8 @@ impl Cache {
                 .unwrap_or(SystemTime::UNIX_EPOCH),
             old: HashMap::new(),
             old_places: HashMap::new(),
+            old_runtimes: HashMap::new(),
+            runtimes: Mutex::new(HashMap::new()),
             hits: Mutex::new(Vec::new()),
             added: Mutex::new(HashMap::new()),
             places: Mutex::new(HashMap::new()),
@@ -308,6 +315,7 @@ impl Cache {
         cache.in_work_tree = in_work_tree;
         cache.old = stored.entries;
         cache.old_places = stored.places;
+        cache.old_runtimes = stored.runtimes;
         (cache, None)
     }
 
@@ -349,6 +357,32 @@ impl Cache {
             hasher.update(&word.to_le_bytes());
         }
         Some(Key(*hasher.finalize().as_bytes()))
+    }
+
+    /// The place key of a runtime file: its path and `stat`, and the runtimes known now (a
+    /// custom template's rendering changes what counts as skillmod's).
+    pub fn runtime_place(&self, path: &Path, meta: &std::fs::Metadata) -> Option<Key> {
+        let place = self.place_key(path, meta, Vocabulary::Exact)?;
+        let mut hasher = self.hasher(b"runtime", Vocabulary::Exact);
+        hasher.update(&place.0);
+        hasher.update(crate::analyze::runtime_link::trusted_digest().as_bytes());
+        Some(Key(*hasher.finalize().as_bytes()))
+    }
+
+    /// The version a runtime file at `place` was known as, and remember it for the next run.
+    pub fn runtime_version(&self, place: &Key) -> Option<u32> {
+        let version = *self.old_runtimes.get(place)?;
+        self.put_runtime(*place, version);
+        Some(version)
+    }
+
+    pub fn put_runtime(&self, place: Key, version: u32) {
+        if self.path.is_none() {
+            return;
+        }
+        if let Ok(mut runtimes) = self.runtimes.lock() {
+            runtimes.insert(place, version);
+        }
     }
 
     pub fn get(&self, key: &Key) -> Option<Entry> {
@@ -400,10 +434,14 @@ impl Cache {
         };
         let mut entries = self.added.into_inner().unwrap_or_default();
         let mut places = self.places.into_inner().unwrap_or_default();
+        let runtimes = self.runtimes.into_inner().unwrap_or_default();
         let new_places = places
             .iter()
             .any(|(place, content)| self.old_places.get(place) != Some(content));
-        if entries.is_empty() && !new_places {
+        let new_runtimes = runtimes
+            .iter()
+            .any(|(place, version)| self.old_runtimes.get(place) != Some(version));
+        if entries.is_empty() && !new_places && !new_runtimes {
             return;
         }
         let mut old = self.old;
@@ -418,6 +456,7 @@ impl Cache {
             version: version(),
             entries,
             places,
+            runtimes,
         };
         let Some(dir) = path.parent() else {
             return;

@@ -130,7 +130,16 @@ pub(crate) fn check_file(
     match place.as_ref().and_then(|p| cache.get_place(p)) {
         Some(Place::Clean) => return clean(),
         Some(Place::Analyzed(entry)) if !entry.mentions_suppression => {
-            return report(&shown, Some(path), *entry, None, options, profile, parser);
+            return report(
+                &shown,
+                Some(path),
+                *entry,
+                None,
+                options,
+                profile,
+                parser,
+                cache,
+            );
         }
         _ => {}
     }
@@ -246,7 +255,16 @@ fn check_body_at(
                 cache.put(key, entry.clone());
                 cache.put_place(place, Some(key));
             }
-            return report(shown, script, entry, Some(body), options, profile, parser);
+            return report(
+                shown,
+                script,
+                entry,
+                Some(body),
+                options,
+                profile,
+                parser,
+                cache,
+            );
         }
         if let Some(place) = place {
             cache.put_place(place, None);
@@ -299,7 +317,16 @@ fn check_body_at(
     if let Some(place) = place {
         cache.put_place(place, Some(key));
     }
-    report(shown, script, entry, Some(body), options, profile, parser)
+    report(
+        shown,
+        script,
+        entry,
+        Some(body),
+        options,
+        profile,
+        parser,
+        cache,
+    )
 }
 
 /// The part of a cache entry that names the runtime a migrated script loads.
@@ -340,6 +367,7 @@ fn runtime_finding(
     script: &Path,
     entry: &cache::Entry,
     runtimes: &crate::migrate::runtime::States,
+    cache: &Cache,
 ) -> Option<Finding> {
     use crate::rewrite::capture::RUNTIME_VERSION;
     let (severity, reason, message) = match &entry.runtime {
@@ -372,7 +400,7 @@ fn runtime_finding(
         ),
         cache::Runtime::File { relative, .. } => {
             let file = crate::migrate::runtime::named_by(script, relative);
-            match runtimes.state(&file) {
+            match runtime_state(&file, runtimes, cache) {
                 State::Current | State::Older(_) if runtimes.uncommitted(&file) => (
                     rules::Severity::Error,
                     "RUNTIME_UNTRACKED",
@@ -436,6 +464,36 @@ fn runtime_finding(
     })
 }
 
+/// A runtime file's state, from the cache when its place (path and `stat`) is known there: a warm
+/// check reads no unchanged runtime file. `--staged` reads the index, never the cache.
+fn runtime_state(file: &Path, runtimes: &crate::migrate::runtime::States, cache: &Cache) -> State {
+    use crate::rewrite::capture::RUNTIME_VERSION;
+    let place = (!runtimes.staged())
+        .then(|| std::fs::symlink_metadata(file).ok())
+        .flatten()
+        .filter(|meta| meta.is_file())
+        .and_then(|meta| cache.runtime_place(file, &meta));
+    if let Some(version) = place.as_ref().and_then(|p| cache.runtime_version(p)) {
+        return match version {
+            0 => State::Foreign(None),
+            v if v == RUNTIME_VERSION => State::Current,
+            v if v < RUNTIME_VERSION => State::Older(v),
+            _ => State::Foreign(None),
+        };
+    }
+    let state = runtimes.state(file);
+    if let Some(place) = place {
+        let version = match &state {
+            State::Current => RUNTIME_VERSION,
+            State::Older(v) => *v,
+            State::Missing => return state,
+            State::Foreign(_) => 0,
+        };
+        cache.put_runtime(place, version);
+    }
+    state
+}
+
 /// The findings of an analysis, with the file's suppressions (`body`, needed only when the entry
 /// mentions one) and the selection applied.
 #[allow(clippy::too_many_arguments)]
@@ -447,6 +505,7 @@ fn report(
     options: &Options,
     profile: &Profile,
     parser: &mut BashParser,
+    cache: &Cache,
 ) -> FileCheck {
     let shown = shown.to_string();
     // A parse error where a marker lies: migrate refuses the file at this place (PARSE_ERROR), so
@@ -465,7 +524,8 @@ fn report(
         "skillmod migrate {vocabulary}{}",
         crate::report::quote_path(&shown)
     );
-    let runtime = script.and_then(|path| runtime_finding(&shown, path, &entry, &options.runtimes));
+    let runtime =
+        script.and_then(|path| runtime_finding(&shown, path, &entry, &options.runtimes, cache));
     // Where the runtime moves stdout to stderr (a capture-migrated script, or one migrate would
     // migrate in capture mode), other writes are no contract breach: one note, not a warning each.
     let moved_by_runtime = entry.runtime.moves_stdout();

@@ -418,3 +418,37 @@ fn reports_say_how_many_runtime_files_their_lines_and_that_they_are_identical() 
         stderr(&out)
     );
 }
+
+#[test]
+fn a_warm_check_knows_each_unchanged_runtime_from_the_cache_and_sees_an_edit() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "s/execute.sh", SH_SKILL);
+    json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    let runtime = tmp.path().join("s/skillmod-runtime.sh");
+    // Settled, so its place (path and stat) can stand for its bytes.
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let (code, first) = json_report(tmp.path(), &["check", "s"]);
+    assert_eq!(code, 0, "{first}");
+    let cache = read_cache(&tmp.path().join("s/.skillmod/cache/check.bin"));
+    assert_eq!(
+        cache.runtimes.values().collect::<Vec<_>>(),
+        [&3],
+        "{:?}",
+        cache.runtimes
+    );
+    let (_, second) = json_report(tmp.path(), &["check", "s"]);
+    assert_eq!(first, second);
+    // An edit changes the file's stat: the cache cannot vouch for it.
+    let text = std::fs::read_to_string(&runtime).expect("runtime");
+    std::fs::write(
+        &runtime,
+        text.replacen("__skm_ok=false", "__skm_ok=true", 1),
+    )
+    .expect("edit");
+    let (code, edited) = json_report(tmp.path(), &["check", "s"]);
+    assert_eq!(code, 1, "{edited}");
+    assert_eq!(
+        edited["findings"][0]["reason"], "RUNTIME_FOREIGN",
+        "{edited}"
+    );
+}
