@@ -122,10 +122,17 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
         // that script still sources it.
         let (created, scripts): (Vec<&CheckedEntry>, Vec<&CheckedEntry>) =
             loaded.entries.iter().partition(|e| e.entry.created);
-        let mut still_migrated = scripts.iter().any(|e| !selected(&e.target, filters));
+        // The scripts that stay migrated: not selected, or not restored.
+        let mut kept: Vec<&Path> = scripts
+            .iter()
+            .filter(|e| !selected(&e.target, filters))
+            .map(|e| e.target.as_path())
+            .collect();
         for entry in scripts.into_iter().filter(|e| selected(&e.target, filters)) {
             let (status, error) = restore_one(entry, request.force);
-            still_migrated |= matches!(status, Status::Refused | Status::Failed);
+            if matches!(status, Status::Refused | Status::Failed) {
+                kept.push(&entry.target);
+            }
             report.files.push(RestoredFile {
                 run: run.clone(),
                 path: display_path(&entry.target, base),
@@ -134,12 +141,12 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
             });
         }
         for entry in created.into_iter().filter(|e| selected(&e.target, filters)) {
-            let (status, error) = if still_migrated {
+            let (status, error) = if kept.iter().any(|script| sources(script, &entry.target)) {
                 (
                     Status::Refused,
                     Some(Error::new(
                         "RUNTIME_STILL_USED",
-                        "left in place: a script of this run is still migrated and sources it; restore that script (see above), then run restore again",
+                        "left in place: a script of this run is still migrated and sources it; restore that script, then run restore again",
                     )),
                 )
             } else {
@@ -309,5 +316,19 @@ fn remove_created(
                 Some(Error::io("RESTORE_FAILED", "cannot remove", target, &e)),
             ),
         },
+    }
+}
+
+/// Whether the script at `script` loads the runtime file `runtime` (its source line names it).
+fn sources(script: &Path, runtime: &Path) -> bool {
+    let Ok(bytes) = crate::fsio::limited::read(script, 1 << 20, false) else {
+        return false;
+    };
+    match crate::analyze::runtime_link::find(&bytes) {
+        Some(crate::analyze::runtime_link::RuntimeLine::Sourced { relative, .. }) => {
+            crate::fsio::canonical(&crate::migrate::runtime::named_by(script, &relative))
+                == crate::fsio::canonical(runtime)
+        }
+        _ => false,
     }
 }

@@ -61,8 +61,24 @@ fn filters(args: &RestoreArgs) -> Vec<PathBuf> {
         .iter()
         .chain(&p.skill_dirs)
         .chain(&p.skill_paths)
-        .map(|path| std::path::absolute(path).unwrap_or_else(|_| path.clone()))
+        .map(|path| crate::fsio::canonical(path))
         .collect()
+}
+
+/// `root`, or the nearest folder above it, up to the working folder, that keeps backup runs
+/// (`migrate .` ran there, and `restore PATH` names a folder inside it). Never above the working
+/// folder: a `.skillmod` someone else planted higher up is not searched.
+fn with_backups(root: PathBuf, cwd: &std::path::Path) -> PathBuf {
+    let has_runs = |dir: &std::path::Path| backup::list_runs(dir).is_ok_and(|r| !r.is_empty());
+    if has_runs(&root) {
+        return root;
+    }
+    let cwd = crate::fsio::canonical(cwd);
+    root.ancestors()
+        .skip(1)
+        .take_while(|dir| dir.starts_with(&cwd))
+        .find(|dir| has_runs(dir))
+        .map_or(root.clone(), std::path::Path::to_path_buf)
 }
 
 /// The project root whose backups restore reads: the one the named paths lie in, found as
@@ -71,7 +87,10 @@ fn filters(args: &RestoreArgs) -> Vec<PathBuf> {
 fn root(args: &RestoreArgs, base: &std::path::Path) -> Result<PathBuf> {
     let named = args.paths.named();
     let mut roots = Roots::new(&named);
-    let mut found: Vec<PathBuf> = named.iter().map(|p| roots.root_of_named(p)).collect();
+    let mut found: Vec<PathBuf> = named
+        .iter()
+        .map(|p| with_backups(roots.root_of_named(p), base))
+        .collect();
     found.sort();
     found.dedup();
     match found.as_slice() {

@@ -86,6 +86,20 @@ impl Backups {
     }
 
     /// The run id, if a backup was taken.
+    /// The run folders that hold backups, one per project root.
+    pub fn run_dirs(&self) -> Vec<PathBuf> {
+        let Ok(runs) = self.runs.lock() else {
+            return Vec::new();
+        };
+        let mut dirs: Vec<PathBuf> = runs
+            .values()
+            .filter(|r| r.len > 0)
+            .map(|r| r.dir.clone())
+            .collect();
+        dirs.sort();
+        dirs
+    }
+
     pub fn run_id(&self) -> Option<String> {
         let runs = self.runs.lock().ok()?;
         let mut dirs: Vec<&PathBuf> = runs

@@ -291,6 +291,10 @@ pub struct RunReport {
     pub migrated: Vec<(String, PathBuf)>,
     pub summary: Summary,
     pub backup_run: Option<String>,
+    /// Where this run's backups are (a run folder per project root), and the command that
+    /// undoes the run.
+    pub backup_dirs: Vec<String>,
+    pub restore_command: Option<String>,
     /// Dirty files in the work tree that skillmod did not select (left alone).
     pub unrelated_dirty: Vec<String>,
     /// Temp files that killed runs left beside scripts, removed by this run.
@@ -353,6 +357,8 @@ where
         migrated,
         summary,
         backup_run: backups.run_id(),
+        backup_dirs: Vec::new(),
+        restore_command: None,
         unrelated_dirty: Vec::new(),
         temp_files_removed: Vec::new(),
         commit_created: false,

@@ -168,6 +168,30 @@ impl Session {
             report.runtime_files.push(runtime);
         }
         report.runtime_summary = super::RuntimeSummary::of(&report.runtime_files);
+        let dirs = backups.run_dirs();
+        report.backup_dirs = dirs.iter().map(|d| display_path(d, base)).collect();
+        if !dirs.is_empty() {
+            // restore finds a run through the paths migrate was given (outside git, their
+            // folder is the project root).
+            let named: Vec<String> = self
+                .options
+                .named
+                .iter()
+                .filter(|p| crate::fsio::canonical(p) != crate::fsio::canonical(base))
+                .map(|p| {
+                    crate::report::quote_path(&display_path(
+                        &crate::fsio::canonical(p),
+                        &crate::fsio::canonical(base),
+                    ))
+                })
+                .collect();
+            report.restore_command = Some(
+                std::iter::once("skillmod restore".to_string())
+                    .chain(named)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
+        }
         // New runtime files marked intent-to-add, so `git commit -a` (all-repos) takes them.
         if !self.options.dry_run {
             git::mark_created(&self.repos, &report.runtime_files);

@@ -232,11 +232,12 @@ pub(crate) fn write_summary(
             report.files_committed.len()
         )?;
     }
-    if let Some(run) = &report.backup_run {
-        writeln!(
-            out,
-            "backups: .skillmod/backups/{run} (undo with `skillmod restore`)"
-        )?;
+    if let (Some(first), Some(command)) = (report.backup_dirs.first(), &report.restore_command) {
+        let more = match report.backup_dirs.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        writeln!(out, "backups: {first}{more} (undo with `{command}`)")?;
     }
     Ok(())
 }

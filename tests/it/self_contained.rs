@@ -452,3 +452,48 @@ fn a_warm_check_knows_each_unchanged_runtime_from_the_cache_and_sees_an_edit() {
         "{edited}"
     );
 }
+
+#[test]
+fn outside_git_restore_finds_the_run_by_the_paths_and_the_summary_names_the_command() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for skill in ["a", "b"] {
+        write_script(tmp.path(), &format!("{skill}/execute.sh"), SH_SKILL);
+    }
+    // migrate . from the parent; restore one folder of it.
+    let out = run(skillmod(tmp.path()).args(["migrate", "."]));
+    assert!(
+        stderr(&out).contains("(undo with `skillmod restore`)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(skillmod(tmp.path()).args(["restore", "a"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(
+        std::fs::read(tmp.path().join("a/execute.sh")).expect("a"),
+        SH_SKILL
+    );
+    assert!(
+        !tmp.path().join("a/skillmod-runtime.sh").exists(),
+        "a's runtime goes with it"
+    );
+    assert!(
+        tmp.path().join("b/skillmod-runtime.sh").exists(),
+        "b stays migrated"
+    );
+    // migrate a names its folder; the summary says how to undo it, and that works from inside.
+    let out = run(skillmod(tmp.path()).args(["migrate", "a"]));
+    assert!(
+        stderr(&out).contains("backups: a/.skillmod/backups/")
+            && stderr(&out).contains("(undo with `skillmod restore a`)"),
+        "{}",
+        stderr(&out)
+    );
+    let inside = tmp.path().join("a/x");
+    std::fs::create_dir_all(&inside).expect("mkdir");
+    let out = run(skillmod(&inside).args(["restore", ".."]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(
+        std::fs::read(tmp.path().join("a/execute.sh")).expect("a"),
+        SH_SKILL
+    );
+}
