@@ -74,7 +74,7 @@ output_has absent "skills/new/execute.sh:"
 expect fail pre-commit try-repo "$repo" "skillmod-migrate$suffix" --all-files
 output_has present "files were modified by this hook"
 # The runtime file the migration created is named, with the command that stages it.
-output_has present "git add skillmod-runtime.sh"
+output_has present "git add skills/old/skillmod-runtime.sh"
 git add -A
 expect pass pre-commit try-repo "$repo" "skillmod-check$suffix" --all-files
 git commit -qm "migrated"
@@ -101,6 +101,10 @@ output_has present "files were modified by this hook"
 grep -q "skillmod-runtime.sh" skills/fresh/execute.sh || { echo "FAIL: not migrated" >&2; exit 1; }
 grep -q "# unstaged note" skills/new/execute.sh || { echo "FAIL: unstaged edit lost" >&2; exit 1; }
 git add skills/fresh/execute.sh
+# The script alone: its runtime would be left out of the commit, and the check hook says so.
+expect fail git commit -m "add fresh skill"
+output_has present "RUNTIME_UNTRACKED"
+git add skills/fresh/skillmod-runtime.sh
 expect pass git commit -m "add fresh skill"
 # A migration that fails says why, even with --quiet.
 mkdir -p skills/clash
@@ -108,4 +112,4 @@ printf '#!/bin/sh\n__skm_rec() { :; }\necho SUCCESS\n' >skills/clash/execute.sh
 git add skills/clash/execute.sh
 expect fail git commit -m "clash"
 output_has present "NAME_CLASH"
-echo "pre-commit hooks (skillmod-check$suffix, skillmod-migrate$suffix): 7 passed, 0 failed"
+echo "pre-commit hooks (skillmod-check$suffix, skillmod-migrate$suffix): 8 passed, 0 failed"
