@@ -417,8 +417,10 @@ fn shellcheck_finds_nothing_new_in_migrated_scripts_or_the_runtime() {
 #[test]
 fn a_refused_restore_keeps_the_runtime_its_script_still_sources() {
     let tmp = tempfile::tempdir().expect("tmp");
+    // One skill, two scripts: they share the skill's runtime.
     write_script(tmp.path(), "s/a/execute.sh", b"#!/bin/sh\necho SUCCESS\n");
     write_script(tmp.path(), "s/b/execute.sh", b"#!/bin/sh\necho COMPLETE\n");
+    std::fs::write(tmp.path().join("s/SKILL.md"), "---\nname: s\n---\n").expect("skill");
     let (_, report) = json_report(tmp.path(), &["migrate", "."]);
     assert_eq!(report["summary"]["migrated"], 2, "{report}");
     // b is edited after the migration: restore refuses it, so b still sources the runtime.
