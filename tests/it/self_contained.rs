@@ -497,3 +497,91 @@ fn outside_git_restore_finds_the_run_by_the_paths_and_the_summary_names_the_comm
         SH_SKILL
     );
 }
+
+/// The npm package `skills` (what `npx skills add` runs), installed by `.ci/run`; without it
+/// (and outside CI) the test says so and checks nothing.
+fn skills_cli() -> Option<PathBuf> {
+    match std::env::var_os("SKILLMOD_SKILLS_CLI") {
+        Some(path) => Some(PathBuf::from(path)),
+        None if std::env::var_os("CI").is_none() => {
+            eprintln!("SKILLMOD_SKILLS_CLI is not set: the `skills add` install is not tried");
+            None
+        }
+        None => panic!("CI must install the npm package skills and set SKILLMOD_SKILLS_CLI"),
+    }
+}
+
+#[test]
+fn skills_installed_with_npx_skills_add_run_in_the_project_they_were_copied_to() {
+    let Some(cli) = skills_cli() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path().join("repo");
+    for (name, script, text) in [
+        ("one", "execute.sh", BASH_SKILL),
+        ("two", "scripts/run.sh", SH_SKILL),
+        ("three", "scripts/deep/go.sh", BASH_SKILL),
+    ] {
+        let folder = if name == "three" {
+            format!("plugins/P/skills/{name}")
+        } else {
+            format!("skills/{name}")
+        };
+        std::fs::create_dir_all(repo.join(&folder)).expect("mkdir");
+        std::fs::write(
+            repo.join(&folder).join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: the {name} skill\n---\n"),
+        )
+        .expect("SKILL.md");
+        write_script(&repo, &format!("{folder}/{script}"), text);
+    }
+    git_init(&repo);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "skills"]);
+    let (code, report) = json_report(&repo, &["migrate", "--include", "*.sh", "."]);
+    assert_eq!(code, 0, "{report}");
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "migrated"]);
+    let project = tmp.path().join("project");
+    std::fs::create_dir_all(&project).expect("project");
+    let elsewhere = tempfile::tempdir().expect("cwd");
+    for (name, script) in [
+        ("one", "execute.sh"),
+        ("two", "scripts/run.sh"),
+        ("three", "scripts/deep/go.sh"),
+    ] {
+        let out = run(Command::new(&cli)
+            .args(["add"])
+            .arg(&repo)
+            // --full-depth: the plugin's skill lies below a `skills/` folder the CLI reads first.
+            .args([
+                "--skill",
+                name,
+                "-a",
+                "claude-code",
+                "-y",
+                "--copy",
+                "--full-depth",
+            ])
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DO_NOT_TRACK", "1")
+            .current_dir(&project));
+        assert!(
+            out.status.success(),
+            "skills add {name}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        let installed = project.join(".claude/skills").join(name);
+        assert!(
+            installed.join("skillmod-runtime.sh").is_file(),
+            "{name}: runtime copied"
+        );
+        let out = run(Command::new("bash")
+            .arg(installed.join(script))
+            .current_dir(elsewhere.path()));
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+        assert_eq!(strict(&stdout(&out), name)["success"], true, "{name}");
+    }
+}
