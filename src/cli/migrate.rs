@@ -45,7 +45,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     let mut printer =
         MigratePrinter::start(json, args.dry_run, args.common.color.choice(), verbosity);
     let diffs = printer.diffs();
-    let render = |file: &FileReport, change: &Change| diffs.render(&file.path, change);
+    let render = |file: &FileReport, change: &Change| diffs.render(&file.diff_path, change);
     let mut progress = Progress::new(files.len(), args.common.quiet || args.common.silent);
     let mut report = migrate::run(&files, options, &backups, render, |file, rendered| {
         progress.inc();

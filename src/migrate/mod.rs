@@ -79,6 +79,10 @@ pub struct FileReport {
     pub stdout_to_stderr: bool,
     #[serde(skip)]
     pub abs_path: PathBuf,
+    /// The path relative to the file's project root, as a dry run's diff names it (so `git
+    /// apply` takes the diff at the project root, wherever migrate ran).
+    #[serde(skip)]
+    pub diff_path: String,
 }
 
 /// Old and new bytes of a file that changes (or would), for diffs.
@@ -212,6 +216,12 @@ fn deprecated_file_placement() {
             "warning: runtime \"file\" is deprecated: it is now called \"project\" (one runtime at the project root); the default, \"skill\", gives each skill folder its own runtime"
         );
     });
+}
+
+/// `path` relative to its project root, `/`-separated.
+pub(crate) fn root_relative(path: &Path, named: &[PathBuf]) -> String {
+    let root = crate::fsio::canonical(&crate::fsio::file_root(path, named));
+    crate::fsio::display_path(&crate::fsio::canonical(path), &root)
 }
 
 /// Counts per status.
@@ -398,6 +408,7 @@ impl FileReport {
             released: None,
             stdout_to_stderr: false,
             abs_path: path.to_path_buf(),
+            diff_path: root_relative(path, &options.named),
         }
     }
 }

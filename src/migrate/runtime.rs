@@ -96,6 +96,9 @@ pub struct RuntimeReport {
     pub text_sha256: String,
     /// The lines of the text written (or that would be).
     pub lines: usize,
+    /// The path relative to its project root, as a dry run's diff names it.
+    #[serde(skip)]
+    pub diff_path: String,
 }
 
 impl RuntimeReport {
@@ -295,6 +298,7 @@ fn new_report(path: &Path, options: &Options) -> RuntimeReport {
         abs_path: path.to_path_buf(),
         text_sha256: String::new(),
         lines: 0,
+        diff_path: super::root_relative(path, &options.named),
     }
 }
 

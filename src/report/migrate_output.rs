@@ -131,7 +131,7 @@ impl MigratePrinter {
             }
             self.shown_runtimes.insert(hash, runtime.path.clone());
         }
-        if let Some(bytes) = change.and_then(|c| self.diffs.render(&runtime.path, c)) {
+        if let Some(bytes) = change.and_then(|c| self.diffs.render(&runtime.diff_path, c)) {
             let _ = self.stdout.write_all(&bytes);
         }
         if !self.verbosity.silent {

@@ -585,3 +585,50 @@ fn skills_installed_with_npx_skills_add_run_in_the_project_they_were_copied_to()
         assert_eq!(strict(&stdout(&out), name)["success"], true, "{name}");
     }
 }
+
+#[test]
+fn a_dry_run_from_any_folder_names_paths_from_the_project_root_for_git_apply() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path();
+    git_init(repo);
+    four_layouts(repo);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "skills"]);
+    let mut diffs = Vec::new();
+    for folder in [
+        repo.to_path_buf(),
+        repo.join("skills"),
+        repo.join("skills/two/scripts"),
+    ] {
+        let named = if folder == repo {
+            ".".to_string()
+        } else {
+            repo.display().to_string()
+        };
+        let out = run(skillmod(&folder).args([
+            "migrate",
+            "--dry-run",
+            "--color",
+            "never",
+            "--include",
+            "*.sh",
+            &named,
+        ]));
+        diffs.push(stdout(&out));
+    }
+    assert!(
+        diffs[0].contains("+++ b/skills/two/scripts/run.sh"),
+        "{}",
+        diffs[0]
+    );
+    assert_eq!(diffs[0], diffs[1]);
+    assert_eq!(diffs[0], diffs[2]);
+    let outside = tempfile::tempdir().expect("patch folder");
+    let patch = outside.path().join("patch.diff");
+    std::fs::write(&patch, &diffs[2]).expect("patch");
+    let out = run(Command::new("git")
+        .args(["apply", "--check"])
+        .arg(&patch)
+        .current_dir(repo));
+    assert!(out.status.success(), "{}", stderr(&out));
+}
