@@ -9,8 +9,10 @@ use std::path::Path;
 /// Why a file was not read.
 #[derive(Debug)]
 pub enum Refused {
-    /// Not a regular file (a FIFO, a device, a folder, or a symlink when links are not followed).
+    /// Not a regular file (a FIFO, a device, a folder).
     NotRegular,
+    /// A symlink, where links are not followed.
+    Symlink,
     /// Larger than the limit, in bytes.
     TooLarge(u64),
     Io(std::io::Error),
@@ -21,6 +23,7 @@ impl Refused {
     pub fn describe(&self, limit: u64) -> String {
         match self {
             Refused::NotRegular => "is not a regular file (a FIFO, a device or a folder)".into(),
+            Refused::Symlink => "is a symlink, which is not followed".into(),
             Refused::TooLarge(len) => format!("is {len} bytes, over the {limit}-byte limit"),
             Refused::Io(e) => format!("cannot be read: {e}"),
         }
@@ -45,7 +48,7 @@ pub fn open(path: &Path, follow: bool) -> Result<File, Refused> {
         #[cfg(not(unix))]
         let refused_link = false;
         if refused_link {
-            Refused::NotRegular
+            Refused::Symlink
         } else {
             Refused::Io(e)
         }
@@ -115,7 +118,7 @@ mod tests {
         std::fs::write(&target, b"x").expect("write");
         let link = dir.path().join("l");
         std::os::unix::fs::symlink(&target, &link).expect("symlink");
-        assert!(matches!(read(&link, 10, false), Err(Refused::NotRegular)));
+        assert!(matches!(read(&link, 10, false), Err(Refused::Symlink)));
         assert_eq!(read(&link, 10, true).expect("followed"), b"x");
     }
 }

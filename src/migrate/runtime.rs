@@ -99,6 +99,9 @@ pub struct RuntimeReport {
     /// The path relative to its project root, as a dry run's diff names it.
     #[serde(skip)]
     pub diff_path: String,
+    /// It lies in a git work tree (so a commit must take it).
+    #[serde(skip)]
+    pub in_work_tree: bool,
 }
 
 impl RuntimeReport {
@@ -299,6 +302,7 @@ fn new_report(path: &Path, options: &Options) -> RuntimeReport {
         text_sha256: String::new(),
         lines: 0,
         diff_path: super::root_relative(path, &options.named),
+        in_work_tree: false,
     }
 }
 

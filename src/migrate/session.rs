@@ -150,6 +150,9 @@ impl Session {
         let base = &self.options.base;
         // Written before the scripts that source them; reported after them, in the diff too.
         for (runtime, change) in self.options.runtimes.finish() {
+            let mut runtime = runtime;
+            let real = crate::fsio::canonical(&runtime.abs_path);
+            runtime.in_work_tree = self.repos.iter().any(|r| real.starts_with(&r.root));
             on_runtime(&runtime, change.as_ref());
             if runtime.written() {
                 report

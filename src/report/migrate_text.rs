@@ -113,17 +113,29 @@ pub(crate) fn write_runtime_files(out: &mut dyn Write, report: &RunReport) -> io
             RuntimeStatus::WouldCreate => "would be created",
             RuntimeStatus::WouldUpgrade => "would be upgraded",
             RuntimeStatus::UpToDate => continue,
-            RuntimeStatus::Kept => "left as it is",
-            RuntimeStatus::Failed => "failed",
+            RuntimeStatus::Kept => "left as it is: no script was pointed at it",
+            RuntimeStatus::Failed => "could not be written: the scripts that need it are unchanged",
             RuntimeStatus::Removed => "removed: no script sources it any more",
             RuntimeStatus::WouldRemove => "would be removed: no script would source it any more",
         };
         write!(
             out,
-            "runtime {} {what} (version {}); the migrated skills source it",
+            "runtime {} {what} (version {})",
             runtime.path, runtime.version
         )?;
-        if runtime.status == RuntimeStatus::Created && !report.commit_created {
+        if matches!(
+            runtime.status,
+            RuntimeStatus::Created
+                | RuntimeStatus::Upgraded
+                | RuntimeStatus::WouldCreate
+                | RuntimeStatus::WouldUpgrade
+        ) {
+            write!(out, "; the migrated skills source it")?;
+        }
+        if runtime.status == RuntimeStatus::Created
+            && runtime.in_work_tree
+            && !report.commit_created
+        {
             write!(
                 out,
                 ": add it to your commit (`git add {}`)",
@@ -171,7 +183,7 @@ fn write_runtime_group(
         first.lines * group.len(),
         paths.join(", ")
     )?;
-    if first.status == RuntimeStatus::Created && !report.commit_created {
+    if first.status == RuntimeStatus::Created && first.in_work_tree && !report.commit_created {
         write!(out, "; add them to your commit with the scripts")?;
     }
     writeln!(out)

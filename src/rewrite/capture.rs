@@ -139,8 +139,14 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
             .iter()
             .any(|hook| at >= 2 && source[at - 2..].starts_with(hook.as_bytes()))
     };
-    if let Some(at) =
-        memchr::memmem::find_iter(source, RESERVED_PREFIX.as_bytes()).find(|&at| !own(at))
+    // A comment names nothing the shell runs (one may quote skillmod's own source line).
+    let root = analysis.tree.root_node();
+    let in_comment = |at: usize| {
+        root.descendant_for_byte_range(at, at + 1)
+            .is_some_and(|n| n.kind() == "comment")
+    };
+    if let Some(at) = memchr::memmem::find_iter(source, RESERVED_PREFIX.as_bytes())
+        .find(|&at| !own(at) && !in_comment(at))
     {
         let line = source[..at].iter().filter(|&&b| b == b'\n').count() + 1;
         return Some((

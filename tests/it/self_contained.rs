@@ -137,8 +137,14 @@ fn the_text_of_a_runtime_anywhere_but_line_two_hides_nothing_and_writes_nothing_
     std::fs::create_dir_all(&repo).expect("repo");
     git_init(&repo);
     let source = "command . \"$(dirname -- \"$0\")/../../../skillmod-runtime.sh\" || { echo \"run: skillmod migrate $0\" >&2; exit 70; }";
+    // And runtime 3's own line, as skillmod writes it, quoted in a comment.
+    let sample = tempfile::tempdir().expect("sample");
+    let migrated = write_script(sample.path(), "s/execute.sh", SH_SKILL);
+    json_report(sample.path(), &["migrate", "--no-backup", "s"]);
+    let v3 = std::fs::read_to_string(&migrated).expect("migrated");
+    let v3 = v3.lines().nth(1).expect("line 2").to_string();
     let text = format!(
-        "#!/bin/sh\n# {source}\necho \"SUCCESS\"\n# >>> skillmod-runtime 2 inline\necho \"Created: x\"\n# <<< skillmod-runtime\n"
+        "#!/bin/sh\n# {source}\necho \"SUCCESS\"\n# {v3}\n# >>> skillmod-runtime 2 inline\necho \"Created: x\"\n# <<< skillmod-runtime\n"
     );
     write_script(&repo, "skills/x/execute.sh", text.as_bytes());
     git(&repo, &["add", "-A"]);
