@@ -317,9 +317,15 @@ fn digest(text: &[u8]) -> String {
     hex::encode(hasher.finalize())
 }
 
-/// A digest of the runtimes trusted now (released and rendered), for caches of verdicts.
+/// A digest of the runtimes trusted now (released and rendered), for caches of verdicts;
+/// computed once per change of the trusted set.
 pub fn trusted_digest() -> String {
     use sha2::Digest;
+    if let Ok(digest) = DIGEST.read()
+        && let Some(known) = digest.as_ref()
+    {
+        return known.clone();
+    }
     let mut hashes: Vec<String> = TRUSTED
         .read()
         .map(|t| t.keys().cloned().collect())
@@ -329,13 +335,23 @@ pub fn trusted_digest() -> String {
     for hash in hashes {
         hasher.update(hash.as_bytes());
     }
-    hex::encode(hasher.finalize())
+    let digest = hex::encode(hasher.finalize());
+    if let Ok(mut known) = DIGEST.write() {
+        *known = Some(digest.clone());
+    }
+    digest
 }
+
+/// `trusted_digest`'s answer until the trusted set changes.
+static DIGEST: std::sync::RwLock<Option<String>> = std::sync::RwLock::new(None);
 
 /// Trust `text` as a runtime of `version` (a rendering this skillmod made).
 pub(crate) fn trust(text: &[u8], version: u32) {
-    if let Ok(mut trusted) = TRUSTED.write() {
-        trusted.insert(digest(text), version);
+    if let Ok(mut trusted) = TRUSTED.write()
+        && trusted.insert(digest(text), version).is_none()
+        && let Ok(mut known) = DIGEST.write()
+    {
+        *known = None;
     }
 }
 

@@ -182,15 +182,15 @@ impl States {
         let Some(repo) = &self.repo else {
             return false;
         };
-        let real = crate::fsio::canonical(path);
-        if !real.starts_with(&repo.root) {
+        // `path` is already real: `named_by` builds it from the script's real folder.
+        if !path.starts_with(&repo.root) {
             return false;
         }
         let indexed = self
             .indexed
             .get_or_init(|| repo.indexed().unwrap_or_default());
         // Unreadable index: nothing is claimed.
-        !indexed.is_empty() && !indexed.contains(&real)
+        !indexed.is_empty() && !indexed.contains(path)
     }
 
     /// Whether states come from the index (`--staged`).
