@@ -324,7 +324,8 @@ fn every_template_output_is_judged_the_same_by_every_protocol_and_strictness() {
                 _ => vec![vec![]],
             };
             for args in runs {
-                let printed = run_in("sh", &after, Some(&tmp.path().join("my-skill")), &args).stdout;
+                let printed =
+                    run_in("sh", &after, Some(&tmp.path().join("my-skill")), &args).stdout;
                 for protocol in [
                     Protocol::Auto,
                     Protocol::Json,
