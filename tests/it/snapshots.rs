@@ -44,7 +44,7 @@ fn migrate_default(script: &[u8]) -> (Vec<u8>, Option<Vec<u8>>) {
     let path = write_script(tmp.path(), "skill/execute.sh", script);
     let (_, report) = json_report(tmp.path(), &["migrate", "--no-backup", "skill/execute.sh"]);
     let after = std::fs::read(&path).expect("read");
-    let runtime = std::fs::read(tmp.path().join("skillmod-runtime.sh")).ok();
+    let runtime = std::fs::read(tmp.path().join("skill/skillmod-runtime.sh")).ok();
     if after != script {
         return (after, runtime);
     }
