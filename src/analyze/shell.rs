@@ -22,11 +22,7 @@ impl Dialect {
     /// dash or ksh (directly or through env), or a `.sh`/`.bash` name. Anything else (a README
     /// matched by `include = ["*"]`, a Python script) is never rewritten.
     pub fn is_shell_file(path: &std::path::Path, source: &[u8]) -> bool {
-        if let Some(program) = shebang_program(source) {
-            return matches!(program.as_str(), "sh" | "bash" | "dash" | "ksh");
-        }
-        path.extension()
-            .is_some_and(|ext| ext == "sh" || ext == "bash")
+        crate::fsio::is_shell_script(path, source)
     }
 
     /// The command that checks a script's syntax in this dialect.
@@ -38,19 +34,7 @@ impl Dialect {
     }
 }
 
-/// The program a shebang line runs (its file name, through `env` when it is env), if the file
-/// starts with one.
-fn shebang_program(source: &[u8]) -> Option<String> {
-    let rest = source.strip_prefix(b"#!")?;
-    let line_end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
-    let line = String::from_utf8_lossy(&rest[..line_end]);
-    let mut words = line.split_whitespace();
-    let mut program = words.next().unwrap_or("");
-    if program.ends_with("/env") {
-        program = words.find(|w| !w.starts_with('-')).unwrap_or("");
-    }
-    Some(program.rsplit('/').next().unwrap_or(program).to_string())
-}
+use crate::fsio::shebang_program;
 
 /// The real shell that judges a rewrite: `bash -O extglob -n` for bash scripts (extglob, as
 /// the scripts that use it enable it at run time), `dash -n` (else `sh -n`) for sh scripts.

@@ -1,5 +1,8 @@
 //! Finding the scripts to work on: folders walked with the `ignore` crate (gitignore-aware, no
-//! symlink following, never into `.git` or `.skillmod`), explicit files taken as given.
+//! symlink following, never into `.git` or `.skillmod`), explicit files taken as given (or, with
+//! `--force-select`, by the walk's rule). A walk selects `execute.sh` anywhere, every shell script
+//! (by extension or shebang) inside a skill folder (one holding `SKILL.md`), and `--include`
+//! matches.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -31,6 +34,8 @@ pub struct Selection {
     pub exclude: Option<(PathBuf, Vec<String>)>,
     /// Take every file: no .gitignore/.ignore rules, for walks and explicit files alike.
     pub no_ignore: bool,
+    /// Apply the walk's selection to explicit files too (pre-commit passes every shell file).
+    pub force_select: bool,
     /// Where each folder's settings file is found: its `include` and `exclude` apply under it
     /// where no flag gives them.
     pub settings: Option<Arc<Resolver>>,
@@ -63,6 +68,7 @@ impl Selection {
 /// (the caller reports them as skipped); folders are walked in parallel.
 pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
     let filters = Arc::new(FilterSet::new(selection)?);
+    let skills = Arc::new(SkillFolders::default());
     let mut found = Vec::new();
     let mut ignored = IgnoreCache::default();
     for file in &selection.files {
@@ -76,7 +82,18 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
             continue;
         }
         // Explicit names still obey the ignore rules (pre-commit passes files one by one).
-        if selection.no_ignore || !ignored.is_ignored(file) {
+        if !(selection.no_ignore || !ignored.is_ignored(file)) {
+            continue;
+        }
+        let absolute = canonical(file);
+        let taken = !selection.force_select
+            || filters.for_path(&absolute).is_ok_and(|f| {
+                f.names.is_match(file.file_name().unwrap_or_default())
+                    || (!is_runtime_file(file.file_name().unwrap_or_default())
+                        && skills.holds(&absolute)
+                        && is_shell_file(&absolute))
+            });
+        if taken {
             found.push(file.clone());
         }
     }
@@ -90,7 +107,12 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
         if filters.excludes(dir)? {
             continue;
         }
-        found.extend(walk(dir, selection.no_ignore, filters.clone())?);
+        found.extend(walk(
+            dir,
+            selection.no_ignore,
+            filters.clone(),
+            skills.clone(),
+        )?);
     }
     found.sort();
     found.dedup();
@@ -351,7 +373,60 @@ fn is_runtime_file(name: &std::ffi::OsStr) -> bool {
     name.starts_with(crate::analyze::runtime_link::FILE_STEM) && name.ends_with(".sh")
 }
 
-fn walk(dir: &Path, no_ignore: bool, filters: Arc<FilterSet>) -> Result<Vec<PathBuf>> {
+/// Which folders lie in a skill folder (a folder at or above them, up to their project root,
+/// holds `SKILL.md`), each folder looked at once however many files a walk finds in it.
+#[derive(Default)]
+struct SkillFolders {
+    known: Mutex<HashMap<PathBuf, bool>>,
+}
+
+impl SkillFolders {
+    /// Whether the file at `path` (absolute) lies in a skill folder.
+    fn holds(&self, path: &Path) -> bool {
+        let Some(folder) = path.parent() else {
+            return false;
+        };
+        self.in_skill(folder)
+    }
+
+    fn in_skill(&self, folder: &Path) -> bool {
+        if let Some(known) = self.known.lock().ok().and_then(|k| k.get(folder).copied()) {
+            return known;
+        }
+        let found = super::is_skill_folder(folder)
+            || (!folder.join(".git").exists()
+                && folder.parent().is_some_and(|parent| self.in_skill(parent)));
+        if let Ok(mut known) = self.known.lock() {
+            known.insert(folder.to_path_buf(), found);
+        }
+        found
+    }
+}
+
+/// Whether a file is a shell script, by its name or by its first line (read without blocking,
+/// regular files only, the first 256 bytes): `.sh`/`.bash`, or a sh/bash/dash/ksh shebang on a
+/// file without another extension.
+fn is_shell_file(path: &Path) -> bool {
+    match path.extension() {
+        Some(ext) if ext == "sh" || ext == "bash" => true,
+        Some(_) => false,
+        None => super::limited::open(path, false)
+            .ok()
+            .and_then(|file| {
+                let mut head = Vec::with_capacity(256);
+                std::io::Read::read_to_end(&mut std::io::Read::take(file, 256), &mut head).ok()?;
+                Some(super::is_shell_script(path, &head))
+            })
+            .unwrap_or(false),
+    }
+}
+
+fn walk(
+    dir: &Path,
+    no_ignore: bool,
+    filters: Arc<FilterSet>,
+    skills: Arc<SkillFolders>,
+) -> Result<Vec<PathBuf>> {
     let (tx, rx) = std::sync::mpsc::channel();
     let (given, absolute) = (dir.to_path_buf(), canonical(dir));
     walker(dir, no_ignore, Some(filters.clone()))
@@ -359,6 +434,7 @@ fn walk(dir: &Path, no_ignore: bool, filters: Arc<FilterSet>) -> Result<Vec<Path
         .run(|| {
             let tx = tx.clone();
             let filters = filters.clone();
+            let skills = skills.clone();
             let (given, absolute) = (given.clone(), absolute.clone());
             Box::new(move |entry| {
                 match entry {
@@ -369,7 +445,8 @@ fn walk(dir: &Path, no_ignore: bool, filters: Arc<FilterSet>) -> Result<Vec<Path
                         if is_candidate
                             && !is_runtime_file(entry.file_name())
                             && filters.for_path_or_note(&path).is_some_and(|f| {
-                                f.names.is_match(entry.file_name())
+                                (f.names.is_match(entry.file_name())
+                                    || (skills.holds(&path) && is_shell_file(&path)))
                                     && f.exclude.as_ref().is_none_or(|e| !e.matches(&path, false))
                             })
                         {

@@ -15,6 +15,31 @@ use sha2::{Digest, Sha256};
 /// Name of the folder skillmod keeps its state in (backups, cache) at the project root.
 pub(crate) const STATE_DIR: &str = ".skillmod";
 
+/// The program a shebang line runs (its file name, through `env` when it is env), if the bytes
+/// start with one.
+pub(crate) fn shebang_program(source: &[u8]) -> Option<String> {
+    let rest = source.strip_prefix(b"#!")?;
+    let line_end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+    let line = String::from_utf8_lossy(&rest[..line_end]);
+    let mut words = line.split_whitespace();
+    let mut program = words.next().unwrap_or("");
+    if program.ends_with("/env") {
+        program = words.find(|w| !w.starts_with('-')).unwrap_or("");
+    }
+    Some(program.rsplit('/').next().unwrap_or(program).to_string())
+}
+
+/// Whether a file is a shell script: its shebang names sh, bash, dash or ksh, or (without a
+/// shebang) its name ends in `.sh` or `.bash`. `head` is the file's start (its first line is
+/// enough).
+pub(crate) fn is_shell_script(path: &Path, head: &[u8]) -> bool {
+    if let Some(program) = shebang_program(head) {
+        return matches!(program.as_str(), "sh" | "bash" | "dash" | "ksh");
+    }
+    path.extension()
+        .is_some_and(|ext| ext == "sh" || ext == "bash")
+}
+
 /// The name of the file that makes a folder a skill (the Agent Skills format).
 pub(crate) const SKILL_FILE: &str = "SKILL.md";
 

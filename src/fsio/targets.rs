@@ -12,7 +12,8 @@ use crate::error::{Error, Result};
 /// paths, defined here with the engine that reads them (clap derive, as `migrate::Mode` is).
 #[derive(Debug, Clone, clap::Args, Default)]
 pub struct Targets {
-    /// Files or folders; folders are searched for execute.sh (and --include matches).
+    /// Files or folders; folders are searched for execute.sh, every shell script inside a skill
+    /// folder (one holding SKILL.md), and --include matches.
     pub paths: Vec<PathBuf>,
     /// Folder to search for skills (repeatable).
     #[arg(long = "skill-dir", value_name = "DIR")]
@@ -31,6 +32,11 @@ pub struct Targets {
     /// Do not apply .gitignore/.ignore rules (they also filter files named explicitly).
     #[arg(long)]
     pub no_ignore: bool,
+    /// Take a file named on the command line only when a folder walk would select it
+    /// (execute.sh, a shell script inside a skill folder, an --include match): what the
+    /// pre-commit hooks pass, since pre-commit names every shell file.
+    #[arg(long)]
+    pub force_select: bool,
     /// Only files that differ between REV and the work tree (git).
     #[arg(long, value_name = "REV")]
     pub changed_since: Option<String>,
@@ -90,6 +96,7 @@ impl Targets {
             include: self.include.clone(),
             exclude: exclude.transpose()?,
             no_ignore: self.no_ignore,
+            force_select: self.force_select,
             settings: Some(resolver.clone()),
             ..Selection::default()
         })
@@ -113,7 +120,7 @@ impl Targets {
     /// (`NOTHING_CHECKED`, exit 2) when paths were named, since the user expected a check.
     pub fn nothing_checked(&self, found: usize, skipped: usize, silent: bool) -> Result<()> {
         let hint = if self.include.is_empty() && found == 0 {
-            " skillmod looks for files named execute.sh; add --include '*.sh' (or another glob) for other names."
+            " skillmod looks for files named execute.sh and for shell scripts inside skill folders (folders holding SKILL.md); add --include '*.sh' (or another glob) for other names."
         } else {
             ""
         };
@@ -124,6 +131,11 @@ impl Targets {
                 "all {found} scripts found were skipped ({skipped} skipped; the reasons are above).{hint}"
             )
         };
+        // With --force-select the files named were a list to pick from (pre-commit's shell
+        // files): none being a skill script is an answer, not a mistake.
+        if self.force_select && found == 0 {
+            return Ok(());
+        }
         if !self.is_empty() {
             return Err(Error::new("NOTHING_CHECKED", message));
         }

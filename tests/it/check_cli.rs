@@ -406,3 +406,82 @@ fn a_marker_in_an_unparsable_script_is_an_error_in_check_and_migrate() {
         "same place as check ({place}): {message}"
     );
 }
+
+/// The layouts real skill repositories use: skill folders holding SKILL.md, scripts by
+/// extension or shebang, and files that are no scripts.
+fn skill_repository(root: &Path) {
+    for skill in ["skills/a", "plugins/P/skills/b", ".claude/skills/c"] {
+        std::fs::create_dir_all(root.join(skill)).expect("mkdir");
+        std::fs::write(root.join(skill).join("SKILL.md"), "---\nname: x\n---\n").expect("skill");
+    }
+    write_script(
+        root,
+        "skills/a/scripts/run.sh",
+        b"#!/bin/bash\necho SUCCESS\n",
+    );
+    write_script(
+        root,
+        "plugins/P/skills/b/scripts/tool",
+        b"#!/bin/sh\necho \"Created: x\"\n",
+    );
+    write_script(
+        root,
+        "plugins/P/skills/b/scripts/py",
+        b"#!/usr/bin/env python3\nprint('SUCCESS')\n",
+    );
+    std::fs::write(root.join("plugins/P/skills/b/notes.md"), "echo SUCCESS\n").expect("md");
+    write_script(
+        root,
+        ".claude/skills/c/go.bash",
+        b"#!/bin/bash\necho SUCCESS\n",
+    );
+    // Outside every skill folder: only execute.sh is a skill script.
+    write_script(root, "tools/x.sh", b"#!/bin/bash\necho SUCCESS\n");
+    write_script(root, "tools/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
+}
+
+#[test]
+fn a_first_check_finds_the_shell_scripts_of_skill_folders_and_execute_sh() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    skill_repository(tmp.path());
+    let (code, report) = json_report(tmp.path(), &["check", "."]);
+    assert_eq!(code, 1, "{report}");
+    let mut paths: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    paths.sort_unstable();
+    assert_eq!(
+        paths,
+        [
+            ".claude/skills/c/go.bash",
+            "plugins/P/skills/b/scripts/tool",
+            "skills/a/scripts/run.sh",
+            "tools/execute.sh"
+        ]
+    );
+}
+
+#[test]
+fn force_select_applies_the_walks_rule_to_named_files_as_the_hooks_pass_them() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    skill_repository(tmp.path());
+    let named = [
+        "--force-select",
+        "tools/x.sh",
+        "skills/a/scripts/run.sh",
+        "plugins/P/skills/b/scripts/py",
+    ];
+    let (code, report) = json_report(tmp.path(), &[&["check"][..], &named[..]].concat());
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["summary"]["scripts_checked"], 1, "{report}");
+    assert_eq!(report["findings"][0]["path"], "skills/a/scripts/run.sh");
+    // Nothing a walk would take among the files named: a clean answer, not NOTHING_CHECKED.
+    let out = run(skillmod(tmp.path()).args(["check", "--force-select", "--", "tools/x.sh"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Without the flag, a named file is taken whatever its name.
+    let out = run(skillmod(tmp.path()).args(["check", "tools/x.sh"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
