@@ -82,7 +82,7 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
             continue;
         }
         // Explicit names still obey the ignore rules (pre-commit passes files one by one).
-        if !(selection.no_ignore || !ignored.is_ignored(file)) {
+        if !selection.no_ignore && ignored.is_ignored(file) {
             continue;
         }
         let absolute = canonical(file);
