@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Action's check step: `skillmod check --format INPUT_FORMAT INPUT_ARGS INPUT_PATHS`, its report
+# The Action's check step: `skillmod check --format INPUT_FORMAT INPUT_ARGS -- INPUT_PATHS`, its report
 # in INPUT_OUTPUT when given; the exit status is check's (1: legacy lines found, 2: errors).
 set -euo pipefail
 # Paths and arguments are split as a shell would split them (`--include '*.sh'`, a quoted path
@@ -15,7 +15,8 @@ split paths "${INPUT_PATHS:-.}" >"$parts/paths"
 split args "${INPUT_ARGS:-}" >"$parts/args"
 mapfile -d '' -t paths <"$parts/paths"
 mapfile -d '' -t args <"$parts/args"
-command=(skillmod check --format "${INPUT_FORMAT:-github}" "${args[@]}" "${paths[@]}")
+# `--`: a path is never an option, whatever a pull request names its files (`--exit-zero`).
+command=(skillmod check --format "${INPUT_FORMAT:-github}" "${args[@]}" -- "${paths[@]}")
 if [ -n "${INPUT_OUTPUT:-}" ]; then
   mkdir -p "$(dirname "$INPUT_OUTPUT")"
   "${command[@]}" >"$INPUT_OUTPUT"

@@ -458,7 +458,7 @@ fn runtime_finding(
             } else {
                 ""
             },
-            crate::report::quote_path(shown)
+            crate::report::command_arg(shown)
         )),
         reason: Some(reason),
     })
@@ -522,7 +522,7 @@ fn report(
     };
     let fix = format!(
         "skillmod migrate {vocabulary}{}",
-        crate::report::quote_path(&shown)
+        crate::report::command_arg(&shown)
     );
     let runtime =
         script.and_then(|path| runtime_finding(&shown, path, &entry, &options.runtimes, cache));

@@ -99,6 +99,24 @@ pub(crate) fn root_relative(prefix: &str, path: &str) -> String {
 /// A path as git prints it: as it is when plain, else in double quotes with C escapes and octal
 /// bytes (control characters, quotes, backslashes, non-ASCII), so a line holds one path and a
 /// diff header that names it still applies.
+/// A path as one argument of a command a user can paste into a shell: a leading `-` gets `./`
+/// (never read as an option), and anything a shell would split or expand is single-quoted.
+pub(crate) fn command_arg(path: &str) -> String {
+    let path = if path.starts_with('-') {
+        format!("./{path}")
+    } else {
+        path.to_string()
+    };
+    let plain = |c: char| {
+        c.is_ascii_alphanumeric()
+            || matches!(c, '/' | '.' | '_' | '-' | '+' | ',' | ':' | '@' | '%' | '=')
+    };
+    if !path.is_empty() && path.chars().all(plain) {
+        return path;
+    }
+    format!("'{}'", path.replace('\'', "'\\''"))
+}
+
 pub(crate) fn quote_path(path: &str) -> String {
     if !path
         .bytes()
@@ -138,6 +156,16 @@ pub(crate) fn plural(n: usize, noun: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::command_arg;
+
+    #[test]
+    fn a_command_argument_is_never_an_option_and_never_split() {
+        assert_eq!(command_arg("skills/a/execute.sh"), "skills/a/execute.sh");
+        assert_eq!(command_arg("--exit-zero"), "./--exit-zero");
+        assert_eq!(command_arg("dir with space/x.sh"), "'dir with space/x.sh'");
+        assert_eq!(command_arg("it's $(x).sh"), "'it'\\''s $(x).sh'");
+    }
+
     use super::quote_path;
 
     #[test]

@@ -67,4 +67,14 @@ INPUT_PATHS="." INPUT_FORMAT=github INPUT_ARGS='$(touch pwned)' INPUT_OUTPUT="" 
   bash "$repo/action/check.sh" >"$work/log" 2>&1 || status=$?
 [ ! -e pwned ] || { echo "FAIL: an input was run as a command" >&2; exit 1; }
 echo "ok: inputs are not evaluated (exit $status)"
-echo "action: 5 passed, 0 failed"
+
+# A path named like an option is a path: a pull request's file list cannot turn the gate off.
+mkdir -p -- "skills/--exit-zero"
+cp skills/a/execute.sh "skills/--exit-zero/execute.sh"
+cp skills/a/execute.sh ./--exit-zero
+status=0
+INPUT_PATHS="skills/--exit-zero --exit-zero" INPUT_FORMAT=github INPUT_ARGS="" INPUT_OUTPUT="" \
+  bash "$repo/action/check.sh" >"$work/log" 2>&1 || status=$?
+[ "$status" = 1 ] && grep -q "^::error file=--exit-zero,line=2" "$work/log" || { cat "$work/log"; echo "FAIL: a path named --exit-zero gave exit $status" >&2; exit 1; }
+echo "ok: a path named --exit-zero is a path (exit $status)"
+echo "action: 6 passed, 0 failed"
