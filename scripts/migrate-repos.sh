@@ -8,7 +8,7 @@ skillmod="${SKILLMOD:-skillmod}"
 status=0
 for repo in "$@"; do
   # The report is pretty-printed; JSON strings never hold raw newlines, so joining lines is safe.
-  report="$(cd "$repo" && "$skillmod" migrate --commit --no-backup --quiet --format json . | tr "\n" " ")"
+  report="$(cd "$repo" && "$skillmod" migrate --commit --no-backup --quiet --format json -- . | tr "\n" " ")"
   code=$?
   [ "$code" = 0 ] || status=1
   printf '{"repo": "%s", "exit_status": %d, "report": %s}\n' "$repo" "$code" "${report:-null}"
