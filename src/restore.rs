@@ -14,14 +14,15 @@ use crate::migrate::ErrorEntry;
 /// The code of the answer "there is nothing to restore".
 pub const NO_BACKUPS: &str = "NO_BACKUPS";
 
-/// Each backup run, oldest first, with the number of files it holds.
-pub fn list(root: &Path, runs: &[String]) -> Vec<(String, usize)> {
+/// Each backup run, oldest first, with the number of files it holds and whether it is undone.
+pub fn list(root: &Path, runs: &[String]) -> Vec<(String, usize, bool)> {
     runs.iter()
-        .map(|run| {
+        .zip(undone_runs(root, runs))
+        .map(|(run, undone)| {
             let count = backup::load_run(root, run)
                 .map(|r| r.entries.len() + r.refused.len())
                 .unwrap_or(0);
-            (run.clone(), count)
+            (run.clone(), count, undone)
         })
         .collect()
 }
@@ -94,6 +95,16 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
         });
     }
     let chosen = choose_runs(request, runs, root)?;
+    if chosen.is_empty() {
+        let why = format!(
+            "every backup run under {} is undone already (each file is as it was before); `skillmod restore --list` shows them",
+            root.join(crate::fsio::STATE_DIR).display()
+        );
+        return Ok(Report {
+            warnings: vec![format!("{NO_BACKUPS}: {why}")],
+            ..Report::default()
+        });
+    }
     let older_runs: Vec<String> = match chosen.last() {
         Some(oldest) => runs.iter().filter(|r| *r < oldest).cloned().collect(),
         None => Vec::new(),
@@ -191,7 +202,49 @@ fn choose_runs(request: &Request, runs: &[String], root: &Path) -> Result<Vec<St
         }
         return Ok(chosen);
     }
-    runs.last().map(|r| vec![r.clone()]).ok_or_else(none)
+    // The latest run that is not undone already: restoring an undone run changes nothing.
+    if runs.is_empty() {
+        return Err(none());
+    }
+    let undone = undone_runs(root, runs);
+    Ok(runs
+        .iter()
+        .zip(undone)
+        .rev()
+        .find(|(_, undone)| !undone)
+        .map(|(r, _)| vec![r.clone()])
+        .unwrap_or_default())
+}
+
+/// Which of `runs` (oldest first) are undone: every file is as that run, or an older one, found
+/// it (a created file gone), so nothing is written to mark a run undone: the files say so.
+pub fn undone_runs(root: &Path, runs: &[String]) -> Vec<bool> {
+    // Per path, the states runs found it in so far (None: absent, the run created it).
+    let mut found: std::collections::HashMap<PathBuf, Vec<Option<String>>> = Default::default();
+    runs.iter()
+        .map(|run| {
+            let Ok(loaded) = backup::load_run(root, run) else {
+                return false;
+            };
+            let mut all = !loaded.entries.is_empty();
+            for e in &loaded.entries {
+                let before = (!e.entry.created).then(|| e.entry.sha256_before.clone());
+                let states = found.entry(e.target.clone()).or_default();
+                states.push(before);
+                // Read without blocking, regular files only: a FIFO put in a file's place is
+                // no state any run found.
+                let current = match std::fs::symlink_metadata(&e.target) {
+                    Err(_) => None,
+                    Ok(_) => match crate::fsio::limited::read(&e.target, 1 << 30, false) {
+                        Ok(bytes) => Some(sha256_hex(&bytes)),
+                        Err(_) => Some(String::new()),
+                    },
+                };
+                all &= states.contains(&current);
+            }
+            all
+        })
+        .collect()
 }
 
 /// What a run id must sort at or after for `--since`: the id itself, or a date or time turned

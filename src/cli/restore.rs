@@ -16,8 +16,9 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
     let color = args.common.color.choice();
     let (mut stdout, _) = crate::report::stdout(color);
     if args.list {
-        for (run, count) in restore::list(&root, &runs) {
-            let _ = writeln!(stdout, "{run}\t{count} files");
+        for (run, count, undone) in restore::list(&root, &runs) {
+            let state = if undone { "\tundone" } else { "" };
+            let _ = writeln!(stdout, "{run}\t{count} files{state}");
         }
         return Ok(0);
     }

@@ -685,3 +685,32 @@ fn outside_git_the_named_folder_is_the_root_whatever_the_working_folder() {
         );
     }
 }
+
+#[test]
+fn a_plain_restore_skips_runs_already_undone_and_the_list_says_which() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(tmp.path(), "s/execute.sh", LEGACY);
+    run(skillmod(tmp.path()).args(["migrate", "s"]));
+    let first = std::fs::read(&script).expect("migrated");
+    // A second run changes the migrated file again (a new runtime setting), then both are undone
+    // one by one: the first restore takes the newest run, the second the older one.
+    run(skillmod(tmp.path()).args(["migrate", "--runtime", "inline", "s"]));
+    assert_ne!(std::fs::read(&script).expect("inline"), first);
+    let out = run(skillmod(tmp.path()).args(["restore", "s"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(std::fs::read(&script).expect("back"), first);
+    let out = run(skillmod(tmp.path()).args(["restore", "s"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(std::fs::read(&script).expect("original"), LEGACY);
+    // Both runs are undone now: nothing to restore, and the list marks them.
+    let out = run(skillmod(tmp.path()).args(["restore", "s"]));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("undone already"), "{}", stderr(&out));
+    let out = run(skillmod(tmp.path()).args(["restore", "--list", "s"]));
+    assert_eq!(
+        stdout(&out).matches("\tundone").count(),
+        2,
+        "{}",
+        stdout(&out)
+    );
+}
