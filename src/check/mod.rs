@@ -399,46 +399,7 @@ fn runtime_finding(
             ),
         ),
         cache::Runtime::File { relative, .. } => {
-            let file = crate::migrate::runtime::named_by(script, relative);
-            match runtime_state(&file, runtimes, cache) {
-                State::Current | State::Older(_) if runtimes.uncommitted(&file) => (
-                    rules::Severity::Error,
-                    "RUNTIME_UNTRACKED",
-                    format!(
-                        "sources {relative}, which git does not track (untracked, or only intent-to-add): a commit would leave it out, and every clone would print a RUNTIME_MISSING document and exit 70; `git add` it"
-                    ),
-                ),
-                State::Current => return None,
-                State::Missing if runtimes.staged() => (
-                    rules::Severity::Error,
-                    "RUNTIME_MISSING",
-                    format!(
-                        "sources {relative}, which is not staged: every clone of the commit would print a RUNTIME_MISSING document and exit 70; stage it (`git add`)"
-                    ),
-                ),
-                State::Missing => (
-                    rules::Severity::Error,
-                    "RUNTIME_MISSING",
-                    format!(
-                        "sources {relative}, which does not exist: a run prints a RUNTIME_MISSING document and exits 70"
-                    ),
-                ),
-                State::Older(v) => (
-                    rules::Severity::Warning,
-                    "RUNTIME_OUTDATED",
-                    format!(
-                        "sources {relative}, runtime version {v}, older than this skillmod's {RUNTIME_VERSION}"
-                    ),
-                ),
-                State::Foreign(declared) => (
-                    rules::Severity::Error,
-                    "RUNTIME_FOREIGN",
-                    format!(
-                        "sources {relative}, which is not a runtime skillmod wrote (edited, planted or of an unknown version{}): its code runs with the skill; migrate --replace-runtime replaces it",
-                        declared.map_or_else(String::new, |v| format!("; it declares version {v}"))
-                    ),
-                ),
-            }
+            file_runtime(script, relative, runtimes, cache)?
         }
     };
     Some(Finding {
@@ -461,6 +422,57 @@ fn runtime_finding(
             crate::report::command_arg(shown)
         )),
         reason: Some(reason),
+    })
+}
+
+/// SKM007 for a script whose source line names `relative`: the severity, the reason and the
+/// message, or None when its runtime is current and committed.
+fn file_runtime(
+    script: &Path,
+    relative: &str,
+    runtimes: &crate::migrate::runtime::States,
+    cache: &Cache,
+) -> Option<(rules::Severity, &'static str, String)> {
+    use crate::rewrite::capture::RUNTIME_VERSION;
+    let file = crate::migrate::runtime::named_by(script, relative);
+    Some(match runtime_state(&file, runtimes, cache) {
+        State::Current | State::Older(_) if runtimes.uncommitted(&file) => (
+            rules::Severity::Error,
+            "RUNTIME_UNTRACKED",
+            format!(
+                "sources {relative}, which git does not track (untracked, or only intent-to-add): a commit would leave it out, and every clone would print a RUNTIME_MISSING document and exit 70; `git add` it"
+            ),
+        ),
+        State::Current => return None,
+        State::Missing if runtimes.staged() => (
+            rules::Severity::Error,
+            "RUNTIME_MISSING",
+            format!(
+                "sources {relative}, which is not staged: every clone of the commit would print a RUNTIME_MISSING document and exit 70; stage it (`git add`)"
+            ),
+        ),
+        State::Missing => (
+            rules::Severity::Error,
+            "RUNTIME_MISSING",
+            format!(
+                "sources {relative}, which does not exist: a run prints a RUNTIME_MISSING document and exits 70"
+            ),
+        ),
+        State::Older(v) => (
+            rules::Severity::Warning,
+            "RUNTIME_OUTDATED",
+            format!(
+                "sources {relative}, runtime version {v}, older than this skillmod's {RUNTIME_VERSION}"
+            ),
+        ),
+        State::Foreign(declared) => (
+            rules::Severity::Error,
+            "RUNTIME_FOREIGN",
+            format!(
+                "sources {relative}, which is not a runtime skillmod wrote (edited, planted or of an unknown version{}): its code runs with the skill; migrate --replace-runtime replaces it",
+                declared.map_or_else(String::new, |v| format!("; it declares version {v}"))
+            ),
+        ),
     })
 }
 

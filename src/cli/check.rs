@@ -39,25 +39,9 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     let profiles = PerSettings::new(resolver, move |config| Profile::new(&flags, config));
     let used = profiles.prepare(&files)?;
     args.common.show_settings(&used);
-    let cache = if args.no_cache {
-        Cache::disabled()
-    } else {
-        let (cache, warning) = Cache::load(
-            &named_root(&args.paths.named(), &base),
-            args.cache_dir.as_deref(),
-        );
-        if let Some(warning) = warning {
-            eprintln!("warning: {warning}");
-        }
-        cache
-    };
+    let cache = load_cache(args, &base);
     let (root_prefix, root_uri) = crate::report::roots(&base);
-    // With --staged, a migrated script's runtime is judged as the commit will hold it.
-    let runtimes = match crate::vcs::Repo::discover(&base) {
-        Some(repo) if args.paths.staged => crate::migrate::runtime::States::from_index(repo),
-        Some(repo) => crate::migrate::runtime::States::in_work_tree(repo),
-        None => Default::default(),
-    };
+    let runtimes = runtime_states(&base, args.paths.staged);
     let options = Options {
         max_size: args.max_size,
         base,
@@ -124,4 +108,30 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
 
 fn write_error(e: std::io::Error) -> Error {
     Error::output("cannot write the report", &e)
+}
+
+/// How runtime files are read: from git's index with --staged (as the commit will hold them),
+/// else from disk, in the work tree whose commits must hold them.
+fn runtime_states(base: &std::path::Path, staged: bool) -> crate::migrate::runtime::States {
+    match crate::vcs::Repo::discover(base) {
+        Some(repo) if staged => crate::migrate::runtime::States::from_index(repo),
+        Some(repo) => crate::migrate::runtime::States::in_work_tree(repo),
+        None => Default::default(),
+    }
+}
+
+/// The check cache (none with --no-cache), kept at the named paths' project root or in
+/// --cache-dir; a cache that cannot be used is a warning, never a failure.
+fn load_cache(args: &CheckArgs, base: &std::path::Path) -> Cache {
+    if args.no_cache {
+        return Cache::disabled();
+    }
+    let (cache, warning) = Cache::load(
+        &named_root(&args.paths.named(), base),
+        args.cache_dir.as_deref(),
+    );
+    if let Some(warning) = warning {
+        eprintln!("warning: {warning}");
+    }
+    cache
 }
