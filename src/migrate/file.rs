@@ -280,15 +280,7 @@ fn plan(
                         request_runtime(report, at.clone(), runtime, options);
                     }
                     let skill = skill_of(&at);
-                    let link = capture::Link {
-                        relative: &relative,
-                        default_confidence: profile.default_confidence,
-                        keep_stdout: profile.keep_stdout,
-                        inline: inline.then_some(runtime.text.as_str()),
-                        bash: analysis.dialect == Dialect::Bash,
-                        failure: &runtime.failure,
-                        skill_name: &skill,
-                    };
+                    let link = link(profile, runtime, analysis, &relative, &skill);
                     report.stdout_to_stderr = role.0 == Role::Script && !profile.keep_stdout;
                     capture::plan_capture_mode(
                         analysis,
@@ -448,15 +440,7 @@ fn upkeep(
         runtime::location(path, &options.named, profile.placement, &runtime.file_name);
     let inline = profile.placement == super::Placement::Inline;
     let skill = skill_of(&at);
-    let link = capture::Link {
-        relative: &relative,
-        default_confidence: profile.default_confidence,
-        keep_stdout: profile.keep_stdout,
-        inline: inline.then_some(runtime.text.as_str()),
-        bash: analysis.dialect == Dialect::Bash,
-        failure: &runtime.failure,
-        skill_name: &skill,
-    };
+    let link = link(profile, runtime, analysis, &relative, &skill);
     let plan = capture::plan_convert(body, &current, &link);
     if let (Some(_), runtime_link::RuntimeLine::Sourced { relative: old, .. }) = (&plan, &current) {
         let before = runtime::named_by(path, old);
@@ -656,6 +640,26 @@ fn might_need_parse(body: &[u8], vocabulary: Vocabulary) -> bool {
         ]
         .iter()
         .any(|m| memchr::memmem::find(body, m.as_bytes()).is_some())
+}
+
+/// How a script loads its runtime under `profile`: the runtime's path from the script, the
+/// settings, the form (a source line, or the inline block) and the failure document.
+fn link<'a>(
+    profile: &'a super::Profile,
+    runtime: &'a capture::Runtime,
+    analysis: &Analysis,
+    relative: &'a str,
+    skill: &'a str,
+) -> capture::Link<'a> {
+    capture::Link {
+        relative,
+        default_confidence: profile.default_confidence,
+        keep_stdout: profile.keep_stdout,
+        inline: (profile.placement == super::Placement::Inline).then_some(runtime.text.as_str()),
+        bash: analysis.dialect == Dialect::Bash,
+        failure: &runtime.failure,
+        skill_name: skill,
+    }
 }
 
 /// The name of the skill folder holding the runtime file `at`.
