@@ -757,7 +757,11 @@ pub struct Summary {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FileError {
     pub path: String,
+    /// The rule the text names beside the code (SKM003).
+    pub rule: Rule,
     pub code: &'static str,
+    pub line: usize,
+    pub column: usize,
     pub message: String,
 }
 
@@ -893,7 +897,10 @@ pub fn run(
                         s.errors += 1;
                         report.errors.push(FileError {
                             path: f.path.clone(),
+                            rule: f.code,
                             code: f.reason.unwrap_or(f.code.code()),
+                            line: f.line,
+                            column: f.column,
                             message: f.message.clone(),
                         });
                     }

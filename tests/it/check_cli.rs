@@ -485,3 +485,35 @@ fn force_select_applies_the_walks_rule_to_named_files_as_the_hooks_pass_them() {
     let out = run(skillmod(tmp.path()).args(["check", "tools/x.sh"]));
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 }
+
+#[test]
+fn a_parse_error_in_the_json_report_names_its_rule_and_place_as_the_text_does() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/bash\nif [ x ]; then\necho SUCCESS\n",
+    );
+    let text = stdout(&run(skillmod(tmp.path()).args(["check", "s"])));
+    assert!(
+        text.contains("s/execute.sh:4:1: SKM003 PARSE_ERROR"),
+        "{text}"
+    );
+    let (_, report) = json_report(tmp.path(), &["check", "s"]);
+    let error = &report["errors"][0];
+    assert_eq!(
+        (
+            &error["rule"],
+            &error["code"],
+            &error["line"],
+            &error["column"]
+        ),
+        (
+            &serde_json::json!("SKM003"),
+            &serde_json::json!("PARSE_ERROR"),
+            &serde_json::json!(4),
+            &serde_json::json!(1)
+        ),
+        "{report}"
+    );
+}
