@@ -263,12 +263,11 @@ impl Writer {
             RuntimeStatus::Failed | RuntimeStatus::Kept => Err(ErrorEntry {
                 code: report.errors.first().map_or("RUNTIME_UNSAFE", |e| e.code),
                 message: format!(
-                    "its runtime {} could not be written or is not skillmod's ({}); the script is left unchanged",
-                    report.path,
+                    "left unchanged, since its runtime cannot be used: {}",
                     report
                         .errors
                         .first()
-                        .map_or_else(String::new, |e| e.message.clone())
+                        .map_or_else(|| report.path.clone(), |e| e.message.clone())
                 ),
             }),
             _ => Ok(()),

@@ -118,11 +118,23 @@ pub(crate) fn write_runtime_files(out: &mut dyn Write, report: &RunReport) -> io
             RuntimeStatus::Removed => "removed: no script sources it any more",
             RuntimeStatus::WouldRemove => "would be removed: no script would source it any more",
         };
-        write!(
-            out,
-            "runtime {} {what} (version {})",
-            runtime.path, runtime.version
-        )?;
+        // A file left as it is is reported with the version it declares, not the one this
+        // skillmod writes.
+        match (runtime.status, runtime.version_before) {
+            (RuntimeStatus::Kept | RuntimeStatus::Failed, Some(v)) if v > 0 => write!(
+                out,
+                "runtime {} {what} (it declares version {v})",
+                runtime.path
+            )?,
+            (RuntimeStatus::Kept | RuntimeStatus::Failed, _) => {
+                write!(out, "runtime {} {what}", runtime.path)?
+            }
+            _ => write!(
+                out,
+                "runtime {} {what} (version {})",
+                runtime.path, runtime.version
+            )?,
+        }
         if matches!(
             runtime.status,
             RuntimeStatus::Created
