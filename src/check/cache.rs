@@ -22,7 +22,7 @@ use crate::fsio::{STATE_DIR, limited};
 const MAX_ENTRIES: usize = 200_000;
 /// Bumped when the stored shape or the analysis changes, so old caches are dropped rather than
 /// misread or trusted.
-const FORMAT: &str = "10";
+const FORMAT: &str = "11";
 /// The cache file's name in its folder.
 const FILE_NAME: &str = "check.bin";
 
@@ -65,6 +65,9 @@ pub struct Entry {
     pub prints_json: Option<(usize, usize)>,
     /// Why capture mode would refuse the script as it is: line, code, message.
     pub capture_refusal: Option<(usize, String, String)>,
+    /// The files the script sources (`.`/`source` with a literal path), with their lines,
+    /// relative to its folder.
+    pub sourced: Vec<(usize, PathBuf)>,
 }
 
 /// The capture runtime a migrated script loads, as its text says. The state of a runtime file on

@@ -239,37 +239,32 @@ fn check_body_at(
     place: Option<cache::Key>,
 ) -> FileCheck {
     if !prefilter::may_hold_legacy(body, profile.vocabulary) {
-        // No legacy line can be here, but a directive is reported wherever it stands, and a
-        // skill written against the runtime needs its runtime file.
-        let link = runtime_link::find(body);
-        if analyze::suppress::Suppressions::may_occur(body)
-            || link.is_some()
-            || runtime_link::foreign(body).is_some()
-        {
-            let entry = cache::Entry {
-                mentions_suppression: analyze::suppress::Suppressions::may_occur(body),
-                ..runtime_entry(body, link)
-            };
-            if let Some(place) = place.filter(|_| !entry.mentions_suppression) {
-                let key = cache.key(body, profile.vocabulary);
-                cache.put(key, entry.clone());
-                cache.put_place(place, Some(key));
+        let entry = unmarked_entry(body);
+        return match entry {
+            Some(entry) => {
+                if let Some(place) = place.filter(|_| !entry.mentions_suppression) {
+                    let key = cache.key(body, profile.vocabulary);
+                    cache.put(key, entry.clone());
+                    cache.put_place(place, Some(key));
+                }
+                report(
+                    shown,
+                    script,
+                    entry,
+                    Some(body),
+                    options,
+                    profile,
+                    parser,
+                    cache,
+                )
             }
-            return report(
-                shown,
-                script,
-                entry,
-                Some(body),
-                options,
-                profile,
-                parser,
-                cache,
-            );
-        }
-        if let Some(place) = place {
-            cache.put_place(place, None);
-        }
-        return clean();
+            None => {
+                if let Some(place) = place {
+                    cache.put_place(place, None);
+                }
+                clean()
+            }
+        };
     }
     let key = cache.key(body, profile.vocabulary);
     let entry = match cache.get(&key) {
@@ -304,6 +299,7 @@ fn check_body_at(
                     mentions_suppression: analyze::suppress::Suppressions::may_occur(body),
                     prints_json: analysis.prints_json,
                     capture_refusal,
+                    sourced: crate::migrate::sourcing::sourced_lines(body),
                     ..runtime_entry(body, runtime_link::find(body))
                 };
                 cache.put(key, entry.clone());
@@ -327,6 +323,24 @@ fn check_body_at(
         parser,
         cache,
     )
+}
+
+/// What a script no legacy line can be in still holds, if anything: a suppression directive
+/// (reported wherever it stands), the runtime it loads (which must be there), the files it
+/// sources (which must be in its skill folder).
+fn unmarked_entry(body: &[u8]) -> Option<cache::Entry> {
+    let link = runtime_link::find(body);
+    let sourced = crate::migrate::sourcing::sourced_lines(body);
+    let mentions_suppression = analyze::suppress::Suppressions::may_occur(body);
+    (mentions_suppression
+        || link.is_some()
+        || runtime_link::foreign(body).is_some()
+        || !sourced.is_empty())
+    .then(|| cache::Entry {
+        mentions_suppression,
+        sourced,
+        ..runtime_entry(body, link)
+    })
 }
 
 /// The part of a cache entry that names the runtime a migrated script loads.
@@ -476,6 +490,44 @@ fn file_runtime(
     })
 }
 
+/// SKM009 for each file a script of a skill folder sources from outside that folder (one that
+/// exists: the folder copied alone would lack it).
+fn outside_sources(shown: &str, script: &Path, entry: &cache::Entry) -> Vec<Finding> {
+    if entry.sourced.is_empty() {
+        return Vec::new();
+    }
+    let real = crate::fsio::canonical(script);
+    let Some(folder) = real.parent() else {
+        return Vec::new();
+    };
+    let Some(skill) = crate::fsio::enclosing_skill(folder) else {
+        return Vec::new();
+    };
+    entry
+        .sourced
+        .iter()
+        .filter_map(|(line, relative)| {
+            let target = crate::fsio::canonical(&folder.join(relative));
+            (target.is_file() && !target.starts_with(&skill)).then(|| Finding {
+                code: Rule::NotSelfContained,
+                severity: Rule::NotSelfContained.severity(),
+                path: shown.to_string(),
+                line: *line,
+                column: 1,
+                message: format!(
+                    "sources {}, outside its skill folder {}: the folder copied alone (an installed skill) lacks it",
+                    relative.display(),
+                    skill.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+                ),
+                kind: None,
+                text: None,
+                fix: None,
+                reason: None,
+            })
+        })
+        .collect()
+}
+
 /// A runtime file's state, from the cache when its place (path and `stat`) is known there: a warm
 /// check reads no unchanged runtime file. `--staged` reads the index, never the cache.
 fn runtime_state(file: &Path, runtimes: &crate::migrate::runtime::States, cache: &Cache) -> State {
@@ -538,6 +590,7 @@ fn report(
     );
     let runtime =
         script.and_then(|path| runtime_finding(&shown, path, &entry, &options.runtimes, cache));
+    let outside = script.map_or_else(Vec::new, |path| outside_sources(&shown, path, &entry));
     // Where the runtime moves stdout to stderr (a capture-migrated script, or one migrate would
     // migrate in capture mode), other writes are no contract breach: one note, not a warning each.
     let moved_by_runtime = entry.runtime.moves_stdout();
@@ -710,6 +763,7 @@ fn report(
     };
     findings.extend(unparsable);
     findings.extend(runtime);
+    findings.extend(outside);
     findings.retain(|f| profile.selection.allows(f.code));
     findings.sort_by_key(|f| (f.line, f.column));
     FileCheck {

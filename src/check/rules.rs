@@ -37,6 +37,7 @@ pub enum Rule {
     InvalidSuppression,
     RuntimeOutOfDate,
     CannotMigrate,
+    NotSelfContained,
 }
 
 /// The documentation of one rule (`skillmod rule --format json` prints it as it is).
@@ -52,7 +53,7 @@ pub struct Spec {
 
 impl Rule {
     /// Every rule, in code order (SARIF rule indices follow this order).
-    pub const ALL: [Rule; 8] = [
+    pub const ALL: [Rule; 9] = [
         Rule::LegacyOutput,
         Rule::StdoutWrite,
         Rule::Unreadable,
@@ -61,6 +62,7 @@ impl Rule {
         Rule::InvalidSuppression,
         Rule::RuntimeOutOfDate,
         Rule::CannotMigrate,
+        Rule::NotSelfContained,
     ];
 
     /// Everything the registry says about the rule.
@@ -118,8 +120,8 @@ impl Rule {
                 code: "SKM007",
                 name: "runtime-out-of-date",
                 severity: Severity::Error,
-                summary: "a capture-migrated skill's `skillmod-runtime.sh` is missing (error `RUNTIME_MISSING`) or older, or the skill carries 0.1.0's inline runtime (warning `RUNTIME_OUTDATED`); fix: `skillmod migrate FILE`",
-                explanation: "A capture-mode skill sources skillmod-runtime.sh from its project root. When that file is missing the skill exits 70 without a document (an error); when it, or the skill's own 0.1.0 inline runtime, is older than this skillmod's runtime, it still works but misses fixes (a warning). Run `skillmod migrate` on the skill: it writes or upgrades the runtime, with a backup.",
+                summary: "a capture-migrated skill's runtime is missing (`RUNTIME_MISSING`), not in git (`RUNTIME_UNTRACKED`) or not skillmod's (`RUNTIME_FOREIGN`): errors; older, in 0.2.0's project-wide layout, or 0.1.0's inline runtime (`RUNTIME_OUTDATED`): a warning; fix: `skillmod migrate FILE`",
+                explanation: "A capture-mode skill loads skillmod-runtime.sh from its skill folder. When that file is missing (or, inside git, not committed), a run prints a RUNTIME_MISSING document and exits 70 (an error); a runtime whose bytes are not skillmod's runs someone else's code with the skill (an error: read it, then `skillmod migrate --replace-runtime`); a runtime older than this skillmod's, 0.2.0's single runtime at the project root (a copied skill folder lacks it) or 0.1.0's inline runtime still work but miss fixes (a warning). Run `skillmod migrate` on the skill: it writes, converts or upgrades the runtime, with a backup.",
                 example: "#!/bin/bash\n__skm_need=0 command . \"$(dirname -- \"$0\")/skillmod-runtime.sh\" || { echo \"run: skillmod migrate $0\" >&2; exit 70; }\n: # LEGACY (replaced with JSON): echo \"SUCCESS\"\n",
             },
             Rule::CannotMigrate => &Spec {
@@ -129,6 +131,14 @@ impl Rule {
                 summary: "a script with legacy lines that migrate refuses as it is, with migrate's code in the message: `PRINTS_JSON` (it already prints a JSON document of its own on some path), `NAME_CLASH`, `TRAP_UNSUPPORTED`, `DESCRIPTOR_CLASH`",
                 explanation: "The script has legacy lines, but migrate would refuse it, for the reason the message names with migrate's own code: PRINTS_JSON (the script already prints a JSON document of its own on some path, a `--json` mode say, and a migration would print a second one: report through that document and drop the legacy lines, or suppress them), NAME_CLASH (it uses the runtime's reserved `__skm_` names: rename them), TRAP_UNSUPPORTED (a `trap` whose signal list is computed at run time: list its signals literally) or DESCRIPTOR_CLASH (it uses file descriptor 8, which the runtime keeps for the real stdout). `--mode comment` avoids the last three.",
                 example: "#!/bin/bash\nif [ \"$1\" = --json ]; then\n  echo '{\"ok\": true}'\n  exit 0\nfi\necho \"SUCCESS\"\n",
+            },
+            Rule::NotSelfContained => &Spec {
+                code: "SKM009",
+                name: "not-self-contained",
+                severity: Severity::Note,
+                summary: "a script of a skill folder sources a file outside that folder, so the folder cannot be copied alone",
+                explanation: "A skill is installed by copying its folder (the one holding SKILL.md) alone: into ~/.claude/skills/NAME, a plugin cache, a zip. A script that sources a file outside that folder fails there. Move the file into the skill folder (or copy it), or accept that the skill only runs inside its repository.",
+                example: "#!/bin/bash\n. \"$(dirname \"$0\")/../lib/common.sh\"\necho hi >&2\n",
             },
         }
     }

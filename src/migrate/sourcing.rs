@@ -174,6 +174,14 @@ fn legacy_in(bytes: &[u8], vocabulary: Vocabulary) -> Option<bool> {
 /// The first arguments of the `source` and `.` commands in the syntax tree, relative to the
 /// sourcing script's folder, as far as they are literal.
 fn sourced_paths(bytes: &[u8]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = sourced_lines(bytes).into_iter().map(|(_, p)| p).collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `sourced_paths` with the line of each `source`/`.` command, in line order.
+pub(crate) fn sourced_lines(bytes: &[u8]) -> Vec<(usize, PathBuf)> {
     let mut out = Vec::new();
     if !may_source(bytes) {
         return out;
@@ -193,13 +201,13 @@ fn sourced_paths(bytes: &[u8]) -> Vec<PathBuf> {
             let first = node.child_by_field_name("argument");
             if let Some(argument) = first {
                 let text = String::from_utf8_lossy(&bytes[argument.byte_range()]);
-                out.extend(literal_tail(text.trim()));
+                let line = node.start_position().row + 1;
+                out.extend(literal_tail(text.trim()).map(|path| (line, path)));
             }
         }
         stack.extend(node.children(&mut cursor));
     }
     out.sort();
-    out.dedup();
     out
 }
 

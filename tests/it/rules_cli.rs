@@ -408,6 +408,11 @@ fn every_rule_example_gives_its_finding() {
         } else {
             write_script(dir, "skill/execute.sh", rule.example().as_bytes());
         }
+        if rule.code() == "SKM009" {
+            // A skill folder, and the file outside it that its script sources.
+            std::fs::write(dir.join("skill/SKILL.md"), "---\nname: skill\n---\n").expect("skill");
+            write_script(dir, "lib/common.sh", b"log() { echo \"$@\" >&2; }\n");
+        }
         let out = run(skillmod(dir).args([
             "check",
             "--format",

@@ -638,3 +638,39 @@ fn a_dry_run_from_any_folder_names_paths_from_the_project_root_for_git_apply() {
         .current_dir(repo));
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+#[test]
+fn check_notes_a_skill_whose_script_sources_a_file_outside_its_folder() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir_all(tmp.path().join("skills/a/scripts")).expect("mkdir");
+    std::fs::write(tmp.path().join("skills/a/SKILL.md"), SKILL_MD).expect("skill");
+    write_script(tmp.path(), "lib/common.sh", b"log() { echo \"$@\" >&2; }\n");
+    write_script(
+        tmp.path(),
+        "skills/a/scripts/helpers.sh",
+        b"say() { echo \"$@\" >&2; }\n",
+    );
+    write_script(
+        tmp.path(),
+        "skills/a/scripts/run.sh",
+        b"#!/bin/bash\n. \"$(dirname \"$0\")/helpers.sh\"\nsource \"$(dirname \"$0\")/../../../lib/common.sh\"\nlog hi\n",
+    );
+    for _ in 0..2 {
+        // Cold, then from the cache: the same note.
+        let (code, report) = json_report(tmp.path(), &["check", "skills"]);
+        assert_eq!(code, 0, "a note: {report}");
+        let notes: Vec<(&str, u64)> = report["warnings"]
+            .as_array()
+            .expect("warnings")
+            .iter()
+            .filter(|w| w["code"] == "SKM009")
+            .map(|w| {
+                (
+                    w["path"].as_str().unwrap_or(""),
+                    w["line"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect();
+        assert_eq!(notes, [("skills/a/scripts/run.sh", 3)], "{report}");
+    }
+}
