@@ -358,3 +358,316 @@ fn every_template_output_is_judged_the_same_by_every_protocol_and_strictness() {
         }
     }
 }
+
+// No held stdout (issue 29, point 5): a job the skill leaves running inherits the FIFO the
+// runtime's relay reads, not the caller's stdout, so the caller reads the document to its end
+// as soon as the skill's main shell is done. Every run gets a process group of its own (a skill's
+// `kill 0` must reach nothing of the test's) that is killed afterwards (the jobs left running).
+
+/// A skill migrated in a fresh folder: the folder and the script (its runtime file beside it).
+fn migrated_skill(text: &str, extra: &[&str]) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let path = write_script(tmp.path(), "s/execute.sh", text.as_bytes());
+    let mut args = vec!["migrate", "--mode", "capture", "--no-backup"];
+    args.extend(extra);
+    args.push("s");
+    let out = run(skillmod(tmp.path()).args(args));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    (tmp, path)
+}
+
+/// The whole stdout, read as `skillmod validate --strict` reads it: exactly one document.
+fn one_document(name: &str, stdout: &str) -> Value {
+    let schema = Schema::builtin("skill-output-v1").expect("schema");
+    let strict = ParseOptions {
+        strict: true,
+        ..ParseOptions::new(Protocol::Json)
+    };
+    let outcome = check_output(stdout, &strict, &schema);
+    assert!(
+        outcome.valid,
+        "{name}: stdout is not one valid document: {:?}\n{stdout}",
+        outcome.errors
+    );
+    outcome.value.expect("value")
+}
+
+/// `shell script` run in its own process group, stdin empty and stderr discarded (the jobs hold
+/// stderr: that is theirs to keep), with `env` set; the group is killed when dropped.
+struct Spawned {
+    child: std::process::Child,
+}
+
+impl Spawned {
+    fn new(shell: &str, script: &Path, env: &[(&str, &str)], stdout: std::process::Stdio) -> Self {
+        use std::os::unix::process::CommandExt;
+        let mut cmd = std::process::Command::new(shell);
+        cmd.arg(script)
+            .current_dir(script.parent().expect("folder"))
+            .stdin(std::process::Stdio::null())
+            .stdout(stdout)
+            .stderr(std::process::Stdio::null())
+            .process_group(0);
+        for (key, value) in env {
+            cmd.env(key, value);
+        }
+        Spawned {
+            child: cmd.spawn().expect("spawn"),
+        }
+    }
+
+    fn signal(&self, signal: &str) {
+        let sent = std::process::Command::new("kill")
+            .args([signal, &self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(sent.success());
+    }
+
+    /// The main shell's exit status, within 20 s.
+    fn status(&mut self, name: &str) -> Option<i32> {
+        use wait_timeout::ChildExt;
+        let done = self
+            .child
+            .wait_timeout(std::time::Duration::from_secs(20))
+            .expect("wait");
+        done.unwrap_or_else(|| panic!("{name}: the skill is still running after 20 s"))
+            .code()
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        // The jobs the skill left running (the main shell is gone or going: no matter).
+        let group = format!("-{}", self.child.id());
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(std::process::Stdio::null())
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+/// Read the skill's stdout to its end, as `out=$(bash skill.sh)` does (sending the main shell
+/// `signal_after.0` after `signal_after.1` ms, if given): the time that took, what it read and
+/// the exit status.
+fn read_to_eof(
+    name: &str,
+    shell: &str,
+    script: &Path,
+    env: &[(&str, &str)],
+    signal_after: Option<(&str, u64)>,
+) -> (std::time::Duration, String, Option<i32>) {
+    use std::io::Read;
+    // A TMPDIR of its own (unless given), where the relay's folder must not stay behind.
+    let temp = tempfile::tempdir().expect("TMPDIR");
+    let temp_dir = temp.path().display().to_string();
+    let mut env = env.to_vec();
+    if !env.iter().any(|(key, _)| *key == "TMPDIR") {
+        env.push(("TMPDIR", &temp_dir));
+    }
+    let started = std::time::Instant::now();
+    let mut run = Spawned::new(shell, script, &env, std::process::Stdio::piped());
+    let mut pipe = run.child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        pipe.read_to_end(&mut text).expect("read");
+        (started.elapsed(), text)
+    });
+    if let Some((signal, after)) = signal_after {
+        std::thread::sleep(std::time::Duration::from_millis(after));
+        run.signal(signal);
+    }
+    let status = run.status(name);
+    // EOF must come with the main shell, not with the jobs: a bounded wait for the reader.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !reader.is_finished() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{name}: stdout still open 20 s after the skill ended"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let (took, text) = reader.join().expect("reader");
+    drop(run);
+    assert_eq!(
+        left_in(temp.path()),
+        Vec::<String>::new(),
+        "{name}: left in TMPDIR"
+    );
+    (took, String::from_utf8_lossy(&text).into_owned(), status)
+}
+
+/// Generous: the jobs run 5 s, a skill alone well under 1 s; timed tests must not flake.
+const SOON: std::time::Duration = std::time::Duration::from_secs(3);
+
+#[test]
+fn jobs_left_running_do_not_hold_the_callers_stdout() {
+    let skills = [
+        (
+            "sleep in the background",
+            "#!/bin/sh\nsleep 5 &\necho \"Created: a.txt\"\necho SUCCESS\n",
+        ),
+        (
+            "a subshell job and a nohup daemon that redirects nothing",
+            "#!/bin/sh\n( sleep 5 ) &\nnohup sleep 5 &\necho working\necho \"Created: a.txt\"\necho SUCCESS\n",
+        ),
+    ];
+    for (what, text) in skills {
+        let (_tmp, script) = migrated_skill(text, &[]);
+        for shell in ["bash", "dash"] {
+            let name = format!("{what} ({shell})");
+            let (took, stdout, status) = read_to_eof(&name, shell, &script, &[], None);
+            assert!(took < SOON, "{name}: stdout reached EOF after {took:?}");
+            assert_eq!(status, Some(0), "{name}");
+            let doc = one_document(&name, &stdout);
+            assert_eq!(doc["success"], true, "{name}: {doc}");
+            assert_eq!(doc["deliverables"], serde_json::json!(["a.txt"]), "{name}");
+        }
+    }
+}
+
+#[test]
+fn stdout_to_a_file_holds_the_whole_document_when_the_shell_exits() {
+    // `bash skill.sh > out.json; cat out.json`: the relay has written the document before the
+    // main shell exits, every time.
+    let text = "#!/bin/sh\nsleep 5 &\necho noise\necho \"Created: a.txt\"\necho SUCCESS\n";
+    let (tmp, script) = migrated_skill(text, &[]);
+    let out = tmp.path().join("out.json");
+    for shell in ["bash", "dash"] {
+        for round in 0..50 {
+            let name = format!("{shell} round {round}");
+            let file = std::fs::File::create(&out).expect("out");
+            let status = Spawned::new(shell, &script, &[], file.into()).status(&name);
+            assert_eq!(status, Some(0), "{name}");
+            let printed = std::fs::read_to_string(&out).expect("read");
+            let doc = one_document(&name, &printed);
+            assert_eq!(doc["deliverables"], serde_json::json!(["a.txt"]), "{name}");
+        }
+    }
+}
+
+#[test]
+fn a_skill_that_waits_for_its_jobs_still_finishes() {
+    // The relay is no job of the skill: a bare `wait` does not wait for it (which would never end).
+    let text = "#!/bin/sh\nsleep 0.2 &\n( echo from a job ) &\nwait\necho \"Created: a.txt\"\necho SUCCESS\n";
+    let (_tmp, script) = migrated_skill(text, &[]);
+    for shell in ["bash", "dash"] {
+        let (took, stdout, status) = read_to_eof(shell, shell, &script, &[], None);
+        assert!(took < SOON, "{shell}: took {took:?}");
+        assert_eq!(status, Some(0), "{shell}");
+        assert_eq!(one_document(shell, &stdout)["success"], true, "{shell}");
+    }
+}
+
+#[test]
+fn an_exit_trap_that_kills_the_jobs_or_the_group_still_gets_its_document() {
+    // `kill $(jobs -p)` and `kill 0` (which reaches the relay and the shell too) in the skill's
+    // own EXIT trap, at once after the job started (a job bash has forked but not yet started its
+    // command runs the traps it inherited: it prints no document). `kill 0` ends the original
+    // script with SIGTERM: status 143, and the document says so.
+    let cases = [
+        ("kill $(jobs -p) 2>/dev/null", 0, true),
+        ("kill 0", 143, false),
+    ];
+    for (cleanup, want_status, want_success) in cases {
+        let text = format!(
+            "#!/bin/sh\ntrap '{cleanup}' EXIT\nsleep 5 &\nsleep 5 &\necho \"Created: a.txt\"\necho SUCCESS\n"
+        );
+        let (_tmp, script) = migrated_skill(&text, &[]);
+        for shell in ["bash", "dash"] {
+            for round in 0..10 {
+                let name = format!("{cleanup} ({shell}, round {round})");
+                let (took, stdout, status) = read_to_eof(&name, shell, &script, &[], None);
+                assert!(took < SOON, "{name}: took {took:?}");
+                assert_eq!(status, Some(want_status), "{name}");
+                let doc = one_document(&name, &stdout);
+                assert_eq!(doc["success"], want_success, "{name}: {doc}");
+                assert_eq!(doc["deliverables"], serde_json::json!(["a.txt"]), "{name}");
+                if !want_success {
+                    assert_eq!(doc["errors"][0]["code"], "SIGNAL", "{name}: {doc}");
+                    assert_eq!(doc["errors"][0]["context"]["status"], 143, "{name}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sigterm_with_jobs_running_still_ends_with_the_signal_document() {
+    // A loop of builtins takes the signal at once (a foreground command would delay it).
+    let text =
+        "#!/bin/sh\nsleep 30 &\necho \"Created: a.txt\"\nwhile :; do :; done\necho SUCCESS\n";
+    let (_tmp, script) = migrated_skill(text, &[]);
+    for shell in ["bash", "dash"] {
+        let (took, stdout, status) = read_to_eof(shell, shell, &script, &[], Some(("-TERM", 300)));
+        assert!(took < SOON, "{shell}: took {took:?}");
+        assert_eq!(status, Some(143), "{shell}");
+        let doc = one_document(shell, &stdout);
+        assert_eq!(doc["success"], false, "{shell}");
+        assert_eq!(doc["errors"][0]["code"], "SIGNAL", "{shell}: {doc}");
+        assert_eq!(doc["errors"][0]["context"]["signal"], "TERM", "{shell}");
+        assert_eq!(doc["deliverables"], serde_json::json!(["a.txt"]), "{shell}");
+    }
+}
+
+/// The entries of `dir`, once the relay has had time to remove its folder.
+fn left_in(dir: &Path) -> Vec<String> {
+    let list = || -> Vec<String> {
+        std::fs::read_dir(dir)
+            .expect("read_dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    for _ in 0..200 {
+        if list().is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    list()
+}
+
+#[test]
+fn the_relay_leaves_no_folder_and_without_a_fifo_the_runtime_works_as_before() {
+    let text = "#!/bin/sh\necho noise\necho \"Created: a.txt\"\necho SUCCESS\n";
+    let (tmp, script) = migrated_skill(text, &[]);
+    // A fake mkfifo that fails, as on a file system without FIFOs.
+    let shim = tmp.path().join("shim");
+    write_script(&shim, "mkfifo", b"#!/bin/sh\nexit 1\n");
+    let path = format!(
+        "{}:{}",
+        shim.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let temp = tempfile::tempdir().expect("TMPDIR");
+    let temp_dir = temp.path().display().to_string();
+    let missing = tmp.path().join("no-such-folder").display().to_string();
+    for shell in ["bash", "dash"] {
+        for (what, env) in [
+            ("the relay", vec![("TMPDIR", temp_dir.as_str())]),
+            ("no TMPDIR", vec![("TMPDIR", missing.as_str())]),
+            (
+                "no mkfifo",
+                vec![("TMPDIR", temp_dir.as_str()), ("PATH", path.as_str())],
+            ),
+        ] {
+            let name = format!("{what} ({shell})");
+            let (_, stdout, status) = read_to_eof(&name, shell, &script, &env, None);
+            assert_eq!(status, Some(0), "{name}");
+            let doc = one_document(&name, &stdout);
+            assert_eq!(doc["deliverables"], serde_json::json!(["a.txt"]), "{name}");
+            assert_eq!(left_in(temp.path()), Vec::<String>::new(), "{name}");
+        }
+    }
+    // --keep-stdout keeps 0.1.0's output and starts no relay.
+    let (_keep, script) = migrated_skill(text, &["--keep-stdout"]);
+    for shell in ["bash", "dash"] {
+        let env = [("TMPDIR", temp_dir.as_str())];
+        let (_, stdout, status) = read_to_eof(shell, shell, &script, &env, None);
+        assert_eq!(status, Some(0), "{shell}");
+        assert!(stdout.starts_with("noise\n{"), "{shell}: {stdout}");
+        assert_eq!(left_in(temp.path()), Vec::<String>::new(), "{shell}");
+    }
+}
