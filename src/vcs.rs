@@ -61,6 +61,26 @@ impl Repo {
     /// The files git's index holds with content (absolute paths); an intent-to-add entry, staged
     /// as the empty blob, is left out (a commit would not hold the file).
     pub fn indexed(&self) -> Result<HashSet<PathBuf>> {
+        Ok(self
+            .index_entries()?
+            .into_iter()
+            .map(|(path, _)| path)
+            .collect())
+    }
+
+    /// The regular files git's index holds (mode 100644 or 100755), whatever the work tree has
+    /// in their place (nothing, a symlink, a FIFO).
+    pub fn indexed_regular(&self) -> Result<HashSet<PathBuf>> {
+        Ok(self
+            .index_entries()?
+            .into_iter()
+            .filter(|(_, mode)| mode == "100644" || mode == "100755")
+            .map(|(path, _)| path)
+            .collect())
+    }
+
+    /// The index's entries with content, and their modes.
+    fn index_entries(&self) -> Result<Vec<(PathBuf, String)>> {
         const EMPTY_BLOB: &[u8] = b"e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
         let out = self.git(&["ls-files", "-s", "-z"])?;
         Ok(out
@@ -68,10 +88,14 @@ impl Repo {
             .filter_map(|entry| {
                 // "<mode> <object> <stage>\t<path>"
                 let tab = entry.iter().position(|&b| b == b'\t')?;
-                let object = entry[..tab].split(|&b| b == b' ').nth(1)?;
+                let mut words = entry[..tab].split(|&b| b == b' ');
+                let mode = String::from_utf8_lossy(words.next()?).into_owned();
+                let object = words.next()?;
                 (object != EMPTY_BLOB).then(|| {
-                    self.root
-                        .join(String::from_utf8_lossy(&entry[tab + 1..]).as_ref())
+                    let path = self
+                        .root
+                        .join(String::from_utf8_lossy(&entry[tab + 1..]).as_ref());
+                    (path, mode)
                 })
             })
             .collect())
@@ -159,7 +183,8 @@ impl Repo {
         let mut request = Vec::new();
         let mut asked = Vec::new();
         for file in files {
-            let canonical = crate::fsio::canonical(file);
+            // The path itself, a symlink not followed: the index holds that name.
+            let canonical = crate::fsio::as_named(file);
             let Ok(relative) = canonical.strip_prefix(&self.root) else {
                 continue;
             };

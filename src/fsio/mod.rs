@@ -93,6 +93,22 @@ pub fn canonical(path: &Path) -> PathBuf {
         .unwrap_or_else(|_| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
 }
 
+/// `path` made absolute with its folder's symlinks resolved but not the last component: the
+/// name git's index and a `--staged` check know a file by, even when it is itself a symlink.
+pub(crate) fn as_named(path: &Path) -> PathBuf {
+    match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => {
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            canonical(parent).join(name)
+        }
+        _ => canonical(path),
+    }
+}
+
 /// The project root of one file, where its backups go and whose git work tree guards it: the
 /// nearest folder above the file holding `.git`; outside git, the outermost of the folders
 /// named on the command line (`named`, a named file's folder) that holds it, widened to the

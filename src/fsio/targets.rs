@@ -184,8 +184,52 @@ impl Targets {
             if self.staged {
                 wanted.extend(repo.staged()?);
             }
-            files.retain(|f| wanted.contains(&crate::fsio::canonical(f)));
+            // The file itself as git names it: a symlink is not followed to its target.
+            let as_named = |f: &PathBuf| crate::fsio::as_named(f);
+            files.retain(|f| wanted.contains(&as_named(f)));
+            if self.staged {
+                let found: Vec<PathBuf> = files.iter().map(as_named).collect();
+                let named: Vec<PathBuf> = self.named().iter().map(as_named).collect();
+                files.extend(
+                    staged_without_work_tree_copy(&repo, &wanted, &found)?
+                        .into_iter()
+                        .filter(|f| named.is_empty() || named.iter().any(|n| f.starts_with(n))),
+                );
+                files.sort();
+                files.dedup();
+            }
         }
         Ok(files)
     }
+}
+
+/// `--staged` checks what the commit will hold: a staged skill script whose work-tree copy is
+/// gone (deleted, or a FIFO or folder in its place) is still checked, from the index. Such a file
+/// is selected as a walk would: `execute.sh`, or a shell name inside a folder whose `SKILL.md`
+/// the index holds.
+fn staged_without_work_tree_copy(
+    repo: &crate::vcs::Repo,
+    staged: &std::collections::HashSet<PathBuf>,
+    found: &[PathBuf],
+) -> Result<Vec<PathBuf>> {
+    let regular = repo.indexed_regular()?;
+    let in_skill = |path: &std::path::Path| {
+        path.ancestors()
+            .skip(1)
+            .take_while(|dir| dir.starts_with(&repo.root))
+            .any(|dir| regular.contains(&dir.join(crate::fsio::SKILL_FILE)))
+    };
+    Ok(staged
+        .iter()
+        .filter(|path| regular.contains(*path) && !found.contains(*path))
+        .filter(|path| {
+            !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() || m.is_symlink())
+        })
+        .filter(|path| {
+            let name = path.file_name().unwrap_or_default();
+            name == crate::fsio::discover::DEFAULT_NAME
+                || (path.extension().is_some_and(|e| e == "sh" || e == "bash") && in_skill(path))
+        })
+        .cloned()
+        .collect())
 }

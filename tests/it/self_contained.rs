@@ -674,3 +674,43 @@ fn check_notes_a_skill_whose_script_sources_a_file_outside_its_folder() {
         assert_eq!(notes, [("skills/a/scripts/run.sh", 3)], "{report}");
     }
 }
+
+#[test]
+fn check_staged_reads_the_index_whatever_the_work_tree_holds() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path();
+    git_init(repo);
+    write_script(
+        repo,
+        "skills/a/execute.sh",
+        b"#!/bin/sh\necho \"SUCCESS\"\n",
+    );
+    write_script(
+        repo,
+        "skills/b/execute.sh",
+        b"#!/bin/sh\necho \"SUCCESS\"\n",
+    );
+    write_script(repo, "real.sh", b"#!/bin/sh\necho hi >&2\n");
+    git(repo, &["add", "-A"]);
+    // The work tree's copies go away after staging: one deleted, one replaced by a symlink.
+    std::fs::remove_file(repo.join("skills/a/execute.sh")).expect("rm");
+    std::fs::remove_file(repo.join("skills/b/execute.sh")).expect("rm");
+    std::os::unix::fs::symlink("../../real.sh", repo.join("skills/b/execute.sh")).expect("link");
+    let (code, report) = json_report(repo, &["check", "--staged"]);
+    assert_eq!(
+        code, 1,
+        "what the commit records is legacy output: {report}"
+    );
+    let mut paths: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    paths.sort_unstable();
+    assert_eq!(
+        paths,
+        ["skills/a/execute.sh", "skills/b/execute.sh"],
+        "{report}"
+    );
+}
