@@ -17,13 +17,8 @@ pub const NO_BACKUPS: &str = "NO_BACKUPS";
 /// Each backup run, oldest first, with the number of files it holds and whether it is undone.
 pub fn list(root: &Path, runs: &[String]) -> Vec<(String, usize, bool)> {
     runs.iter()
-        .zip(undone_runs(root, runs))
-        .map(|(run, undone)| {
-            let count = backup::load_run(root, run)
-                .map(|r| r.entries.len() + r.refused.len())
-                .unwrap_or(0);
-            (run.clone(), count, undone)
-        })
+        .zip(run_states(root, runs))
+        .map(|(run, (count, undone))| (run.clone(), count, undone))
         .collect()
 }
 
@@ -206,45 +201,53 @@ fn choose_runs(request: &Request, runs: &[String], root: &Path) -> Result<Vec<St
     if runs.is_empty() {
         return Err(none());
     }
-    let undone = undone_runs(root, runs);
     Ok(runs
         .iter()
-        .zip(undone)
+        .zip(run_states(root, runs))
         .rev()
-        .find(|(_, undone)| !undone)
+        .find(|(_, (_, undone))| !undone)
         .map(|(r, _)| vec![r.clone()])
         .unwrap_or_default())
 }
 
-/// Which of `runs` (oldest first) are undone: every file is as that run, or an older one, found
-/// it (a created file gone), so nothing is written to mark a run undone: the files say so.
-pub fn undone_runs(root: &Path, runs: &[String]) -> Vec<bool> {
-    // Per path, the states runs found it in so far (None: absent, the run created it).
+/// Each of `runs` (oldest first), loaded once: how many files it holds, and whether it is
+/// undone: every file is as that run, or an older one, found it (a created file gone), so
+/// nothing is written to mark a run undone: the files say so. Each file is read once.
+pub fn run_states(root: &Path, runs: &[String]) -> Vec<(usize, bool)> {
+    // Per path, the states runs found it in so far (None: absent, the run created it), and what
+    // it holds now.
     let mut found: std::collections::HashMap<PathBuf, Vec<Option<String>>> = Default::default();
+    let mut now: std::collections::HashMap<PathBuf, Option<String>> = Default::default();
     runs.iter()
         .map(|run| {
             let Ok(loaded) = backup::load_run(root, run) else {
-                return false;
+                return (0, false);
             };
             let mut all = !loaded.entries.is_empty();
             for e in &loaded.entries {
                 let before = (!e.entry.created).then(|| e.entry.sha256_before.clone());
                 let states = found.entry(e.target.clone()).or_default();
                 states.push(before);
-                // Read without blocking, regular files only: a FIFO put in a file's place is
-                // no state any run found.
-                let current = match std::fs::symlink_metadata(&e.target) {
-                    Err(_) => None,
-                    Ok(_) => match crate::fsio::limited::read(&e.target, 1 << 30, false) {
-                        Ok(bytes) => Some(sha256_hex(&bytes)),
-                        Err(_) => Some(String::new()),
-                    },
-                };
-                all &= states.contains(&current);
+                let current = now
+                    .entry(e.target.clone())
+                    .or_insert_with(|| current_hash(&e.target));
+                all &= states.contains(current);
             }
-            all
+            (loaded.entries.len() + loaded.refused.len(), all)
         })
         .collect()
+}
+
+/// The hash of what `path` holds now (None: nothing there), read without blocking and regular
+/// files only: a FIFO put in a file's place is no state any run found.
+fn current_hash(path: &Path) -> Option<String> {
+    match std::fs::symlink_metadata(path) {
+        Err(_) => None,
+        Ok(_) => match crate::fsio::limited::read(path, 1 << 30, false) {
+            Ok(bytes) => Some(sha256_hex(&bytes)),
+            Err(_) => Some(String::new()),
+        },
+    }
 }
 
 /// What a run id must sort at or after for `--since`: the id itself, or a date or time turned

@@ -299,7 +299,8 @@ fn check_body_at(
                     mentions_suppression: analyze::suppress::Suppressions::may_occur(body),
                     prints_json: analysis.prints_json,
                     capture_refusal,
-                    sourced: crate::migrate::sourcing::sourced_lines(body),
+                    // Off the tree just parsed: no second parse.
+                    sourced: crate::migrate::sourcing::sourced_in(&analysis.tree, body),
                     ..runtime_entry(body, runtime_link::find(body))
                 };
                 cache.put(key, entry.clone());

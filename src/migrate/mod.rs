@@ -275,10 +275,9 @@ pub struct RuntimeSummary {
 
 impl RuntimeSummary {
     pub fn of(files: &[runtime::RuntimeReport]) -> RuntimeSummary {
-        use runtime::RuntimeStatus::*;
         let written: Vec<&runtime::RuntimeReport> = files
             .iter()
-            .filter(|r| matches!(r.status, Created | Upgraded | WouldCreate | WouldUpgrade))
+            .filter(|r| r.status.writes().is_some())
             .collect();
         RuntimeSummary {
             written: written.len(),

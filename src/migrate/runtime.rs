@@ -79,6 +79,20 @@ pub enum RuntimeStatus {
     WouldRemove,
 }
 
+impl RuntimeStatus {
+    /// What a report says of a file this run wrote, or would write in a dry run; None for every
+    /// other fate.
+    pub fn writes(self) -> Option<&'static str> {
+        match self {
+            RuntimeStatus::Created => Some("created"),
+            RuntimeStatus::Upgraded => Some("upgraded"),
+            RuntimeStatus::WouldCreate => Some("would be created"),
+            RuntimeStatus::WouldUpgrade => Some("would be upgraded"),
+            _ => None,
+        }
+    }
+}
+
 /// The report of one runtime file (`runtime_files[]` in `--format json`).
 #[derive(Debug, Clone, Serialize)]
 pub struct RuntimeReport {

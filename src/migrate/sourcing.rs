@@ -182,13 +182,21 @@ fn sourced_paths(bytes: &[u8]) -> Vec<PathBuf> {
 
 /// `sourced_paths` with the line of each `source`/`.` command, in line order.
 pub(crate) fn sourced_lines(bytes: &[u8]) -> Vec<(usize, PathBuf)> {
+    if !may_source(bytes) {
+        return Vec::new();
+    }
+    match BashParser::new().ok().and_then(|mut p| p.parse(bytes).ok()) {
+        Some(tree) => sourced_in(&tree, bytes),
+        None => Vec::new(),
+    }
+}
+
+/// `sourced_lines` read off a tree the caller has already parsed (check's analysis).
+pub(crate) fn sourced_in(tree: &tree_sitter::Tree, bytes: &[u8]) -> Vec<(usize, PathBuf)> {
     let mut out = Vec::new();
     if !may_source(bytes) {
         return out;
     }
-    let Some(tree) = BashParser::new().ok().and_then(|mut p| p.parse(bytes).ok()) else {
-        return out;
-    };
     let mut cursor = tree.walk();
     let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {

@@ -90,6 +90,10 @@ pub(crate) fn write_runtime_files(out: &mut dyn Write, report: &RunReport) -> io
     // per skill folder, all the same bytes.
     let mut groups: Vec<Vec<&crate::migrate::runtime::RuntimeReport>> = Vec::new();
     for runtime in &report.runtime_files {
+        if runtime.status.writes().is_none() {
+            groups.push(vec![runtime]);
+            continue;
+        }
         match groups.iter_mut().find(|g| {
             g[0].status == runtime.status
                 && g[0].text_sha256 == runtime.text_sha256
@@ -107,16 +111,17 @@ pub(crate) fn write_runtime_files(out: &mut dyn Write, report: &RunReport) -> io
             continue;
         }
         let runtime = group[0];
-        let what = match runtime.status {
-            RuntimeStatus::Created => "created",
-            RuntimeStatus::Upgraded => "upgraded",
-            RuntimeStatus::WouldCreate => "would be created",
-            RuntimeStatus::WouldUpgrade => "would be upgraded",
-            RuntimeStatus::UpToDate => continue,
-            RuntimeStatus::Kept => "left as it is: no script was pointed at it",
-            RuntimeStatus::Failed => "could not be written: the scripts that need it are unchanged",
-            RuntimeStatus::Removed => "removed: no script sources it any more",
-            RuntimeStatus::WouldRemove => "would be removed: no script would source it any more",
+        let what = match (runtime.status.writes(), runtime.status) {
+            (Some(written), _) => written,
+            (None, RuntimeStatus::Kept) => "left as it is: no script was pointed at it",
+            (None, RuntimeStatus::Failed) => {
+                "could not be written: the scripts that need it are unchanged"
+            }
+            (None, RuntimeStatus::Removed) => "removed: no script sources it any more",
+            (None, RuntimeStatus::WouldRemove) => {
+                "would be removed: no script would source it any more"
+            }
+            (None, _) => continue,
         };
         // A file left as it is is reported with the version it declares, not the one this
         // skillmod writes.
@@ -135,13 +140,7 @@ pub(crate) fn write_runtime_files(out: &mut dyn Write, report: &RunReport) -> io
                 runtime.path, runtime.version
             )?,
         }
-        if matches!(
-            runtime.status,
-            RuntimeStatus::Created
-                | RuntimeStatus::Upgraded
-                | RuntimeStatus::WouldCreate
-                | RuntimeStatus::WouldUpgrade
-        ) {
+        if runtime.status.writes().is_some() {
             write!(out, "; the migrated skills source it")?;
         }
         if runtime.status == RuntimeStatus::Created
@@ -166,16 +165,9 @@ fn write_runtime_group(
     group: &[&crate::migrate::runtime::RuntimeReport],
 ) -> io::Result<()> {
     let first = group[0];
-    let what = match first.status {
-        RuntimeStatus::Created => "created",
-        RuntimeStatus::Upgraded => "upgraded",
-        RuntimeStatus::WouldCreate => "would be created",
-        RuntimeStatus::WouldUpgrade => "would be upgraded",
-        RuntimeStatus::UpToDate => return Ok(()),
-        RuntimeStatus::Kept => "left as they are",
-        RuntimeStatus::Failed => "failed",
-        RuntimeStatus::Removed => "removed",
-        RuntimeStatus::WouldRemove => "would be removed",
+    // Only written files group: copies with an error, or none written, are lines of their own.
+    let Some(what) = first.status.writes() else {
+        return Ok(());
     };
     const SHOWN: usize = 5;
     let mut paths: Vec<String> = group
