@@ -400,7 +400,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                 }),
                 function,
             };
-            match command_name_bytes(node, self.source) {
+            match invocation(node, self.source).map(|i| i.name) {
                 Some(b"echo") => self.survey.echoes.push(site),
                 Some(b"cat") => self.survey.cats.push(site),
                 Some(b"printf") => self.survey.printfs.push(site),
@@ -477,6 +477,60 @@ pub(crate) fn command_name_bytes<'s>(command: Node<'_>, source: &'s [u8]) -> Opt
     (word.kind() == "word").then(|| &source[word.start_byte()..word.end_byte()])
 }
 
+/// What a command runs, seen through `command` and `builtin` (`command -p echo`, `builtin echo`)
+/// and the usual paths of the utilities the analysis reads (`/bin/echo`, `/usr/bin/printf`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Invocation<'t, 's> {
+    /// The utility's name: `echo` for all of `echo`, `command echo` and `/bin/echo`.
+    pub name: &'s [u8],
+    /// The word that names it; the utility's arguments are the words after it.
+    pub word: Node<'t>,
+    /// A program run by its path (GNU echo reads flags as bash's echo does, in any script).
+    pub external: bool,
+}
+
+impl<'t> Invocation<'t, '_> {
+    /// The utility's arguments: the command's words after the one naming it.
+    pub fn arguments(&self, command: Node<'t>) -> Vec<Node<'t>> {
+        let mut cursor = command.walk();
+        command
+            .children_by_field_name("argument", &mut cursor)
+            .filter(|arg| arg.start_byte() >= self.word.end_byte())
+            .collect()
+    }
+}
+
+/// The utility a command runs (see [`Invocation`]); `command -v NAME` runs `command` itself.
+pub(crate) fn invocation<'t, 's>(command: Node<'t>, source: &'s [u8]) -> Option<Invocation<'t, 's>> {
+    let word = command.child_by_field_name("name")?.named_child(0)?;
+    let text = |n: Node<'_>| (n.kind() == "word").then(|| &source[n.start_byte()..n.end_byte()]);
+    let mut name = text(word)?;
+    let mut word = word;
+    if matches!(name, b"command" | b"builtin") {
+        let mut cursor = command.walk();
+        let mut arguments = command.children_by_field_name("argument", &mut cursor);
+        let next = if name == b"command" {
+            arguments.find(|a| text(*a) != Some(b"-p".as_slice()))
+        } else {
+            arguments.next()
+        };
+        if let Some((inner, utility)) = next.and_then(|a| text(a).map(|t| (a, t)))
+            && !utility.starts_with(b"-")
+        {
+            (word, name) = (inner, utility);
+        }
+    }
+    let external = [b"/bin/".as_slice(), b"/usr/bin/"]
+        .iter()
+        .find_map(|dir| name.strip_prefix(*dir))
+        .filter(|base| matches!(*base, b"echo" | b"printf" | b"cat"));
+    Some(Invocation {
+        name: external.unwrap_or(name),
+        word,
+        external: external.is_some(),
+    })
+}
+
 /// True when one of the node's own redirects sends file descriptor 1 elsewhere.
 pub(super) fn redirects_stdout(node: Node<'_>, source: &[u8]) -> bool {
     let mut cursor = node.walk();
@@ -487,18 +541,37 @@ pub(super) fn redirects_stdout(node: Node<'_>, source: &[u8]) -> bool {
 fn file_redirect_touches_stdout(redirect: Node<'_>, source: &[u8]) -> bool {
     let mut descriptor: Option<&[u8]> = None;
     let mut operator = "";
+    let mut destination = None;
     let mut cursor = redirect.walk();
     for child in redirect.children(&mut cursor) {
         if child.kind() == "file_descriptor" {
             descriptor = Some(&source[child.start_byte()..child.end_byte()]);
         } else if !child.is_named() && operator.is_empty() {
             operator = child.kind();
+        } else if child.is_named() && destination.is_none() {
+            destination = Some(child);
         }
     }
-    match descriptor {
+    let moves = match descriptor {
         Some(b"1") => true,
         Some(_) => false,
         None => matches!(operator, ">" | ">>" | ">|" | "&>" | "&>>" | ">&" | ">&-"),
+    };
+    moves && !destination.is_some_and(|d| is_stdout_itself(operator, d, source))
+}
+
+/// A destination that is descriptor 1 itself (`>&1`, `>/dev/stdout`, `>/proc/self/fd/1`): the
+/// output stays where it was.
+fn is_stdout_itself(operator: &str, destination: Node<'_>, source: &[u8]) -> bool {
+    let Some(target) = super::words::word_value(destination, source).as_literal() else {
+        return false;
+    };
+    match operator {
+        ">&" => target == "1",
+        ">" | ">>" | ">|" | "&>" | "&>>" => {
+            matches!(target.as_str(), "/dev/stdout" | "/proc/self/fd/1" | "/dev/fd/1")
+        }
+        _ => false,
     }
 }
 

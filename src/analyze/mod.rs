@@ -46,6 +46,10 @@ pub struct LegacyStatement {
     pub start: usize,
     #[serde(skip)]
     pub end: usize,
+    /// The words that name the printer (`echo`, `command echo`, `/bin/echo`): capture mode puts
+    /// its recorder there.
+    #[serde(skip)]
+    pub printer: std::ops::Range<usize>,
 }
 
 /// Everything the rewrite and the reports need to know about one script.
@@ -370,6 +374,9 @@ fn legacy_statement(
     let bytes = parser::node_bytes(command, source);
     let printed = words::echo_output(command, source, dialect);
     let (kind, value) = vocabulary.classify(&printed)?;
+    // From the command's name (after any `VAR=value` prefix) to the word naming the utility.
+    let printer = command.child_by_field_name("name")?.start_byte()
+        ..context::invocation(command, source)?.word.end_byte();
     let position = command.start_position();
     // `echo 2>/dev/null SUCCESS`: the statement runs to the end of the words bash echoes.
     let end = words::swallowed_arguments(command)
@@ -388,6 +395,7 @@ fn legacy_statement(
         value,
         start: command.start_byte(),
         end,
+        printer,
     })
 }
 
@@ -540,10 +548,13 @@ fn prints_json_object(command: Node<'_>, source: &[u8], dialect: Dialect) -> boo
     // Cheap first: the first word that is not a flag must open with `{` (after its quote), so
     // the printed text is worked out only for candidates (nested `$(echo …)` made this
     // quadratic otherwise).
+    let Some(invocation) = context::invocation(command, source) else {
+        return false;
+    };
+    let arguments = invocation.arguments(command);
     let opens_with_brace = || {
-        let mut cursor = command.walk();
-        command
-            .children_by_field_name("argument", &mut cursor)
+        arguments
+            .iter()
             .map(|arg| &source[arg.start_byte()..arg.end_byte().min(arg.start_byte() + 3)])
             .find(|head| !head.starts_with(b"-"))
             .is_some_and(|head| {
@@ -555,22 +566,21 @@ fn prints_json_object(command: Node<'_>, source: &[u8], dialect: Dialect) -> boo
                 head.starts_with(b"{")
             })
     };
-    match command_name_bytes(command, source) {
-        Some(b"echo" | b"printf") if !opens_with_brace() => false,
-        Some(b"echo") => {
+    match invocation.name {
+        b"echo" | b"printf" if !opens_with_brace() => false,
+        b"echo" => {
             let printed = words::echo_output(command, source, dialect);
             let prefix = printed.literal_prefix();
             opens_object(prefix) && (prefix.trim() != "{" || printed.segments.len() == 1)
         }
-        Some(b"printf") => {
-            let mut cursor = command.walk();
-            let format = command
-                .children_by_field_name("argument", &mut cursor)
-                .map(|arg| words::word_value(arg, source))
+        b"printf" => {
+            let format = arguments
+                .iter()
+                .map(|arg| words::word_value(*arg, source))
                 .find(|v| !v.literal_prefix().starts_with('-'));
             format.is_some_and(|f| opens_object(&f.literal_prefix().replace("\\n", "\n")))
         }
-        Some(b"cat") => heredoc_body(command, source).is_some_and(|body| opens_object(&body)),
+        b"cat" => heredoc_body(command, source).is_some_and(|body| opens_object(&body)),
         _ => false,
     }
 }

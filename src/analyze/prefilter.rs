@@ -23,7 +23,8 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
     let echo = echo_finder();
     let hits = vocabulary.marker_offsets(source);
     // Without a plain marker, a marker can still be split across quotes on some line.
-    let split = hits.is_empty() && split_marker(source, vocabulary);
+    let split = hits.is_empty()
+        && (split_marker(source, vocabulary) || escaped_marker(source, vocabulary));
     if hits.is_empty() && !split {
         return false;
     }
@@ -40,8 +41,8 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
         while operators.get(operator).is_some_and(|&o| o < start) {
             operator += 1;
         }
-        let has_marker =
-            hits.get(hit).is_some_and(|&h| h < end) || (split && split_marker(line, vocabulary));
+        let has_marker = hits.get(hit).is_some_and(|&h| h < end)
+            || (split && (split_marker(line, vocabulary) || escaped_marker(line, vocabulary)));
         if has_marker && (previous_continues || echo.find(line).is_some()) {
             return true;
         }
@@ -84,6 +85,71 @@ fn split_marker(source: &[u8], vocabulary: Vocabulary) -> bool {
         }
     }
     false
+}
+
+/// Whether `source` spells a marker with backslash escapes that `echo -e`, dash's echo or `$'…'`
+/// decode (`SUCC\x45SS`, `\123UCCESS`, `\u0053UCCESS`). Only the words around a backslash
+/// followed by `x`, `u`, `U` or an octal digit are decoded and searched.
+fn escaped_marker(source: &[u8], vocabulary: Vocabulary) -> bool {
+    let in_word = |b: &u8| b.is_ascii_alphanumeric() || *b == b':' || is_quote(*b);
+    let mut searched_to = 0;
+    for slash in memchr::memchr_iter(b'\\', source) {
+        let escapes = source
+            .get(slash + 1)
+            .is_some_and(|&b| matches!(b, b'x' | b'u' | b'U' | b'0'..=b'7'));
+        if slash < searched_to || !escapes {
+            continue;
+        }
+        let start = slash - source[..slash].iter().rev().take_while(|b| in_word(b)).count();
+        let end = slash + source[slash..].iter().take_while(|b| in_word(b)).count();
+        searched_to = end;
+        if !vocabulary.marker_offsets(&decode_escapes(&source[start..end])).is_empty() {
+            return true;
+        }
+    }
+    false
+}
+
+/// Quotes taken out and `\xHH`, `\0NNN`, `\NNN`, `\uHHHH`, `\UHHHHHHHH` decoded; any other
+/// backslash dropped.
+fn decode_escapes(word: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(word.len());
+    let mut i = 0;
+    while i < word.len() {
+        let b = word[i];
+        i += 1;
+        if b != b'\\' {
+            if !is_quote(b) {
+                out.push(b);
+            }
+            continue;
+        }
+        let (radix, max) = match word.get(i) {
+            Some(b'x') => (16, 2),
+            Some(b'u') => (16, 4),
+            Some(b'U') => (16, 8),
+            Some(b'0') => (8, 4),
+            Some(b'1'..=b'7') => (8, 3),
+            _ => continue,
+        };
+        if radix == 16 {
+            i += 1;
+        }
+        let digits = word[i..]
+            .iter()
+            .take(max)
+            .take_while(|d| char::from(**d).is_digit(radix))
+            .count();
+        let value = std::str::from_utf8(&word[i..i + digits])
+            .ok()
+            .and_then(|d| u32::from_str_radix(d, radix).ok());
+        i += digits;
+        if let Some(c) = value.and_then(char::from_u32) {
+            let mut buffer = [0; 4];
+            out.extend(c.encode_utf8(&mut buffer).as_bytes());
+        }
+    }
+    out
 }
 
 fn is_quote(byte: u8) -> bool {
@@ -298,6 +364,27 @@ mod tests {
         let src = b"echo \"\xe2\x9c\x85 created: out.md\"\n";
         assert!(!may_hold_legacy(src, Vocabulary::Exact));
         assert!(may_hold_legacy(src, Vocabulary::Original));
+    }
+
+    #[test]
+    fn markers_spelled_with_escapes_need_a_parse() {
+        for src in [
+            b"echo -e \"SUCC\\x45SS\"\n".as_slice(),
+            b"echo \"\\123UCCESS\"\n",
+            b"echo -e 'Cr\\u0065ated: x'\n",
+            b"echo $'SUCC\\105SS'\n",
+        ] {
+            assert!(
+                may_hold_legacy(src, Vocabulary::Exact),
+                "{}",
+                String::from_utf8_lossy(src)
+            );
+        }
+        // Colour escapes alone are no marker: such files still skip the parse.
+        assert!(!may_hold_legacy(
+            b"echo -e \"\\033[32mdone\\033[0m\"\n",
+            Vocabulary::Exact
+        ));
     }
 
     /// The search the split-marker test stands for: the whole text without quotes.

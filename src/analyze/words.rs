@@ -113,13 +113,16 @@ pub(crate) fn swallowed_arguments(command: Node<'_>) -> Vec<Node<'_>> {
 /// scripts) takes only `-n` and always reads them. Arguments are joined by spaces.
 pub(crate) fn echo_output(command: Node<'_>, source: &[u8], dialect: Dialect) -> Printed {
     let mut printed = Printed::default();
-    let mut cursor = command.walk();
     let mut first = true;
     let mut in_flags = true;
+    let invocation = super::context::invocation(command, source);
+    // `/bin/echo` is GNU echo: bash's flags, whatever shell runs the script.
+    let dialect = match invocation {
+        Some(i) if i.external => Dialect::Bash,
+        _ => dialect,
+    };
     let mut escapes = dialect == Dialect::Posix;
-    let own: Vec<Node<'_>> = command
-        .children_by_field_name("argument", &mut cursor)
-        .collect();
+    let own = invocation.map(|i| i.arguments(command)).unwrap_or_default();
     for arg in own.into_iter().chain(swallowed_arguments(command)) {
         let value = word_value(arg, source);
         if in_flags {

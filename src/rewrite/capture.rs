@@ -245,16 +245,6 @@ pub fn plan_capture_mode(
     let mut plan = Plan::default();
     let root = analysis.tree.root_node();
     for statement in &analysis.legacy {
-        let name = root
-            .descendant_for_byte_range(statement.start, statement.start + 1)
-            .and_then(|n| {
-                std::iter::successors(Some(n), |n| n.parent())
-                    .find(|n| n.kind() == "command" && n.start_byte() == statement.start)
-            })
-            .and_then(|command| command.child_by_field_name("name"))
-            .ok_or_else(|| {
-                Error::new("INTERNAL_ERROR", "legacy statement without a command name")
-            })?;
         let kind = match statement.kind {
             LegacyKind::Success | LegacyKind::Complete => "success",
             LegacyKind::Confidence => "confidence",
@@ -268,8 +258,8 @@ pub fn plan_capture_mode(
         };
         super::place_legacy_comment(&mut plan, analysis, source, statement);
         plan.push(
-            name.start_byte(),
-            name.end_byte(),
+            statement.printer.start,
+            statement.printer.end,
             format!("{recorder} {kind}"),
             Reason::DisableLegacy {
                 line: statement.line,
