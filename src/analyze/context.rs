@@ -222,6 +222,21 @@ impl<'s, 't> Survey<'s, 't> {
         false
     }
 
+    /// For an `echo` piped straight into a `tee` whose output reaches the script's stdout
+    /// (`echo "SUCCESS" | tee -a log`): that `tee` command, which prints what the echo wrote.
+    pub fn tee_after(&self, echo: &Site<'t>) -> Option<Node<'t>> {
+        let pipeline = echo.node.parent().filter(|p| p.kind() == "pipeline")?;
+        if echo.blocked != Some(NotStdout::Piped) || pipeline.named_child_count() != 2 {
+            return None;
+        }
+        let tee = last_named_child(pipeline).filter(|n| n.id() != echo.node.id())?;
+        self.calls
+            .iter()
+            .find(|call| call.site.node.id() == tee.id() && call.name == b"tee")
+            .filter(|call| self.reach(&call.site).is_ok())
+            .map(|call| call.site.node)
+    }
+
     /// Ok when the site's output is the script's stdout.
     pub fn reach(&self, site: &Site<'_>) -> Result<(), NotStdout> {
         match site.blocked {
@@ -501,7 +516,10 @@ impl<'t> Invocation<'t, '_> {
 }
 
 /// The utility a command runs (see [`Invocation`]); `command -v NAME` runs `command` itself.
-pub(crate) fn invocation<'t, 's>(command: Node<'t>, source: &'s [u8]) -> Option<Invocation<'t, 's>> {
+pub(crate) fn invocation<'t, 's>(
+    command: Node<'t>,
+    source: &'s [u8],
+) -> Option<Invocation<'t, 's>> {
     let word = command.child_by_field_name("name")?.named_child(0)?;
     let text = |n: Node<'_>| (n.kind() == "word").then(|| &source[n.start_byte()..n.end_byte()]);
     let mut name = text(word)?;
@@ -569,7 +587,10 @@ fn is_stdout_itself(operator: &str, destination: Node<'_>, source: &[u8]) -> boo
     match operator {
         ">&" => target == "1",
         ">" | ">>" | ">|" | "&>" | "&>>" => {
-            matches!(target.as_str(), "/dev/stdout" | "/proc/self/fd/1" | "/dev/fd/1")
+            matches!(
+                target.as_str(),
+                "/dev/stdout" | "/proc/self/fd/1" | "/dev/fd/1"
+            )
         }
         _ => false,
     }

@@ -50,6 +50,10 @@ pub struct LegacyStatement {
     /// its recorder there.
     #[serde(skip)]
     pub printer: std::ops::Range<usize>,
+    /// The echo is piped into a `tee` that prints it (`echo "SUCCESS" | tee -a log`); the
+    /// statement runs to the end of the `tee` command.
+    #[serde(skip)]
+    pub through_tee: bool,
 }
 
 /// Everything the rewrite and the reports need to know about one script.
@@ -203,6 +207,7 @@ fn needles() -> Vec<&'static [u8]> {
         b"printf",
         b"cat",
         b"trap",
+        b"tee",
         BLOCK_DELIMITER.as_bytes(),
         BLOCK_MARKER.as_bytes(),
         runtime_link::SOURCE_PREFIX.as_bytes(),
@@ -249,6 +254,16 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
             .filter(|site| survey.reach(site).is_ok())
             .filter_map(|site| legacy_statement(site.node, source, vocabulary, dialect))
             .collect();
+        legacy.extend(survey.echoes.iter().filter_map(|site| {
+            let tee = survey.tee_after(site)?;
+            let mut statement = legacy_statement(site.node, source, vocabulary, dialect)?;
+            statement.end = tee.end_byte();
+            statement.text =
+                String::from_utf8_lossy(&one_line(&source[statement.start..statement.end]))
+                    .into_owned();
+            statement.through_tee = true;
+            Some(statement)
+        }));
         legacy.sort_by_key(|s| s.start);
         let has_block = survey.marker_comment
             || runtime.is_some()
@@ -396,6 +411,7 @@ fn legacy_statement(
         start: command.start_byte(),
         end,
         printer,
+        through_tee: false,
     })
 }
 

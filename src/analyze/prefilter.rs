@@ -23,8 +23,8 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
     let echo = echo_finder();
     let hits = vocabulary.marker_offsets(source);
     // Without a plain marker, a marker can still be split across quotes on some line.
-    let split = hits.is_empty()
-        && (split_marker(source, vocabulary) || escaped_marker(source, vocabulary));
+    let split =
+        hits.is_empty() && (split_marker(source, vocabulary) || escaped_marker(source, vocabulary));
     if hits.is_empty() && !split {
         return false;
     }
@@ -100,10 +100,18 @@ fn escaped_marker(source: &[u8], vocabulary: Vocabulary) -> bool {
         if slash < searched_to || !escapes {
             continue;
         }
-        let start = slash - source[..slash].iter().rev().take_while(|b| in_word(b)).count();
+        let start = slash
+            - source[..slash]
+                .iter()
+                .rev()
+                .take_while(|b| in_word(b))
+                .count();
         let end = slash + source[slash..].iter().take_while(|b| in_word(b)).count();
         searched_to = end;
-        if !vocabulary.marker_offsets(&decode_escapes(&source[start..end])).is_empty() {
+        if !vocabulary
+            .marker_offsets(&decode_escapes(&source[start..end]))
+            .is_empty()
+        {
             return true;
         }
     }

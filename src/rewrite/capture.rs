@@ -256,14 +256,33 @@ pub fn plan_capture_mode(
             Role::Script => "__skm_rec",
             Role::Library => LIBRARY_RECORDER,
         };
+        let line = statement.line;
+        if statement.through_tee {
+            // `echo … | tee FILE` runs whole inside the recorder's argument: FILE is written as
+            // before, the words are expanded once (in a subshell, as the pipeline's were), and
+            // the value is the text the pipeline printed.
+            plan.push(
+                statement.end,
+                statement.end,
+                ")\"",
+                Reason::DisableLegacy { line },
+            );
+            super::place_legacy_comment(&mut plan, analysis, source, statement);
+            let open = format!("{recorder} {kind} \"$(");
+            plan.push(
+                statement.start,
+                statement.start,
+                open,
+                Reason::DisableLegacy { line },
+            );
+            continue;
+        }
         super::place_legacy_comment(&mut plan, analysis, source, statement);
         plan.push(
             statement.printer.start,
             statement.printer.end,
             format!("{recorder} {kind}"),
-            Reason::DisableLegacy {
-                line: statement.line,
-            },
+            Reason::DisableLegacy { line },
         );
     }
     let chain = match role {

@@ -87,6 +87,17 @@ fn disable_statement(
     statement: &LegacyStatement,
 ) {
     let line = statement.line;
+    if statement.through_tee {
+        // `echo … | tee FILE`: the file is still written; only the copy on stdout goes.
+        plan.push(
+            statement.end,
+            statement.end,
+            " >/dev/null",
+            Reason::DisableLegacy { line },
+        );
+        place_legacy_comment(plan, analysis, source, statement);
+        return;
+    }
     if place_legacy_comment(plan, analysis, source, statement) {
         plan.push(
             statement.start,

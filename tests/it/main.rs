@@ -26,5 +26,6 @@ mod runtime_file;
 mod safety;
 mod self_contained;
 mod snapshots;
+mod stdout_forms;
 mod terminal;
 mod validate_cli;

@@ -1,0 +1,155 @@
+//! Every literal form of stdout output (issue 31, point 3): `>&1`, `>/dev/stdout`, `command echo`,
+//! `/bin/echo`, a pipe through `tee`, `-e` escapes. For each fixture under fixtures/stdout_forms,
+//! the text the original prints (run through its shell, read by `validate`) and check's finding
+//! agree; migrate's rewrite in both modes is the line case.json states; and the migrated script
+//! prints one document `validate --strict` accepts while keeping the side effects (`tee`'s FILE).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::common::*;
+use serde_json::Value;
+
+struct Case {
+    name: String,
+    input: Vec<u8>,
+    spec: Value,
+}
+
+fn cases() -> Vec<Case> {
+    fixture_cases("stdout_forms")
+        .into_iter()
+        .map(|dir| Case {
+            name: dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            input: std::fs::read(dir.join("input.sh")).expect("input.sh"),
+            spec: serde_json::from_str(
+                &std::fs::read_to_string(dir.join("case.json")).expect("case.json"),
+            )
+            .expect("case.json is JSON"),
+        })
+        .collect()
+}
+
+/// Run `skill/execute.sh` (with whatever else the folder holds) in place with `shell`: its
+/// stdout, and the other files' contents afterwards.
+fn run_skill(shell: &str, skill: &Path) -> (String, BTreeMap<String, String>) {
+    let out = run(std::process::Command::new(shell)
+        .arg("execute.sh")
+        .current_dir(skill));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let files = std::fs::read_dir(skill)
+        .expect("skill folder")
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name != "execute.sh" && !name.starts_with("skillmod-runtime")
+        })
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read_to_string(e.path()).unwrap_or_default(),
+            )
+        })
+        .collect();
+    (stdout(&out), files)
+}
+
+/// `skillmod validate` on saved output: the parsed document.
+fn validated(dir: &Path, output: &str, strict: bool) -> Value {
+    let saved = dir.join("stdout.txt");
+    std::fs::write(&saved, output).expect("save stdout");
+    let mut args = vec!["validate"];
+    if strict {
+        args.push("--strict");
+    }
+    args.push("stdout.txt");
+    let (code, report) = json_report(dir, &args);
+    std::fs::remove_file(&saved).expect("remove saved stdout");
+    assert_eq!(code, 0, "{output:?} is not valid: {report}");
+    report["results"][0].clone()
+}
+
+#[test]
+fn each_stdout_form_is_found_as_the_text_it_prints() {
+    let cases = cases();
+    assert!(cases.len() >= 12, "fixtures/stdout_forms holds every form");
+    for case in cases {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let skill = tmp.path().join("s");
+        write_script(&skill, "execute.sh", &case.input);
+        let shell = case.spec["shell"].as_str().expect("shell");
+        let (printed, _) = run_skill(shell, &skill);
+        let read = validated(tmp.path(), &printed, false);
+        assert_eq!(read["parse_method"], "legacy", "{}: {printed:?}", case.name);
+        let kind = case.spec["finding"].as_str().expect("finding");
+        assert_eq!(
+            read["value"]["deliverables"], case.spec["json"]["deliverables"],
+            "{}: {read}",
+            case.name
+        );
+        if kind == "success" {
+            assert_eq!(read["value"]["success"], true, "{}: {read}", case.name);
+        }
+        std::fs::remove_file(skill.join("out.txt")).expect("the skill's own file");
+        let _ = std::fs::remove_file(skill.join("log.txt"));
+        let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
+        assert_eq!(code, 1, "{}: {report}", case.name);
+        let findings = report["findings"].as_array().expect("findings");
+        assert_eq!(findings.len(), 1, "{}: {report}", case.name);
+        assert_eq!(findings[0]["code"], "SKM001", "{}", case.name);
+        assert_eq!(findings[0]["kind"], kind, "{}: {report}", case.name);
+    }
+}
+
+#[test]
+fn each_stdout_form_is_rewritten_as_stated_and_keeps_its_side_effects() {
+    for case in cases() {
+        let shell = case.spec["shell"].as_str().expect("shell");
+        let original = tempfile::tempdir().expect("tmp");
+        write_script(original.path(), "execute.sh", &case.input);
+        let (_, files_before) = run_skill(shell, original.path());
+        for mode in ["capture", "comment"] {
+            let name = format!("{} ({mode})", case.name);
+            let tmp = tempfile::tempdir().expect("tmp");
+            let skill = tmp.path().join("s");
+            let script = write_script(&skill, "execute.sh", &case.input);
+            let out =
+                run(skillmod(tmp.path()).args(["migrate", "--no-backup", "--mode", mode, "s"]));
+            assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+            let text = std::fs::read_to_string(&script).expect("migrated");
+            let line = text
+                .lines()
+                .find(|l| l.contains("# LEGACY (replaced with JSON): "))
+                .unwrap_or_default();
+            assert_eq!(line, case.spec[mode], "{name}");
+            let (printed, files_after) = run_skill(shell, &skill);
+            let document = validated(tmp.path(), &printed, true);
+            assert_eq!(document["parse_method"], "json", "{name}: {printed:?}");
+            for field in ["success", "deliverables"] {
+                assert_eq!(
+                    document["value"][field], case.spec["json"][field],
+                    "{name}: {printed}"
+                );
+            }
+            assert_eq!(
+                files_after, files_before,
+                "{name}: the side effects are kept"
+            );
+            let check = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+            assert_eq!(check.status.code(), Some(0), "{name}: {}", stdout(&check));
+        }
+        if let Some(expected) = case.spec["files"].as_object() {
+            for (file, content) in expected {
+                assert_eq!(
+                    files_before.get(file).map(String::as_str),
+                    content.as_str(),
+                    "{}",
+                    case.name
+                );
+            }
+        }
+    }
+}
