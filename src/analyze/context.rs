@@ -418,7 +418,10 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             match invocation(node, self.source).map(|i| i.name) {
                 Some(b"echo") => self.survey.echoes.push(site),
                 Some(b"cat") => self.survey.cats.push(site),
-                Some(b"printf") => self.survey.printfs.push(site),
+                // `printf -v VAR` assigns; it prints nothing.
+                Some(b"printf") if !assigns_only(node, self.source) => {
+                    self.survey.printfs.push(site)
+                }
                 Some(b"trap") => self.survey.traps.push(site),
                 Some(name) => self.survey.calls.push(Call { name, site }),
                 None => {}
@@ -547,6 +550,13 @@ pub(crate) fn invocation<'t, 's>(
         word,
         external: external.is_some(),
     })
+}
+
+/// `printf -v VAR …`: the text goes into a variable.
+fn assigns_only(command: Node<'_>, source: &[u8]) -> bool {
+    invocation(command, source)
+        .and_then(|i| i.arguments(command).first().copied())
+        .is_some_and(|first| source[first.byte_range()].starts_with(b"-v"))
 }
 
 /// True when one of the node's own redirects sends file descriptor 1 elsewhere.

@@ -50,10 +50,21 @@ pub struct LegacyStatement {
     /// its recorder there.
     #[serde(skip)]
     pub printer: std::ops::Range<usize>,
-    /// The echo is piped into a `tee` that prints it (`echo "SUCCESS" | tee -a log`); the
-    /// statement runs to the end of the `tee` command.
+    /// How the statement prints its line.
     #[serde(skip)]
-    pub through_tee: bool,
+    pub form: Form,
+}
+
+/// How a legacy statement prints its line, which decides how migrate disables it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// An `echo` (`command echo`, `/bin/echo`): capture mode records in the echo's place.
+    Echo,
+    /// A `printf` with a literal format: capture mode records the text it prints.
+    Printf,
+    /// An echo piped into a `tee` that prints it (`echo "SUCCESS" | tee -a log`); the statement
+    /// runs to the end of the `tee` command, whose FILE must still be written.
+    Tee,
 }
 
 /// Everything the rewrite and the reports need to know about one script.
@@ -261,9 +272,16 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
             statement.text =
                 String::from_utf8_lossy(&one_line(&source[statement.start..statement.end]))
                     .into_owned();
-            statement.through_tee = true;
+            statement.form = Form::Tee;
             Some(statement)
         }));
+        legacy.extend(
+            survey
+                .printfs
+                .iter()
+                .filter(|site| survey.reach(site).is_ok())
+                .filter_map(|site| legacy_statement(site.node, source, vocabulary, dialect)),
+        );
         legacy.sort_by_key(|s| s.start);
         let has_block = survey.marker_comment
             || runtime.is_some()
@@ -387,11 +405,14 @@ fn legacy_statement(
     dialect: Dialect,
 ) -> Option<LegacyStatement> {
     let bytes = parser::node_bytes(command, source);
-    let printed = words::echo_output(command, source, dialect);
+    let invocation = context::invocation(command, source)?;
+    let (printed, form) = match invocation.name {
+        b"printf" => (words::printf_output(command, source)?, Form::Printf),
+        _ => (words::echo_output(command, source, dialect), Form::Echo),
+    };
     let (kind, value) = vocabulary.classify(&printed)?;
     // From the command's name (after any `VAR=value` prefix) to the word naming the utility.
-    let printer = command.child_by_field_name("name")?.start_byte()
-        ..context::invocation(command, source)?.word.end_byte();
+    let printer = command.child_by_field_name("name")?.start_byte()..invocation.word.end_byte();
     let position = command.start_position();
     // `echo 2>/dev/null SUCCESS`: the statement runs to the end of the words bash echoes.
     let end = words::swallowed_arguments(command)
@@ -411,7 +432,7 @@ fn legacy_statement(
         start: command.start_byte(),
         end,
         printer,
-        through_tee: false,
+        form,
     })
 }
 

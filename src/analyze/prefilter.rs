@@ -1,6 +1,6 @@
 //! A conservative byte-level test run before parsing: can this file hold a live legacy statement?
 //! It only answers "no" when every marker (SUCCESS, Confidence:, …) sits in a heredoc body or on a
-//! line with no `echo` that does not continue a previous line. Whenever it is unsure, it says "yes"
+//! line with no `echo` or `printf` that does not continue a previous line. Whenever it is unsure, it says "yes"
 //! and the parser decides. A marker split across quotes (`echo "SUC"'CESS'`) is looked for with
 //! the quotes and backslashes taken out of the words around them, only when the plain search finds
 //! nothing.
@@ -11,16 +11,19 @@ use memchr::memmem::Finder;
 
 use super::Vocabulary;
 
-/// The searcher for `echo`, built once.
-fn echo_finder() -> &'static Finder<'static> {
-    static FINDER: OnceLock<Finder<'static>> = OnceLock::new();
-    FINDER.get_or_init(|| Finder::new(b"echo"))
+/// Whether a line names a printer that legacy lines are read from (`echo`, `printf`); the
+/// searchers are built once.
+fn names_printer(line: &[u8]) -> bool {
+    static FINDERS: OnceLock<[Finder<'static>; 2]> = OnceLock::new();
+    FINDERS
+        .get_or_init(|| [Finder::new(b"echo"), Finder::new(b"printf")])
+        .iter()
+        .any(|finder| finder.find(line).is_some())
 }
 
 /// False only when no legacy statement can be in `source`, so the parse can be skipped. Markers
 /// and `<<` are found in the whole file first; only the lines holding one get a closer look.
 pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
-    let echo = echo_finder();
     let hits = vocabulary.marker_offsets(source);
     // Without a plain marker, a marker can still be split across quotes on some line.
     let split =
@@ -43,7 +46,7 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
         }
         let has_marker = hits.get(hit).is_some_and(|&h| h < end)
             || (split && (split_marker(line, vocabulary) || escaped_marker(line, vocabulary)));
-        if has_marker && (previous_continues || echo.find(line).is_some()) {
+        if has_marker && (previous_continues || names_printer(line)) {
             return true;
         }
         previous_continues = line.trim_ascii_end().ends_with(b"\\");
@@ -301,6 +304,7 @@ mod tests {
     #[test]
     fn markers_on_echo_lines_need_a_parse() {
         assert!(may_hold_legacy(b"echo \"SUCCESS\"\n", Vocabulary::Exact));
+        assert!(may_hold_legacy(b"printf 'SUCCESS\\n'\n", Vocabulary::Exact));
         assert!(may_hold_legacy(
             b"cat <<EOF\nx\nEOF\necho \"Created: $f\"\n",
             Vocabulary::Exact

@@ -160,9 +160,91 @@ fn is_echo_flag(text: &str, dialect: Dialect) -> bool {
     text.len() > 1 && text.starts_with('-') && text[1..].chars().all(|c| allowed.contains(&c))
 }
 
+/// Which reader of backslash escapes: an echo of the script's dialect, or printf's format.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Escapes {
+    Echo(Dialect),
+    PrintfFormat,
+}
+
+/// What `printf FORMAT ARGS...` prints when that is known before run time, as one line (its final
+/// newline taken off): a literal FORMAT whose conversions (`%s`, `%b`, `%d`, …) take the
+/// arguments in order. None when the format is computed, when arguments are left over (printf
+/// would reuse the format), when it prints several lines, or for `printf -v VAR`, which prints
+/// nothing.
+pub(crate) fn printf_output(command: Node<'_>, source: &[u8]) -> Option<Printed> {
+    let invocation = super::context::invocation(command, source)?;
+    let mut arguments = invocation.arguments(command).into_iter().peekable();
+    let first = word_value(*arguments.peek()?, source).as_literal();
+    match first.as_deref() {
+        Some("--") => {
+            arguments.next();
+        }
+        Some(flag) if flag.starts_with('-') && flag.len() > 1 => return None,
+        _ => {}
+    }
+    let format = word_value(arguments.next()?, source).as_literal()?;
+    let mut values = arguments.map(|a| word_value(a, source));
+    let mut printed = Printed::default();
+    let mut chars = format.chars().peekable();
+    let mut text = String::new();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            text.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'%') {
+            chars.next();
+            text.push('%');
+            continue;
+        }
+        let mut spec = String::new();
+        while let Some(&f) = chars.peek().filter(|f| "-+ #0123456789.".contains(**f)) {
+            spec.push(f);
+            chars.next();
+        }
+        let conversion = chars.next()?;
+        printed.push_literal(&escapes(&text, Escapes::PrintfFormat));
+        text.clear();
+        let value = values.next().unwrap_or_default();
+        match (conversion, spec.is_empty(), value.as_literal()) {
+            ('s', true, _) => printed.append(value),
+            ('b', true, Some(literal)) => {
+                printed.push_literal(&escapes(&literal, Escapes::Echo(Dialect::Posix)))
+            }
+            ('d' | 'i', true, Some(n)) if n.parse::<i64>().is_ok() => printed.push_literal(&n),
+            _ => printed.push_dynamic(format!("%{spec}{conversion}")),
+        }
+    }
+    printed.push_literal(&escapes(&text, Escapes::PrintfFormat));
+    if values.next().is_some() {
+        return None;
+    }
+    if let Some(Segment::Literal(last)) = printed.segments.last_mut()
+        && last.ends_with('\n')
+    {
+        last.pop();
+        if last.is_empty() {
+            printed.segments.pop();
+        }
+    }
+    let one_line = printed.segments.iter().all(|s| match s {
+        Segment::Literal(text) => !text.contains('\n'),
+        Segment::Dynamic(_) => true,
+    });
+    one_line.then_some(printed)
+}
+
 /// Backslash escapes as `echo -e` (bash) or dash's `echo` reads them. `\c` ends the output.
 fn echo_escapes(text: &str, dialect: Dialect) -> String {
-    let bash = dialect == Dialect::Bash;
+    escapes(text, Escapes::Echo(dialect))
+}
+
+/// Backslash escapes as `reader` reads them: an echo (see [`echo_escapes`]), or a printf format
+/// (`\NNN` octal with or without a leading 0, bash's `\x`, `\u`, `\U`).
+fn escapes(text: &str, reader: Escapes) -> String {
+    let bash = reader != Escapes::Echo(Dialect::Posix);
+    let format = reader == Escapes::PrintfFormat;
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -193,6 +275,7 @@ fn echo_escapes(text: &str, dialect: Dialect) -> String {
             continue;
         }
         match next {
+            '0'..='7' if format => out.push(char::from(digits(&mut chars, 8, 3) as u8)),
             'c' => break,
             '0' => {
                 chars.next();

@@ -18,7 +18,7 @@ use super::template::{NOW_TOKEN, RUNTIME_SENTINEL, Template};
 use crate::analyze::runtime_link::{
     self, BLOCK_END, BLOCK_START, CAUSE_ARGUMENT, FILE_STEM, LineParts, NOW_ARGUMENT,
 };
-use crate::analyze::{Analysis, LegacyKind};
+use crate::analyze::{Analysis, Form, LegacyKind};
 use crate::error::{Error, Result};
 
 const RUNTIME: &str = include_str!("../../templates/capture-runtime.sh.j2");
@@ -257,10 +257,10 @@ pub fn plan_capture_mode(
             Role::Library => LIBRARY_RECORDER,
         };
         let line = statement.line;
-        if statement.through_tee {
-            // `echo … | tee FILE` runs whole inside the recorder's argument: FILE is written as
-            // before, the words are expanded once (in a subshell, as the pipeline's were), and
-            // the value is the text the pipeline printed.
+        if statement.form != Form::Echo {
+            // `printf …` or `echo … | tee FILE` runs whole inside the recorder's argument: the
+            // value is the text it printed, its words are expanded once (in a subshell, as a
+            // pipeline's are; printf changes nothing else) and tee's FILE is written as before.
             plan.push(
                 statement.end,
                 statement.end,

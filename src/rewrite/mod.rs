@@ -87,7 +87,7 @@ fn disable_statement(
     statement: &LegacyStatement,
 ) {
     let line = statement.line;
-    if statement.through_tee {
+    if statement.form == crate::analyze::Form::Tee {
         // `echo … | tee FILE`: the file is still written; only the copy on stdout goes.
         plan.push(
             statement.end,

@@ -103,7 +103,7 @@ fn functions_whose_output_is_captured_are_data_transitively() {
 
 #[test]
 fn heredocs_strings_comments_and_other_commands_never_match() {
-    let src = "cat <<EOF\necho SUCCESS\n$(echo COMPLETE)\nEOF\n# echo SUCCESS\nx='echo SUCCESS'\nprintf 'SUCCESS\\n'\ngrep SUCCESS log\n";
+    let src = "cat <<EOF\necho SUCCESS\n$(echo COMPLETE)\nEOF\n# echo SUCCESS\nx='echo SUCCESS'\ngrep SUCCESS log\n";
     assert!(kinds(src).is_empty(), "{:?}", kinds(src));
 }
 
@@ -237,5 +237,22 @@ fn echo_values_are_what_the_scripts_shell_prints() {
             2,
             Some(LegacyValue::Literal("c\td.md".into()))
         )]
+    );
+}
+
+#[test]
+fn printf_with_a_literal_one_line_format_is_legacy_and_other_printfs_are_not() {
+    let src = "printf 'SUCCESS\\n'\nprintf '%s\\n' 'Created: a'\nprintf -- 'COMPLETE'\nprintf \"$fmt\" SUCCESS\nprintf '%s\\n' SUCCESS other\nprintf -v x 'SUCCESS'\nprintf 'SUCCESS\\nCreated: b\\n'\nprintf 'SUCCESS' >&2\n";
+    assert_eq!(
+        legacy(src),
+        vec![
+            (LegacyKind::Success, 1, None),
+            (
+                LegacyKind::Created,
+                2,
+                Some(LegacyValue::Literal("a".into()))
+            ),
+            (LegacyKind::Complete, 3, None),
+        ]
     );
 }
