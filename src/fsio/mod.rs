@@ -5,6 +5,7 @@ pub mod atomic;
 pub mod backup;
 pub mod discover;
 pub mod limited;
+pub mod links;
 pub mod read;
 pub mod targets;
 
