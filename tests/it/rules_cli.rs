@@ -17,7 +17,8 @@ fn awkward_repo() -> tempfile::TempDir {
     write_script(repo, "my skill/execute.sh", LEGACY);
     write_script(repo, "a:b/execute.sh", b"#!/bin/sh\necho \"Created: x\"\n");
     write_script(repo, "sub/execute.sh", LEGACY);
-    std::os::unix::fs::symlink("../my skill/execute.sh", repo.join("sub/link.sh")).expect("link");
+    // A link out of the repository, found by --include: a script that cannot be judged.
+    std::os::unix::fs::symlink("/dev/null", repo.join("sub/link.sh")).expect("link");
     tmp
 }
 
@@ -97,10 +98,12 @@ fn sarif_passes_the_official_schema_and_githubs_rules() {
         assert_eq!(rules[index]["id"], result["ruleId"]);
         let location = &result["locations"][0]["physicalLocation"];
         assert_eq!(location["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+        // A file that could not be judged is a result about the whole file, with no region.
         assert!(
-            location["region"]["startLine"]
-                .as_u64()
-                .is_some_and(|l| l >= 1)
+            result["ruleId"] == "SKM004"
+                || location["region"]["startLine"]
+                    .as_u64()
+                    .is_some_and(|l| l >= 1)
         );
         uris.push(
             location["artifactLocation"]["uri"]
@@ -116,14 +119,18 @@ fn sarif_passes_the_official_schema_and_githubs_rules() {
         [
             "a%3Ab/execute.sh",
             "my%20skill/execute.sh",
-            "sub/execute.sh"
+            "sub/execute.sh",
+            "sub/link.sh"
         ]
     );
-    let notes = &run0["invocations"][0]["toolExecutionNotifications"];
-    assert_eq!(
-        notes[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "sub/link.sh",
-        "a skipped file is a notification: {notes}"
-    );
+    // A script that could not be judged is a result at the level every format gives it.
+    let link = run0["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["ruleId"] == "SKM004")
+        .expect("the link is a result");
+    assert_eq!(link["level"], "warning", "{link}");
 }
 
 #[test]
@@ -151,7 +158,7 @@ fn github_annotations_resolve_from_the_repository_root() {
         "{text}"
     );
     assert!(
-        text.contains("::notice file=sub/link.sh,title=skillmod SKM004 (skipped)::"),
+        text.contains("::warning file=sub/link.sh,title=skillmod SKM004 (skipped)::"),
         "{text}"
     );
 }
@@ -227,10 +234,22 @@ fn nothing_checked_is_never_a_silent_pass() {
     );
     let migrate = run(skillmod(tmp.path()).args(["migrate", "--dry-run", "s"]));
     assert_eq!(migrate.status.code(), Some(2), "{}", stderr(&migrate));
-    std::os::unix::fs::symlink("run.sh", tmp.path().join("s/execute.sh")).expect("link");
+    // A named script that could not be judged is the answer (exit 1), not "nothing checked".
+    std::os::unix::fs::symlink("nowhere.sh", tmp.path().join("s/execute.sh")).expect("link");
     let out = run(skillmod(tmp.path()).args(["check", "s/execute.sh"]));
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stdout(&out).contains("SKM004 SYMLINK"), "{}", stdout(&out));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("SKM004 SYMLINK_BROKEN") && stdout(&out).contains("Not clear"),
+        "{}",
+        stdout(&out)
+    );
+    // A skill-folder script that could not be judged, and nothing else: nothing was checked.
+    std::fs::remove_file(tmp.path().join("s/execute.sh")).expect("rm");
+    std::fs::write(tmp.path().join("s/SKILL.md"), "---\nname: s\n---\n").expect("skill");
+    std::os::unix::fs::symlink("nowhere.sh", tmp.path().join("s/tool.sh")).expect("link");
+    std::fs::remove_file(tmp.path().join("s/run.sh")).expect("rm");
+    let out = run(skillmod(tmp.path()).args(["check", "s"]));
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
     assert!(stderr(&out).contains("were skipped"), "{}", stderr(&out));
 }
 

@@ -449,3 +449,18 @@ fn staged_symlink_is_followed_in_the_index_whatever_the_work_tree_holds() {
         "{report}"
     );
 }
+
+#[test]
+fn outside_git_a_links_root_is_where_the_link_lies_not_where_it_leads() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let target = write_script(tmp.path(), "real/legacy.sh", LEGACY);
+    std::fs::create_dir_all(tmp.path().join("skill")).expect("mkdir");
+    std::os::unix::fs::symlink(&target, tmp.path().join("skill/execute.sh")).expect("link");
+    let (code, text) = check(tmp.path(), &["skill"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("SKM004 OUTSIDE_ROOT"), "{text}");
+    // Named from above, the target lies inside the root: judged there.
+    let (code, text) = check(tmp.path(), &["."]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("skill/execute.sh:2:1: SKM001"), "{text}");
+}
