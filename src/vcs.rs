@@ -170,6 +170,17 @@ impl Repo {
                 }
             }
         }
+        self.staged_target(current, modes, &refused)
+    }
+
+    /// What the index holds at a staged symlink's resolved target `current`: a regular file's
+    /// blob inside the work tree (not under `.git` or `.skillmod`), else why not.
+    fn staged_target(
+        &self,
+        current: PathBuf,
+        modes: &HashMap<PathBuf, String>,
+        refused: &dyn Fn(&'static str, String) -> Staged,
+    ) -> Staged {
         let inside = current.strip_prefix(&self.root).ok().filter(|relative| {
             !relative.components().any(|c| {
                 let c = c.as_os_str();
@@ -180,19 +191,21 @@ impl Repo {
             return Staged::Refused(crate::fsio::links::outside_root(&current, &self.root));
         }
         match modes.get(&current).map(String::as_str) {
-            Some("100644" | "100755") => match self.index_contents(&[current.clone()]) {
-                Ok(mut found) => match found.remove(&current) {
-                    Some(bytes) => Staged::Blob {
-                        script: current,
-                        bytes,
+            Some("100644" | "100755") => {
+                match self.index_contents(std::slice::from_ref(&current)) {
+                    Ok(mut found) => match found.remove(&current) {
+                        Some(bytes) => Staged::Blob {
+                            script: current,
+                            bytes,
+                        },
+                        None => refused(
+                            "SYMLINK_BROKEN",
+                            "which cannot be read from the index".into(),
+                        ),
                     },
-                    None => refused(
-                        "SYMLINK_BROKEN",
-                        "which cannot be read from the index".into(),
-                    ),
-                },
-                Err(e) => Staged::Refused(e),
-            },
+                    Err(e) => Staged::Refused(e),
+                }
+            }
             Some(_) => refused(
                 "NOT_A_FILE",
                 "which is not a regular file in the index: nothing was read".into(),
