@@ -464,3 +464,51 @@ fn outside_git_a_links_root_is_where_the_link_lies_not_where_it_leads() {
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("skill/execute.sh:2:1: SKM001"), "{text}");
 }
+
+#[test]
+fn staged_hostile_links_loop_dangle_or_leave_and_are_never_a_pass() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path();
+    git_init(repo);
+    write_script(repo, "skills/clean/execute.sh", CLEAN);
+    write_script(repo, "lib/real.bash", LEGACY);
+    let link = |from: &str, to: &str| {
+        std::fs::create_dir_all(repo.join(from).parent().expect("parent")).expect("mkdir");
+        std::os::unix::fs::symlink(to, repo.join(from)).expect("link");
+    };
+    link("skills/loop/execute.sh", "execute.sh");
+    link("skills/dangling/execute.sh", "../../nope.sh");
+    link("skills/up/execute.sh", "../../../../../../etc/passwd");
+    link("skills/git/execute.sh", "../../.git/config");
+    // Through a staged folder link, resolved as a checkout would: lib/real.bash.
+    link("skills/via/l", "../../lib");
+    link("skills/via/execute.sh", "l/real.bash");
+    git(repo, &["add", "-A"]);
+    let (code, report) = json_report(repo, &["check", "--staged"]);
+    assert_eq!(code, 1, "{report}");
+    let mut seen: Vec<(String, String)> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            let what = f["reason"].as_str().or(f["code"].as_str()).unwrap_or("");
+            (
+                f["path"].as_str().unwrap_or("").to_string(),
+                what.to_string(),
+            )
+        })
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            ("skills/dangling/execute.sh", "SYMLINK_BROKEN"),
+            ("skills/git/execute.sh", "OUTSIDE_ROOT"),
+            ("skills/loop/execute.sh", "SYMLINK_BROKEN"),
+            ("skills/up/execute.sh", "OUTSIDE_ROOT"),
+            ("skills/via/execute.sh", "SKM001"),
+        ]
+        .map(|(p, r)| (p.to_string(), r.to_string())),
+        "{report}"
+    );
+}
