@@ -186,7 +186,7 @@ pub(crate) const CODES: &[Code] = &[
     c(
         "OUTSIDE_ROOT",
         Area::Files,
-        "migrate: the file's real path (through a symlink) lies outside its project root, and nothing is written outside it. Migrate the target in its own project.",
+        "The file's real path (through a symlinked file or folder) lies outside its project root, or in its `.git` or `.skillmod` folder: check does not read it and migrate writes nothing there; the message names the target. A selected script reached this way is never a pass (SKM004 as an error when it is named or called execute.sh, else a warning). Point the link inside the repository, or check the target in its own project.",
     ),
     c(
         "OWNER_NOT_KEPT",
@@ -207,17 +207,17 @@ pub(crate) const CODES: &[Code] = &[
     c(
         "BINARY_FILE",
         Area::Analysis,
-        "The file holds NUL bytes, so it is not a shell script; it is skipped (SKM004 in check). Nothing to do, or exclude it.",
+        "The file holds NUL bytes, so it could not be judged as a shell script: SKM004 as an error when it is named or called execute.sh, else a warning. Remove the NUL bytes, or exclude it.",
     ),
     c(
         "FILE_TOO_LARGE",
         Area::Analysis,
-        "The file is over the size limit and was skipped (SKM004 in check). Raise the limit with `--max-size` if it is a script to look at.",
+        "The script is over the size limit, so it could not be judged: check reports SKM004 as an error when it is named or called execute.sh (migrate fails it), else as a warning (migrate skips it); never a pass. Raise the limit with `--max-size`. A large file that is no shell script by name or first line is `NOT_SHELL` instead.",
     ),
     c(
         "NOT_A_FILE",
         Area::Analysis,
-        "The path is not a regular file (a FIFO, a socket, a device) and was skipped (SKM004 in check). Nothing to do.",
+        "The path (or the target of its symlink) is not a regular file (a FIFO, a socket, a device, a folder), so it could not be judged: SKM004 as an error when it is named or called execute.sh, else a warning. Put the script there, or exclude the path.",
     ),
     c(
         "NOT_SHELL",
@@ -237,7 +237,12 @@ pub(crate) const CODES: &[Code] = &[
     c(
         "SYMLINK",
         Area::Analysis,
-        "The path is a symbolic link: not followed, its target is left alone (SKM004 in check). Pass the target's path to migrate it.",
+        "The path is a symbolic link that was not followed (it changed while skillmod ran, or a reader that never follows links met it). A selected symlink is otherwise judged at its target inside the project root (`SYMLINK_FOLLOWED`), or refused with `OUTSIDE_ROOT`, `SYMLINK_BROKEN` or `NOT_A_FILE`.",
+    ),
+    c(
+        "SYMLINK_BROKEN",
+        Area::Analysis,
+        "A selected symlink leads nowhere: its target does not exist (on disk, or in the index with `--staged`), or the links loop. It could not be judged: SKM004 as an error when it is named or called execute.sh, else a warning; the message names the target. Fix or remove the link.",
     ),
     c(
         "UNREADABLE_FOLDER",
@@ -314,6 +319,11 @@ pub(crate) const CODES: &[Code] = &[
         "STAGED_DIFFERS",
         Area::Migrate,
         "With `--staged`, the work tree's copy of the file differs from what is staged. Stage (`git add`) or stash the unstaged changes first, so what is migrated is what the commit holds.",
+    ),
+    c(
+        "SYMLINK_FOLLOWED",
+        Area::Migrate,
+        "migrate note: the file was selected through one or more symbolic links (named in the message) and is migrated where it lies, once, however many links lead to it; the links stay links.",
     ),
     c(
         "TRAP_UNSUPPORTED",

@@ -7,6 +7,18 @@ use std::process::Command;
 
 use crate::error::{Error, Result};
 
+/// A symlink's mode in git's index.
+const SYMLINK_MODE: &str = "120000";
+
+/// What the index holds for a script (`check --staged`).
+#[derive(Debug, Clone)]
+pub enum Staged {
+    /// The bytes to judge, and the path they are staged at (a symlink's target, else the file).
+    Blob { script: PathBuf, bytes: Vec<u8> },
+    /// A staged symlink that cannot be followed inside the work tree, and why.
+    Refused(Error),
+}
+
 /// A git work tree.
 #[derive(Debug, Clone)]
 pub struct Repo {
@@ -68,15 +80,144 @@ impl Repo {
             .collect())
     }
 
-    /// The regular files git's index holds (mode 100644 or 100755), whatever the work tree has
-    /// in their place (nothing, a symlink, a FIFO).
-    pub fn indexed_regular(&self) -> Result<HashSet<PathBuf>> {
-        Ok(self
-            .index_entries()?
+    /// The modes of the index's entries with content (`100644`, `120000`, …), by absolute path.
+    pub fn index_modes(&self) -> Result<HashMap<PathBuf, String>> {
+        Ok(self.index_entries()?.into_iter().collect())
+    }
+
+    /// What a commit would record for each of `files` that the index holds: a regular file's
+    /// blob; a symlink's target, followed through the index while it stays inside the work tree
+    /// (`Staged::Blob` at the target), else refused with a code naming the target.
+    pub fn staged_scripts(&self, files: &[PathBuf]) -> Result<HashMap<PathBuf, Staged>> {
+        let modes = self.index_modes()?;
+        let mut staged: HashMap<PathBuf, Staged> = self
+            .index_contents(files)?
             .into_iter()
-            .filter(|(_, mode)| mode == "100644" || mode == "100755")
-            .map(|(path, _)| path)
-            .collect())
+            .map(|(file, bytes)| {
+                let script = crate::fsio::as_named(&file);
+                (file, Staged::Blob { script, bytes })
+            })
+            .collect();
+        for (file, entry) in &mut staged {
+            let named = crate::fsio::as_named(file);
+            if modes.get(&named).is_some_and(|m| m == SYMLINK_MODE) {
+                *entry = self.follow_staged(&named, &modes);
+            }
+        }
+        Ok(staged)
+    }
+
+    /// A staged symlink's target, resolved as `realpath` would in a checkout of the index: each
+    /// component in turn, a symlink among them replaced by its staged text (at most 40 of them).
+    fn follow_staged(&self, link: &Path, modes: &HashMap<PathBuf, String>) -> Staged {
+        let blob = |path: &Path| {
+            self.index_contents(&[path.to_path_buf()])
+                .ok()
+                .and_then(|mut c| c.remove(path))
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+        };
+        let written = blob(link).unwrap_or_default();
+        let refused = |code: &'static str, why: String| {
+            Staged::Refused(Error::new(
+                code,
+                format!(
+                    "is staged as a symbolic link to {}, {why}",
+                    crate::report::quote_path(&written)
+                ),
+            ))
+        };
+        let mut todo: Vec<String> = vec![written.clone()];
+        let mut current = link.parent().unwrap_or(&self.root).to_path_buf();
+        let mut hops = 0;
+        while let Some(text) = todo.pop() {
+            if text.starts_with('/') {
+                current = PathBuf::from("/");
+            }
+            let mut rest: Vec<String> = text
+                .split('/')
+                .filter(|part| !part.is_empty() && *part != ".")
+                .rev()
+                .map(str::to_string)
+                .collect();
+            while let Some(part) = rest.pop() {
+                match part.as_str() {
+                    ".." => {
+                        current.pop();
+                        continue;
+                    }
+                    name => current.push(name),
+                }
+                if modes.get(&current).is_some_and(|m| m == SYMLINK_MODE) {
+                    hops += 1;
+                    if hops > 40 {
+                        return refused(
+                            "SYMLINK_BROKEN",
+                            "which loops (more than 40 links): nothing was read; fix the link"
+                                .into(),
+                        );
+                    }
+                    let Some(next) = blob(&current) else {
+                        return refused(
+                            "SYMLINK_BROKEN",
+                            "which cannot be read from the index".into(),
+                        );
+                    };
+                    current.pop();
+                    rest.reverse();
+                    todo.push(rest.join("/"));
+                    todo.push(next);
+                    break;
+                }
+            }
+        }
+        self.staged_target(current, modes, &refused)
+    }
+
+    /// What the index holds at a staged symlink's resolved target `current`: a regular file's
+    /// blob inside the work tree (not under `.git` or `.skillmod`), else why not.
+    fn staged_target(
+        &self,
+        current: PathBuf,
+        modes: &HashMap<PathBuf, String>,
+        refused: &dyn Fn(&'static str, String) -> Staged,
+    ) -> Staged {
+        let inside = current.strip_prefix(&self.root).ok().filter(|relative| {
+            !relative.components().any(|c| {
+                let c = c.as_os_str();
+                c == ".git" || c == ".skillmod"
+            })
+        });
+        if inside.is_none() {
+            return Staged::Refused(crate::fsio::links::outside_root(&current, &self.root));
+        }
+        match modes.get(&current).map(String::as_str) {
+            Some("100644" | "100755") => {
+                match self.index_contents(std::slice::from_ref(&current)) {
+                    Ok(mut found) => match found.remove(&current) {
+                        Some(bytes) => Staged::Blob {
+                            script: current,
+                            bytes,
+                        },
+                        None => refused(
+                            "SYMLINK_BROKEN",
+                            "which cannot be read from the index".into(),
+                        ),
+                    },
+                    Err(e) => Staged::Refused(e),
+                }
+            }
+            Some(_) => refused(
+                "NOT_A_FILE",
+                "which is not a regular file in the index: nothing was read".into(),
+            ),
+            None => refused(
+                "SYMLINK_BROKEN",
+                format!(
+                    "and the index holds no file at {}: nothing was read; stage the target, or fix the link",
+                    crate::report::quote_path(&crate::fsio::display_path(&current, &self.root))
+                ),
+            ),
+        }
     }
 
     /// The index's entries with content, and their modes.

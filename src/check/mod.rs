@@ -46,6 +46,12 @@ pub struct Options {
     pub profiles: PerSettings<Profile>,
     /// The runtime files migrated scripts source, each read once per run (SKM007).
     pub runtimes: crate::migrate::runtime::States,
+    /// The paths named on the command line (the working folder when none is): where each
+    /// file's project root is, which a symlink must not lead out of.
+    pub named: Vec<PathBuf>,
+    /// The files named on the command line as files (not with `--force-select`): an error, not a
+    /// warning, when they cannot be judged.
+    pub explicit: std::collections::HashSet<PathBuf>,
 }
 
 impl Profile {
@@ -121,8 +127,15 @@ pub(crate) fn check_file(
     let profile = &*profile;
     let meta = match stat(path) {
         Ok(meta) => meta,
-        Err(outcome) => return unread(&shown, outcome, profile),
+        Err(outcome) => return unread(&shown, path, outcome, options, profile),
     };
+    let selected = path;
+    // A symlink is judged at its target, read-only, when that is a file inside the project root.
+    let (path, meta) = match followed(path, meta, options) {
+        Ok(found) => found,
+        Err(reason) => return unjudged(&shown, selected, &reason, options),
+    };
+    let path = path.as_path();
     // Only a file this run would read can be answered from its place.
     let place = (meta.is_file() && meta.len() <= options.max_size)
         .then(|| cache.place_key(path, &meta, profile.vocabulary))
@@ -144,9 +157,11 @@ pub(crate) fn check_file(
         _ => {}
     }
     match read_script_at(path, &meta, options.max_size) {
-        Ok(script) if !Dialect::is_shell_file(path, &script.body) => unread(
+        Ok(script) if !Dialect::is_shell_file(selected, &script.body) => unread(
             &shown,
+            selected,
             ReadOutcome::Skipped(crate::migrate::not_shell()),
+            options,
             profile,
         ),
         Ok(script) => check_body_at(
@@ -159,13 +174,44 @@ pub(crate) fn check_file(
             parser,
             place,
         ),
-        Err(outcome) => unread(&shown, outcome, profile),
+        Err(outcome) => unread(&shown, selected, outcome, options, profile),
     }
 }
 
-/// The check of a file that could not be read: skipped by policy, or failed.
-fn unread(shown: &str, outcome: ReadOutcome, profile: &Profile) -> FileCheck {
+/// The file a selected path is read at, with its `lstat`: the path itself, or a symlink's
+/// target inside the project root; else why it cannot be judged.
+fn followed(
+    path: &Path,
+    meta: std::fs::Metadata,
+    options: &Options,
+) -> Result<(PathBuf, std::fs::Metadata), Error> {
+    if !meta.file_type().is_symlink() {
+        return Ok((path.to_path_buf(), meta));
+    }
+    let root = crate::fsio::file_root(path, &options.named);
+    match crate::fsio::links::follow(path, &root) {
+        crate::fsio::links::Link::Inside(real) => {
+            let meta = std::fs::symlink_metadata(&real)
+                .map_err(|e| Error::io("READ_FAILED", "cannot stat", &real, &e))?;
+            Ok((real, meta))
+        }
+        crate::fsio::links::Link::Refused(reason) => Err(reason),
+    }
+}
+
+/// The check of a file that could not be read: skipped by policy (unjudged, when what it holds
+/// is unknown), or failed.
+fn unread(
+    shown: &str,
+    selected: &Path,
+    outcome: ReadOutcome,
+    options: &Options,
+    profile: &Profile,
+) -> FileCheck {
     match outcome {
+        ReadOutcome::Skipped(reason) if crate::fsio::links::unjudged(reason.code) => {
+            unjudged(shown, selected, &reason, options)
+        }
         ReadOutcome::Skipped(reason) => {
             whole_file(Rule::Skipped, shown, &reason, Outcome::Skipped, profile)
         }
@@ -173,6 +219,26 @@ fn unread(shown: &str, outcome: ReadOutcome, profile: &Profile) -> FileCheck {
             whole_file(Rule::Unreadable, shown, &error, Outcome::Failed, profile)
         }
     }
+}
+
+/// A selected script that could not be judged (too large, a FIFO, binary, a link that cannot be
+/// followed): SKM004 as an error or a warning (`links::unjudged_severity`), never a pass. No
+/// selection, setting or comment drops it: those come from the repository; `--exit-zero` alone
+/// changes the exit status.
+fn unjudged(shown: &str, selected: &Path, reason: &Error, options: &Options) -> FileCheck {
+    let mut finding = file_finding(Rule::Skipped, shown, reason);
+    finding.severity = crate::fsio::links::unjudged_severity(selected, &options.explicit);
+    finding.message = format!("could not be checked: {}", reason.message);
+    FileCheck {
+        findings: vec![finding],
+        outcome: Outcome::Skipped,
+        suppressed: 0,
+    }
+}
+
+/// Whether a finding is about a selected script that could not be judged.
+pub fn is_unjudged(finding: &Finding) -> bool {
+    finding.code == Rule::Skipped && finding.severity != Severity::Note
 }
 
 /// A file with nothing to report.
@@ -804,6 +870,10 @@ pub struct Summary {
     pub skipped: usize,
     /// Files that could not be read or parsed (SKM003).
     pub errors: usize,
+    /// Selected scripts that could not be judged (SKM004 as an error or a warning: too large,
+    /// a FIFO, binary, a symlink that cannot be followed), and how many of them are errors.
+    pub not_checked: usize,
+    pub not_checked_errors: usize,
     /// Findings suppressed by `# skillmod: ignore` comments.
     pub suppressed: usize,
 }
@@ -834,10 +904,13 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
-    /// 2 when a file could not be checked, 1 when something was found, else 0; always 0 with
+    /// 2 when a file could not be read or parsed (SKM003), 1 when something was found or a
+    /// script that must be judged could not be (SKM004 as an error), else 0 (warnings, an
+    /// unjudged script a walk found in a skill folder among them, leave it 0); always 0 with
     /// `--exit-zero` (the report still says what).
     pub fn exit_code(&self, exit_zero: bool) -> i32 {
-        match (exit_zero, self.summary.errors, self.summary.findings) {
+        let s = &self.summary;
+        match (exit_zero, s.errors, s.findings + s.not_checked_errors) {
             (true, ..) | (false, 0, 0) => 0,
             (false, 0, _) => 1,
             _ => 2,
@@ -853,7 +926,7 @@ pub enum Bodies {
     /// One script read from stdin, shown under the name given (`check -`).
     Stdin(String, Vec<u8>),
     /// Each file as git's index holds it (`check --staged`): what a commit would record.
-    Index(std::collections::HashMap<PathBuf, Vec<u8>>),
+    Index(std::collections::HashMap<PathBuf, crate::vcs::Staged>),
 }
 
 impl Bodies {
@@ -879,9 +952,64 @@ impl Bodies {
         if staged {
             let repo = crate::vcs::Repo::discover(&options.base)
                 .ok_or_else(|| Error::new("NOT_A_GIT_REPO", "--staged needs a git work tree"))?;
-            return Ok(Bodies::Index(repo.index_contents(files)?));
+            return Ok(Bodies::Index(repo.staged_scripts(files)?));
         }
         Ok(Bodies::Files)
+    }
+}
+
+/// Check a file as git's index holds it (`--staged`): its blob, or its symlink's target in the
+/// index; size and binary limits as on disk.
+fn check_staged(
+    path: &Path,
+    staged: Option<&crate::vcs::Staged>,
+    options: &Options,
+    cache: &Cache,
+    parser: &mut BashParser,
+) -> FileCheck {
+    let shown = crate::fsio::display_path(path, &options.base);
+    let (script, bytes) = match staged {
+        // Staged as deleted or not in the index: nothing to commit, nothing to check.
+        None => return clean(),
+        Some(crate::vcs::Staged::Refused(reason)) => {
+            return unjudged(&shown, path, reason, options);
+        }
+        Some(crate::vcs::Staged::Blob { script, bytes }) => (script, bytes),
+    };
+    let too_large = bytes.len() as u64 > options.max_size;
+    if too_large && !Dialect::is_shell_file(path, bytes) {
+        let not_shell = ReadOutcome::Skipped(crate::migrate::not_shell());
+        return unread(&shown, path, not_shell, options, &Profile::default());
+    }
+    if too_large {
+        let reason = Error::new(
+            "FILE_TOO_LARGE",
+            format!(
+                "{} bytes (as staged) is over the {}-byte limit; raise it with --max-size",
+                bytes.len(),
+                options.max_size
+            ),
+        );
+        return unjudged(&shown, path, &reason, options);
+    }
+    if crate::fsio::read::is_binary(bytes) {
+        let reason = Error::new("BINARY_FILE", "binary file (NUL bytes, as staged)");
+        return unjudged(&shown, path, &reason, options);
+    }
+    let body = crate::fsio::read::Script::from_body(bytes).body;
+    if !Dialect::is_shell_file(path, &body) {
+        let not_shell = ReadOutcome::Skipped(crate::migrate::not_shell());
+        return unread(&shown, path, not_shell, options, &Profile::default());
+    }
+    match options.profiles.get_prepared(path) {
+        Ok(profile) => {
+            let at = Some(script.as_path());
+            check_body_at(&shown, at, &body, options, &profile, cache, parser, None)
+        }
+        Err(error) => {
+            let default = Profile::default();
+            whole_file(Rule::Unreadable, &shown, &error, Outcome::Failed, &default)
+        }
     }
 }
 
@@ -900,25 +1028,7 @@ pub fn run(
         |path, parser| match bodies {
             Bodies::Stdin(shown, bytes) => check_body(shown, path, bytes, options, cache, parser),
             Bodies::Files => check_file(path, options, cache, parser),
-            Bodies::Index(staged) => {
-                let shown = crate::fsio::display_path(path, &options.base);
-                match staged.get(path) {
-                    // Staged as deleted or not in the index: nothing to commit, nothing to check.
-                    None => clean(),
-                    Some(bytes) => {
-                        let body = crate::fsio::read::Script::from_body(bytes).body;
-                        if Dialect::is_shell_file(path, &body) {
-                            check_body(&shown, path, &body, options, cache, parser)
-                        } else {
-                            unread(
-                                &shown,
-                                ReadOutcome::Skipped(crate::migrate::not_shell()),
-                                &Profile::default(),
-                            )
-                        }
-                    }
-                }
-            }
+            Bodies::Index(staged) => check_staged(path, staged.get(path), options, cache, parser),
         },
         |path, error| FileCheck {
             findings: vec![file_finding(
@@ -931,6 +1041,10 @@ pub fn run(
         },
         |check| {
             let s = &mut report.summary;
+            for f in check.findings.iter().filter(|f| is_unjudged(f)) {
+                s.not_checked += 1;
+                s.not_checked_errors += usize::from(f.severity == Severity::Error);
+            }
             match check.outcome {
                 Outcome::Checked => s.scripts_checked += 1,
                 Outcome::Skipped => s.skipped += 1,
@@ -948,6 +1062,7 @@ pub fn run(
             for f in &check.findings {
                 *report.statistics.entry(f.code).or_default() += 1;
                 match f.severity {
+                    _ if is_unjudged(f) => {}
                     Severity::Error if f.code == Rule::Unreadable => {
                         s.errors += 1;
                         report.errors.push(FileError {

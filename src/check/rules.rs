@@ -96,9 +96,9 @@ impl Rule {
                 code: "SKM004",
                 name: "skipped",
                 severity: Severity::Note,
-                summary: "a file was not checked (symlink, binary, over `--max-size`, not a shell script)",
-                explanation: "The file was not checked: a symlink, a binary file, or a file over --max-size. Pass the target of a symlink, or raise --max-size.",
-                example: "skills/deploy/execute.sh -> ../shared/execute.sh   (a symlink: its target is checked where it lies)\n",
+                summary: "a file was not checked: a note when it is no shell script; a script that could not be judged (over `--max-size`, a FIFO, binary, a symlink that is broken or leads outside the project root) is an error when named or called `execute.sh`, else a warning, and never a pass",
+                explanation: "The file was not checked. A file that is not a shell script is a note. A selected script whose content could not be judged (over --max-size, not a regular file, binary, a symlink that loops, dangles or leads outside the project root or into .git) is never a pass: an error (exit 1) when it was named on the command line or is called execute.sh, a warning (the summary says it was not checked) when a walk found it in a skill folder. No setting or comment drops these; only --exit-zero changes the exit status. A symlink to a file inside the project root is judged at its target. Raise --max-size, point the link inside the repository, or put a regular script there.",
+                example: "skills/deploy/execute.sh -> /etc/deploy.sh   (a symlink out of the project root: OUTSIDE_ROOT, an error)\n",
             },
             Rule::UnusedSuppression => &Spec {
                 code: "SKM005",

@@ -48,6 +48,11 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         report_unused_suppressions: args.report_unused_suppressions,
         profiles,
         runtimes,
+        named: match targets.named() {
+            named if named.is_empty() => vec![working_dir()?],
+            named => named,
+        },
+        explicit: targets.explicit_files(),
     };
     let color = args.common.color.choice();
     let (mut stdout, colored) = crate::report::stdout(color);
@@ -93,14 +98,16 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
             let _ = writeln!(stderr, "error: {}: {}: {}", e.path, e.code, e.message);
         }
     }
-    if report.summary.scripts_checked == 0 && report.summary.errors == 0 {
-        targets.nothing_checked(files.len(), report.summary.skipped, args.common.silent)?;
+    let s = &report.summary;
+    // A script that had to be judged and could not be is the answer (exit 1), not "nothing".
+    if s.scripts_checked == 0 && s.errors == 0 && s.not_checked_errors == 0 {
+        targets.nothing_checked(files.len(), s.skipped, args.common.silent)?;
     }
-    let found = report.summary.errors + report.summary.findings;
+    let found = s.errors + s.findings + s.not_checked_errors;
     if args.exit_zero && found > 0 && !args.common.silent {
         eprintln!(
-            "note: --exit-zero: exiting 0 although {} error(s) and {} legacy statement(s) were reported",
-            report.summary.errors, report.summary.findings
+            "note: --exit-zero: exiting 0 although {} error(s), {} legacy statement(s) and {} script(s) that could not be checked were reported",
+            s.errors, s.findings, s.not_checked_errors
         );
     }
     Ok(report.exit_code(args.exit_zero))

@@ -17,11 +17,22 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     args.common.init_threads()?;
     let targets = &args.paths;
     let resolver = args.settings.resolver(&targets.named())?;
-    let files = targets.files("migrate", &resolver)?;
+    let base = working_dir()?;
+    // Symlinks to files inside their project root are followed, each real path migrated once.
+    let named = match targets.named() {
+        named if named.is_empty() => vec![base.clone()],
+        named => named,
+    };
+    let selected = migrate::Selected::new(
+        &targets.files("migrate", &resolver)?,
+        &named,
+        &targets.explicit_files(),
+        &base,
+    );
+    let files = selected.files.clone();
     let profiles = profiles(args, resolver)?;
     let used = profiles.prepare(&files)?;
     args.common.show_settings(&used);
-    let base = working_dir()?;
     let request = migrate::session::Request {
         dry_run: args.dry_run,
         force: args.force,
@@ -33,7 +44,9 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         staged: args.paths.staged,
         commit: args.commit.then(|| (args.message.clone(), args.no_verify)),
     };
-    let session = migrate::session::prepare(&files, profiles, &request, &base, &targets.named())?;
+    let mut session =
+        migrate::session::prepare(&files, profiles, &request, &base, &targets.named())?;
+    session.options.selected = selected;
     let options = &session.options;
     let backups = Backups::new();
     let verbosity = Verbosity {

@@ -5,6 +5,7 @@ pub mod atomic;
 pub mod backup;
 pub mod discover;
 pub mod limited;
+pub mod links;
 pub mod read;
 pub mod targets;
 
@@ -162,7 +163,8 @@ impl Roots {
         if let Some(repo) = self.repository(folder) {
             return repo;
         }
-        let real = canonical(path);
+        // The file where it is named: a symlink's root is its own, never its target's.
+        let real = as_named(path);
         let own = real.parent().unwrap_or(&real);
         let named = self
             .named

@@ -103,6 +103,11 @@ pub fn read_script_at(
         )));
     }
     if meta.len() > max_size {
+        // A large file that is no shell script by its name and first line is no script left
+        // unjudged: it is not a shell script.
+        if !head_is_shell(path) {
+            return Err(ReadOutcome::Skipped(crate::migrate::not_shell()));
+        }
         return Err(ReadOutcome::Skipped(Error::new(
             "FILE_TOO_LARGE",
             format!(
@@ -135,6 +140,21 @@ pub fn read_script_at(
         owner,
         links,
     })
+}
+
+/// Whether a file too large to read is a shell script by its name or its first 256 bytes (read
+/// without blocking and without following a link); true when they cannot be read.
+fn head_is_shell(path: &Path) -> bool {
+    let mut head = Vec::with_capacity(256);
+    match super::limited::open(path, false) {
+        Ok(file) => {
+            if std::io::Read::read_to_end(&mut std::io::Read::take(file, 256), &mut head).is_err() {
+                return true;
+            }
+            super::is_shell_script(path, &head)
+        }
+        Err(_) => true,
+    }
 }
 
 #[cfg(unix)]

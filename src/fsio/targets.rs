@@ -112,6 +112,21 @@ impl Targets {
             .collect()
     }
 
+    /// The files named on the command line as files (positional paths that are not folders,
+    /// `--skill-path`), as discovery returns them; none with `--force-select`, whose names are a
+    /// list to pick from. A file among them that cannot be judged is an error.
+    pub fn explicit_files(&self) -> std::collections::HashSet<PathBuf> {
+        if self.force_select {
+            return Default::default();
+        }
+        self.paths
+            .iter()
+            .filter(|p| !std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+            .chain(&self.skill_paths)
+            .cloned()
+            .collect()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.paths.is_empty() && self.skill_dirs.is_empty() && self.skill_paths.is_empty()
     }
@@ -203,8 +218,9 @@ impl Targets {
     }
 }
 
-/// `--staged` checks what the commit will hold: a staged skill script whose work-tree copy is
-/// gone (deleted, or a FIFO or folder in its place) is still checked, from the index. Such a file
+/// `--staged` checks what the commit will hold: a staged skill script (a regular file or a
+/// symlink) whose work-tree copy is gone (deleted, or a FIFO or folder in its place) is still
+/// checked, from the index. Such a file
 /// is selected as a walk would: `execute.sh`, or a shell name inside a folder whose `SKILL.md`
 /// the index holds.
 fn staged_without_work_tree_copy(
@@ -212,7 +228,18 @@ fn staged_without_work_tree_copy(
     staged: &std::collections::HashSet<PathBuf>,
     found: &[PathBuf],
 ) -> Result<Vec<PathBuf>> {
-    let regular = repo.indexed_regular()?;
+    let modes = repo.index_modes()?;
+    // A regular file, or a symlink (followed through the index when checked).
+    let staged_file = |path: &PathBuf| {
+        modes
+            .get(path)
+            .is_some_and(|m| matches!(m.as_str(), "100644" | "100755" | "120000"))
+    };
+    let regular: std::collections::HashSet<&PathBuf> = modes
+        .iter()
+        .filter(|(_, m)| matches!(m.as_str(), "100644" | "100755"))
+        .map(|(p, _)| p)
+        .collect();
     let in_skill = |path: &std::path::Path| {
         path.ancestors()
             .skip(1)
@@ -221,7 +248,7 @@ fn staged_without_work_tree_copy(
     };
     Ok(staged
         .iter()
-        .filter(|path| regular.contains(*path) && !found.contains(*path))
+        .filter(|path| staged_file(path) && !found.contains(*path))
         .filter(|path| {
             !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() || m.is_symlink())
         })

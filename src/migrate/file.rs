@@ -73,7 +73,7 @@ fn read(
 ) -> Option<(Script, std::sync::Arc<super::Profile>)> {
     let script = match read_script(path, options.max_size) {
         Ok(script) => script,
-        Err(ReadOutcome::Skipped(reason)) => return stop(report, Status::Skipped, reason),
+        Err(ReadOutcome::Skipped(reason)) => return unread(report, path, reason, options),
         Err(ReadOutcome::Failed(error)) => return stop(report, Status::Failed, error),
     };
     if !Dialect::is_shell_file(path, &script.body) && !options.sourcing.is_library(path) {
@@ -110,6 +110,32 @@ fn read(
     report.sha256_before = Some(sha_before.clone());
     report.sha256_after = Some(sha_before);
     Some((script, profile))
+}
+
+/// A file not read: skipped by policy, or, when what it holds is unknown (too large, a FIFO,
+/// binary, a symlink that leads outside its project root or nowhere), unjudged as check says:
+/// failed when it had to be judged (`Selected::must_judge`), else skipped with a warning.
+fn unread<T>(report: &mut FileReport, path: &Path, reason: Error, options: &Options) -> Option<T> {
+    let reason = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            let root = crate::fsio::file_root(path, &options.named);
+            match crate::fsio::links::follow(path, &root) {
+                crate::fsio::links::Link::Refused(refusal) => refusal,
+                crate::fsio::links::Link::Inside(_) => reason,
+            }
+        }
+        _ => reason,
+    };
+    if !crate::fsio::links::unjudged(reason.code) {
+        return stop(report, Status::Skipped, reason);
+    }
+    let (severity, status) = if options.selected.must_judge.contains(path) {
+        (rules::Severity::Error, Status::Failed)
+    } else {
+        (rules::Severity::Warning, Status::Skipped)
+    };
+    report.unjudged = Some(severity);
+    stop(report, status, reason)
 }
 
 /// The analysis, with the statements `# skillmod: ignore[…]` keeps as they are left out (as

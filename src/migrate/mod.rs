@@ -61,6 +61,10 @@ pub struct FileReport {
     pub errors: Vec<ErrorEntry>,
     /// Remarks that do not stop the migration (a library, an invalid literal confidence).
     pub notes: Vec<ErrorEntry>,
+    /// A selected script that could not be judged (too large, a FIFO, binary, a symlink that
+    /// cannot be followed): `error` (failed, as check's SKM004 error) or `warning` (skipped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unjudged: Option<crate::check::Severity>,
     /// The settings file that applied, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub settings: Option<String>,
@@ -159,6 +163,60 @@ pub struct Options {
     /// With `--staged`: files whose work tree differs from the index, never rewritten (the
     /// commit would not hold what was migrated).
     pub unstaged: Option<std::collections::HashSet<PathBuf>>,
+    /// The selected symlinks (followed to these targets, each migrated once) and the files that
+    /// fail the run when they cannot be judged (`Selected`).
+    pub selected: Selected,
+}
+
+/// The files a run works on once symlinks are followed: a symlink to a file inside its project
+/// root is replaced by that file (its real path), and each real path comes once.
+#[derive(Debug, Default)]
+pub struct Selected {
+    pub files: Vec<PathBuf>,
+    /// Target -> the links (as shown) that led to it.
+    pub followed: std::collections::HashMap<PathBuf, Vec<String>>,
+    /// Files that fail the run when they cannot be judged: named on the command line, or named
+    /// `execute.sh`, or a target one of those leads to (check's SKM004 errors).
+    pub must_judge: std::collections::HashSet<PathBuf>,
+}
+
+impl Selected {
+    /// Follow the selected symlinks that lead to a file inside their project root, and drop
+    /// duplicates by real path; `explicit` are the files named as files.
+    pub fn new(
+        files: &[PathBuf],
+        named: &[PathBuf],
+        explicit: &std::collections::HashSet<PathBuf>,
+        base: &Path,
+    ) -> Selected {
+        use crate::fsio::links::{Link, follow, unjudged_severity};
+        let mut selected = Selected::default();
+        let mut seen = std::collections::HashSet::new();
+        let mut roots = crate::fsio::Roots::new(named);
+        for file in files {
+            let strict = unjudged_severity(file, explicit) == crate::check::Severity::Error;
+            let is_link = std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink());
+            let target = match is_link.then(|| follow(file, &roots.root(file))) {
+                Some(Link::Inside(real)) => {
+                    selected
+                        .followed
+                        .entry(real.clone())
+                        .or_default()
+                        .push(crate::fsio::display_path(file, base));
+                    real
+                }
+                _ => file.clone(),
+            };
+            if strict {
+                selected.must_judge.insert(target.clone());
+            }
+            if seen.insert(crate::fsio::canonical(&target)) {
+                selected.files.push(target);
+            }
+        }
+        selected.files.sort();
+        selected
+    }
 }
 
 /// The settings that shape one file's migration, built once per settings file.
@@ -238,12 +296,15 @@ pub struct Summary {
     /// echo/printf/cat writes of theirs that moves.
     pub stdout_to_stderr: usize,
     pub stdout_writes_moved: usize,
+    /// Selected scripts that could not be judged (each failed or skipped as well).
+    pub not_checked: usize,
 }
 
 impl Summary {
     /// Count one file's report.
     pub fn add_report(&mut self, report: &FileReport) {
         self.add(report.status);
+        self.not_checked += usize::from(report.unjudged.is_some());
         let changed = matches!(report.status, Status::Migrated | Status::WouldMigrate);
         if changed && report.stdout_to_stderr {
             self.stdout_to_stderr += 1;
@@ -381,6 +442,21 @@ where
     })
 }
 
+impl Options {
+    /// The note of a file reached through selected symlinks.
+    fn followed_note(&self, path: &Path) -> Option<ErrorEntry> {
+        let links = self.selected.followed.get(path)?;
+        Some(ErrorEntry {
+            code: "SYMLINK_FOLLOWED",
+            message: format!(
+                "reached through the symbolic link{} {}: the target is migrated where it lies, once",
+                if links.len() == 1 { "" } else { "s" },
+                links.join(", ")
+            ),
+        })
+    }
+}
+
 /// The report of a file that could not be processed at all (parser setup, panic).
 fn failed(path: &Path, options: &Options, error: Error) -> FileReport {
     let mut report = FileReport::new(path, options);
@@ -400,7 +476,8 @@ impl FileReport {
             sha256_before: None,
             sha256_after: None,
             errors: Vec::new(),
-            notes: Vec::new(),
+            notes: options.followed_note(path).into_iter().collect(),
+            unjudged: None,
             settings: options.profiles.source_of(path),
             runtime_file: None,
             runtime: None,

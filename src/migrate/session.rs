@@ -125,6 +125,7 @@ pub fn prepare(
         },
         sourcing,
         unstaged,
+        selected: super::Selected::default(),
     };
     Ok(Session {
         options,

@@ -88,15 +88,29 @@ pub(crate) fn write_summary(
 ) -> io::Result<()> {
     let s = &report.summary;
     // Nothing looked at: the command says why (NOTHING_CHECKED), not "All clear".
-    if s.scripts_checked == 0 && s.errors == 0 && s.findings == 0 {
+    if s.scripts_checked == 0 && s.errors == 0 && s.findings == 0 && s.not_checked == 0 {
         return Ok(());
     }
     let bold = palette.paint(Style::new().bold());
-    if s.findings == 0 && s.errors > 0 {
+    // What could not be judged comes first: it is never "All clear".
+    let mut not_clear = Vec::new();
+    if s.errors > 0 {
+        not_clear.push(format!(
+            "{} could not be checked (SKM003, above)",
+            super::plural(s.errors, "file")
+        ));
+    }
+    if s.not_checked > 0 {
+        not_clear.push(format!(
+            "{} could not be checked (SKM004, above)",
+            super::plural(s.not_checked, "script")
+        ));
+    }
+    if s.findings == 0 && !not_clear.is_empty() {
         write!(
             out,
-            "{bold}Not clear{bold:#}: {} could not be checked (SKM003, above); no legacy output in {} checked",
-            super::plural(s.errors, "file"),
+            "{bold}Not clear{bold:#}: {}; no legacy output in {} checked",
+            not_clear.join(", "),
             super::plural(s.scripts_checked, "script")
         )?;
     } else if s.findings == 0 {
@@ -124,6 +138,9 @@ pub(crate) fn write_summary(
             // A file with findings was read even when a parse error left it not clear.
             super::plural(s.scripts_checked.max(s.files_with_findings), "script")
         )?;
+        if !not_clear.is_empty() {
+            write!(out, "; {}", not_clear.join(", "))?;
+        }
     }
     if s.suppressed > 0 {
         write!(out, " ({} suppressed)", s.suppressed)?;

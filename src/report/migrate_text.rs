@@ -217,6 +217,13 @@ pub(crate) fn write_summary(
         s.failed,
         elapsed.as_secs_f64()
     )?;
+    if s.not_checked > 0 {
+        writeln!(
+            out,
+            "{} could not be checked (listed above; failed when named or called execute.sh, else skipped): not clear",
+            super::plural(s.not_checked, "script")
+        )?;
+    }
     if s.stdout_to_stderr > 0 {
         let one = s.stdout_to_stderr == 1;
         let (print, go) = match (dry_run, one) {

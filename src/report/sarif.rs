@@ -194,7 +194,9 @@ impl SarifWriter {
                     }),
                 },
             };
-            if f.code == Rule::Skipped {
+            // A skipped file is a notification; one that had to be judged and could not be is
+            // a result at its level, as in every other format.
+            if f.code == Rule::Skipped && f.severity == Severity::Note {
                 self.notifications.push(Notification {
                     level: "note",
                     message: Text {

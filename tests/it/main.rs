@@ -25,6 +25,8 @@ mod rules_cli;
 mod runtime_file;
 mod safety;
 mod self_contained;
+// A script check selected but could not judge is never a pass (issue 31, points 2 and 4).
+mod skipped_not_clean;
 mod snapshots;
 mod stdout_forms;
 mod terminal;

@@ -255,16 +255,16 @@ fn restore_without_backups_says_there_is_nothing_to_restore() {
 }
 
 #[test]
-fn symlinked_script_is_skipped_and_target_untouched() {
+fn a_symlinked_script_out_of_its_project_root_fails_and_its_target_is_untouched() {
     let tmp = tempfile::tempdir().expect("tmp");
     let target = write_script(tmp.path(), "real/legacy.sh", LEGACY);
     std::fs::create_dir_all(tmp.path().join("skill")).expect("mkdir");
     std::os::unix::fs::symlink(&target, tmp.path().join("skill/execute.sh")).expect("symlink");
-    // Every named script skipped: the report says why, and the exit status that nothing was done.
+    // The root is the folder named: the target lies outside it, and execute.sh must be judged.
     let (code, report) = json_report(tmp.path(), &["migrate", "skill"]);
-    assert_eq!(code, 2);
-    assert_eq!(report["files"][0]["status"], "skipped");
-    assert_eq!(report["files"][0]["errors"][0]["code"], "SYMLINK");
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["files"][0]["status"], "failed");
+    assert_eq!(report["files"][0]["errors"][0]["code"], "OUTSIDE_ROOT");
     assert_eq!(std::fs::read(&target).expect("read"), LEGACY);
     assert!(
         std::fs::symlink_metadata(tmp.path().join("skill/execute.sh"))
@@ -275,7 +275,7 @@ fn symlinked_script_is_skipped_and_target_untouched() {
 }
 
 #[test]
-fn binary_and_oversized_files_are_skipped_with_reasons() {
+fn a_binary_or_oversized_execute_sh_fails_with_its_reason() {
     let tmp = tempfile::tempdir().expect("tmp");
     write_script(
         tmp.path(),
@@ -286,7 +286,7 @@ fn binary_and_oversized_files_are_skipped_with_reasons() {
     big.extend(std::iter::repeat_n(b'#', 5000));
     write_script(tmp.path(), "big/execute.sh", &big);
     let (code, report) = json_report(tmp.path(), &["migrate", "--max-size", "4096", "."]);
-    assert_eq!(code, 2, "nothing could be migrated: {report}");
+    assert_eq!(code, 1, "neither could be judged, as check says: {report}");
     let codes: Vec<&str> = report["files"]
         .as_array()
         .expect("files")
@@ -294,7 +294,8 @@ fn binary_and_oversized_files_are_skipped_with_reasons() {
         .map(|f| f["errors"][0]["code"].as_str().unwrap_or(""))
         .collect();
     assert_eq!(codes, ["FILE_TOO_LARGE", "BINARY_FILE"]);
-    assert_eq!(report["summary"]["skipped"], 2);
+    assert_eq!(report["summary"]["failed"], 2);
+    assert_eq!(report["summary"]["not_checked"], 2);
 }
 
 #[test]

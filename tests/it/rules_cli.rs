@@ -17,7 +17,8 @@ fn awkward_repo() -> tempfile::TempDir {
     write_script(repo, "my skill/execute.sh", LEGACY);
     write_script(repo, "a:b/execute.sh", b"#!/bin/sh\necho \"Created: x\"\n");
     write_script(repo, "sub/execute.sh", LEGACY);
-    std::os::unix::fs::symlink("../my skill/execute.sh", repo.join("sub/link.sh")).expect("link");
+    // A link out of the repository, found by --include: a script that cannot be judged.
+    std::os::unix::fs::symlink("/dev/null", repo.join("sub/link.sh")).expect("link");
     tmp
 }
 
@@ -35,7 +36,7 @@ fn sarif_from_subfolder(repo: &Path) -> Value {
 
 /// The official SARIF 2.1.0 schema, from the npm package `@microsoft/jest-sarif` that `.ci/run`
 /// installs (`SKILLMOD_SARIF_SCHEMA`). Required on CI; elsewhere the test says it was not run.
-fn official_schema() -> Option<Value> {
+pub(crate) fn official_schema() -> Option<Value> {
     match std::env::var("SKILLMOD_SARIF_SCHEMA") {
         Ok(path) => {
             // The published schema's `language` patterns have a stray `]`
@@ -97,10 +98,12 @@ fn sarif_passes_the_official_schema_and_githubs_rules() {
         assert_eq!(rules[index]["id"], result["ruleId"]);
         let location = &result["locations"][0]["physicalLocation"];
         assert_eq!(location["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+        // A file that could not be judged is a result about the whole file, with no region.
         assert!(
-            location["region"]["startLine"]
-                .as_u64()
-                .is_some_and(|l| l >= 1)
+            result["ruleId"] == "SKM004"
+                || location["region"]["startLine"]
+                    .as_u64()
+                    .is_some_and(|l| l >= 1)
         );
         uris.push(
             location["artifactLocation"]["uri"]
@@ -116,14 +119,18 @@ fn sarif_passes_the_official_schema_and_githubs_rules() {
         [
             "a%3Ab/execute.sh",
             "my%20skill/execute.sh",
-            "sub/execute.sh"
+            "sub/execute.sh",
+            "sub/link.sh"
         ]
     );
-    let notes = &run0["invocations"][0]["toolExecutionNotifications"];
-    assert_eq!(
-        notes[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "sub/link.sh",
-        "a skipped file is a notification: {notes}"
-    );
+    // A script that could not be judged is a result at the level every format gives it.
+    let link = run0["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["ruleId"] == "SKM004")
+        .expect("the link is a result");
+    assert_eq!(link["level"], "warning", "{link}");
 }
 
 #[test]
@@ -151,7 +158,7 @@ fn github_annotations_resolve_from_the_repository_root() {
         "{text}"
     );
     assert!(
-        text.contains("::notice file=sub/link.sh,title=skillmod SKM004 (skipped)::"),
+        text.contains("::warning file=sub/link.sh,title=skillmod SKM004 (skipped)::"),
         "{text}"
     );
 }
@@ -227,10 +234,22 @@ fn nothing_checked_is_never_a_silent_pass() {
     );
     let migrate = run(skillmod(tmp.path()).args(["migrate", "--dry-run", "s"]));
     assert_eq!(migrate.status.code(), Some(2), "{}", stderr(&migrate));
-    std::os::unix::fs::symlink("run.sh", tmp.path().join("s/execute.sh")).expect("link");
+    // A named script that could not be judged is the answer (exit 1), not "nothing checked".
+    std::os::unix::fs::symlink("nowhere.sh", tmp.path().join("s/execute.sh")).expect("link");
     let out = run(skillmod(tmp.path()).args(["check", "s/execute.sh"]));
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stdout(&out).contains("SKM004 SYMLINK"), "{}", stdout(&out));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("SKM004 SYMLINK_BROKEN") && stdout(&out).contains("Not clear"),
+        "{}",
+        stdout(&out)
+    );
+    // A skill-folder script that could not be judged, and nothing else: nothing was checked.
+    std::fs::remove_file(tmp.path().join("s/execute.sh")).expect("rm");
+    std::fs::write(tmp.path().join("s/SKILL.md"), "---\nname: s\n---\n").expect("skill");
+    std::os::unix::fs::symlink("nowhere.sh", tmp.path().join("s/tool.sh")).expect("link");
+    std::fs::remove_file(tmp.path().join("s/run.sh")).expect("rm");
+    let out = run(skillmod(tmp.path()).args(["check", "s"]));
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
     assert!(stderr(&out).contains("were skipped"), "{}", stderr(&out));
 }
 
@@ -390,21 +409,19 @@ fn readme_rules_table_is_generated_from_the_registry() {
 }
 
 /// Each rule's example, checked as a skill, gives that rule's finding (SKM004's example is a
-/// symlink, made here as the example says).
+/// symlink out of the project root, made here as the example says).
 #[test]
 fn every_rule_example_gives_its_finding() {
     for rule in skillmod::check::Rule::ALL {
         let tmp = tempfile::tempdir().expect("tmp");
         let dir = tmp.path();
         git_init(dir);
+        let outside = tempfile::tempdir().expect("tmp");
         if rule.code() == "SKM004" {
-            write_script(dir, "shared/execute.sh", b"#!/bin/bash\necho hi >&2\n");
+            let target = write_script(outside.path(), "deploy.sh", b"#!/bin/bash\necho hi >&2\n");
             std::fs::create_dir_all(dir.join("skills/deploy")).expect("mkdir");
-            std::os::unix::fs::symlink(
-                "../../shared/execute.sh",
-                dir.join("skills/deploy/execute.sh"),
-            )
-            .expect("link");
+            std::os::unix::fs::symlink(&target, dir.join("skills/deploy/execute.sh"))
+                .expect("link");
         } else {
             write_script(dir, "skill/execute.sh", rule.example().as_bytes());
         }

@@ -1,0 +1,103 @@
+//! Selected files that cannot be judged as they are: a symlink is followed to its target when
+//! that lies inside the project root (check reads it, migrate migrates it once), and refused with
+//! a code naming the target otherwise; a file that cannot be read at all (too large, a FIFO,
+//! binary, a broken or escaping link) is an error or a warning depending on how it was selected.
+
+use std::path::{Path, PathBuf};
+
+use crate::check::Severity;
+use crate::error::Error;
+
+/// Where a selected symlink leads.
+#[derive(Debug)]
+pub enum Link {
+    /// A regular file inside the project root: its real path.
+    Inside(PathBuf),
+    /// Not followed: why (`OUTSIDE_ROOT`, `SYMLINK_BROKEN`, `NOT_A_FILE`), naming the target.
+    Refused(Error),
+}
+
+/// Follow the symlink at `path`, whose project root is `root`: its real path must be a regular
+/// file inside `root`, and not under `.git` or `.skillmod`.
+pub fn follow(path: &Path, root: &Path) -> Link {
+    let written = std::fs::read_link(path)
+        .map_or_else(|_| "?".to_string(), |t| t.to_string_lossy().into_owned());
+    let real = match std::fs::canonicalize(path) {
+        Ok(real) => real,
+        Err(e) => {
+            return Link::Refused(Error::new(
+                "SYMLINK_BROKEN",
+                format!(
+                    "is a symbolic link to {}, which cannot be followed ({e}): nothing was read; fix or remove the link",
+                    quoted(&written)
+                ),
+            ));
+        }
+    };
+    let root = super::canonical(root);
+    let inside = real.strip_prefix(&root).ok().filter(|relative| {
+        !relative.components().any(|c| {
+            let c = c.as_os_str();
+            c == ".git" || c == super::STATE_DIR
+        })
+    });
+    if inside.is_none() {
+        return Link::Refused(outside_root(&real, &root));
+    }
+    match std::fs::symlink_metadata(&real) {
+        Ok(meta) if meta.is_file() => Link::Inside(real),
+        _ => Link::Refused(Error::new(
+            "NOT_A_FILE",
+            format!(
+                "is a symbolic link to {}, which is not a regular file (a folder, a FIFO, a device): nothing was read",
+                quoted(&real.to_string_lossy())
+            ),
+        )),
+    }
+}
+
+/// The refusal of a link (or a file reached through one) whose real path `real` lies outside
+/// `root`, or in its `.git` or `.skillmod` folder.
+pub fn outside_root(real: &Path, root: &Path) -> Error {
+    Error::new(
+        "OUTSIDE_ROOT",
+        format!(
+            "is a symbolic link to {}, outside its project root {} (or in its .git or .skillmod folder): nothing is read or written there. Point the link inside the repository, or check the target in its own project",
+            quoted(&real.to_string_lossy()),
+            quoted(&root.to_string_lossy())
+        ),
+    )
+}
+
+fn quoted(path: &str) -> String {
+    crate::report::quote_path(path)
+}
+
+/// The codes of a selected file that could not be judged at all (check's SKM004 as an error or
+/// a warning, not a note): what it holds is unknown, so it is never a pass.
+pub fn unjudged(code: &str) -> bool {
+    matches!(
+        code,
+        "FILE_TOO_LARGE"
+            | "NOT_A_FILE"
+            | "BINARY_FILE"
+            | "SYMLINK"
+            | "SYMLINK_BROKEN"
+            | "OUTSIDE_ROOT"
+    )
+}
+
+/// How much a selected file that could not be judged matters: an error when it was named on the
+/// command line (without `--force-select`) or is named `execute.sh`, so only `--exit-zero` hides
+/// it; a warning when a walk (or `--force-select`) took it for sitting in a skill folder or
+/// matching `--include`, so wider discovery does not fail a build on its first day.
+pub fn unjudged_severity(path: &Path, explicit: &std::collections::HashSet<PathBuf>) -> Severity {
+    let default_name = path
+        .file_name()
+        .is_some_and(|n| n == super::discover::DEFAULT_NAME);
+    if default_name || explicit.contains(path) {
+        Severity::Error
+    } else {
+        Severity::Warning
+    }
+}
