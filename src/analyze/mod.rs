@@ -5,6 +5,7 @@ pub mod context;
 pub mod flow;
 pub mod legacy;
 pub mod misreads;
+pub mod out_of_reach;
 pub mod parser;
 pub mod prefilter;
 pub mod runtime_link;
@@ -98,6 +99,8 @@ pub struct Analysis {
     /// `EOF_JSON` block written by hand), in a script skillmod has not migrated: migrating its
     /// legacy lines would give it a second document.
     pub prints_json: Option<(usize, usize)>,
+    /// Legacy-looking text in forms the analysis cannot read as output (SKM010 notes).
+    pub out_of_reach: Vec<out_of_reach::OutOfReach>,
     /// What the analysis cost, for tests that bound it by structure rather than time.
     pub work: Work,
 }
@@ -238,6 +241,7 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
         hidden,
         prints_json,
         dialect,
+        out_of_reach,
     ) = {
         let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), offsets);
         let runtime = runtime_link::find(source).map(|r| r.range());
@@ -347,6 +351,8 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
             .iter()
             .filter_map(|site| exit_trap(site.node, source))
             .collect();
+        let out_of_reach =
+            out_of_reach::find(&survey, tree.root_node(), source, vocabulary, &legacy);
         (
             legacy,
             has_block,
@@ -356,6 +362,7 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
             hidden,
             prints_json,
             dialect,
+            out_of_reach,
         )
     };
     let final_exit = final_top_level_exit(tree.root_node(), source);
@@ -393,6 +400,7 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
         stdout_writes,
         exit_traps,
         prints_json,
+        out_of_reach,
         work: Work { nodes: visited },
     }
 }

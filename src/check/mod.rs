@@ -304,7 +304,10 @@ fn check_body_at(
     parser: &mut BashParser,
     place: Option<cache::Key>,
 ) -> FileCheck {
-    if !prefilter::may_hold_legacy(body, profile.vocabulary) {
+    // A marker anywhere is worth a parse: outside an echo it may be out of reach (SKM010).
+    if !prefilter::may_hold_legacy(body, profile.vocabulary)
+        && profile.vocabulary.marker_offsets(body).is_empty()
+    {
         let entry = unmarked_entry(body);
         return match entry {
             Some(entry) => {
@@ -364,6 +367,7 @@ fn check_body_at(
                         .collect(),
                     mentions_suppression: analyze::suppress::Suppressions::may_occur(body),
                     prints_json: analysis.prints_json,
+                    out_of_reach: analysis.out_of_reach,
                     capture_refusal,
                     // Off the tree just parsed: no second parse.
                     sourced: crate::migrate::sourcing::sourced_in(&analysis.tree, body),
@@ -591,6 +595,31 @@ fn outside_sources(shown: &str, script: &Path, entry: &cache::Entry) -> Vec<Find
                 fix: None,
                 reason: None,
             })
+        })
+        .collect()
+}
+
+/// SKM010 for each place where legacy-looking text stands in a form check cannot read.
+fn out_of_reach_notes(
+    shown: &str,
+    places: &[crate::analyze::out_of_reach::OutOfReach],
+) -> Vec<Finding> {
+    places
+        .iter()
+        .map(|place| Finding {
+            code: Rule::OutOfReach,
+            severity: Rule::OutOfReach.severity(),
+            path: shown.to_string(),
+            line: place.line,
+            column: place.column,
+            message: format!(
+                "legacy-looking text in {}, which check cannot read as output: if the skill prints it, print it with a literal `echo`",
+                place.form.describe()
+            ),
+            kind: None,
+            text: None,
+            fix: None,
+            reason: None,
         })
         .collect()
 }
@@ -831,6 +860,7 @@ fn report(
     findings.extend(unparsable);
     findings.extend(runtime);
     findings.extend(outside);
+    findings.extend(out_of_reach_notes(&shown, &entry.out_of_reach));
     findings.retain(|f| profile.selection.allows(f.code));
     findings.sort_by_key(|f| (f.line, f.column));
     FileCheck {

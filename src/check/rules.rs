@@ -38,6 +38,7 @@ pub enum Rule {
     RuntimeOutOfDate,
     CannotMigrate,
     NotSelfContained,
+    OutOfReach,
 }
 
 /// The documentation of one rule (`skillmod rule --format json` prints it as it is).
@@ -53,7 +54,7 @@ pub struct Spec {
 
 impl Rule {
     /// Every rule, in code order (SARIF rule indices follow this order).
-    pub const ALL: [Rule; 9] = [
+    pub const ALL: [Rule; 10] = [
         Rule::LegacyOutput,
         Rule::StdoutWrite,
         Rule::Unreadable,
@@ -63,6 +64,7 @@ impl Rule {
         Rule::RuntimeOutOfDate,
         Rule::CannotMigrate,
         Rule::NotSelfContained,
+        Rule::OutOfReach,
     ];
 
     /// Everything the registry says about the rule.
@@ -139,6 +141,14 @@ impl Rule {
                 summary: "a script of a skill folder sources a file outside that folder, so the folder cannot be copied alone",
                 explanation: "A skill is installed by copying its folder (the one holding SKILL.md) alone: into ~/.claude/skills/NAME, a plugin cache, a zip. A script that sources a file outside that folder fails there. Move the file into the skill folder (or copy it), or accept that the skill only runs inside its repository.",
                 example: "#!/bin/bash\n. \"$(dirname \"$0\")/../lib/common.sh\"\necho hi >&2\n",
+            },
+            Rule::OutOfReach => &Spec {
+                code: "SKM010",
+                name: "out-of-reach",
+                severity: Severity::Note,
+                summary: "legacy-looking text in a form check cannot read as output (a heredoc printed by `cat`, a computed or multi-line `printf`, a `trap` action, a variable); shown with `--verbose`",
+                explanation: "check reads what an `echo`, a `printf` with a literal one-line format, or an `echo` piped into `tee` prints. Text that reaches stdout another way is out of its reach: a heredoc printed by `cat`, a `printf` whose format is computed or prints several lines, a `trap` action, a variable printed later. Such a script may still print legacy lines at run time, which neither check nor migrate sees. Print each result line with its own literal `echo`, or record it with the runtime's functions (`skillmod_success`, `skillmod_created PATH`).",
+                example: "#!/bin/bash\ncat <<EOF\nSUCCESS\nEOF\n",
             },
         }
     }

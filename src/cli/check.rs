@@ -59,7 +59,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     let mut progress = Progress::new(files.len(), args.common.quiet || args.common.silent);
     let mut renderer = Renderer::start(
         args.format,
-        (args.common.quiet, args.common.silent),
+        (args.common.quiet, args.common.silent, args.common.verbose),
         Palette { colored },
         &root_prefix,
         &root_uri,

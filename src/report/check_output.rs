@@ -25,10 +25,11 @@ pub enum CheckFormat {
 
 /// The output of one `--format`, fed file by file and finished once.
 pub(crate) enum Renderer {
-    /// Quiet drops the summary; silent prints nothing.
+    /// Quiet drops the summary; silent prints nothing; verbose shows the SKM010 notes.
     Text {
         quiet: bool,
         silent: bool,
+        verbose: bool,
         palette: Palette,
     },
     Github {
@@ -41,7 +42,7 @@ pub(crate) enum Renderer {
 impl Renderer {
     pub fn start(
         format: CheckFormat,
-        (quiet, silent): (bool, bool),
+        (quiet, silent, verbose): (bool, bool, bool),
         palette: Palette,
         root_prefix: &str,
         root_uri: &str,
@@ -51,6 +52,7 @@ impl Renderer {
             CheckFormat::Text => Renderer::Text {
                 quiet,
                 silent,
+                verbose,
                 palette,
             },
             CheckFormat::Github => Renderer::Github {
@@ -65,11 +67,14 @@ impl Renderer {
         match self {
             Renderer::Text {
                 silent: false,
+                verbose,
                 palette,
                 ..
-            } => check_text::write_file(out, findings, *palette),
+            } => check_text::write_file(out, &shown(findings, *verbose), *palette),
             Renderer::Text { silent: true, .. } => Ok(()),
-            Renderer::Github { root_prefix } => github::write(out, findings, root_prefix),
+            Renderer::Github { root_prefix } => {
+                github::write(out, &shown(findings, false), root_prefix)
+            }
             Renderer::Json(writer) => writer.push(out, findings),
             Renderer::Sarif(writer) => writer.push(out, findings),
         }
@@ -81,6 +86,7 @@ impl Renderer {
                 quiet: false,
                 silent: false,
                 palette,
+                ..
             } => check_text::write_summary(out, report, palette),
             Renderer::Text { .. } => Ok(()),
             Renderer::Github { .. } => Ok(()),
@@ -88,4 +94,14 @@ impl Renderer {
             Renderer::Sarif(writer) => writer.finish(out),
         }
     }
+}
+
+/// The findings a person reads: SKM010's notes on text out of the analysis's reach only on
+/// request (`--verbose`); machine formats carry them all.
+fn shown(findings: &[Finding], verbose: bool) -> Vec<Finding> {
+    findings
+        .iter()
+        .filter(|f| verbose || f.code != crate::check::Rule::OutOfReach)
+        .cloned()
+        .collect()
 }

@@ -153,3 +153,33 @@ fn each_stdout_form_is_rewritten_as_stated_and_keeps_its_side_effects() {
         }
     }
 }
+
+#[test]
+fn forms_out_of_reach_are_notes_shown_with_verbose_only() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = "#!/bin/bash\nmsg=\"Created: out.txt\"\ncat <<EOF\nSUCCESS\nEOF\ncat <<EOF > log.txt\nSUCCESS\nEOF\nprintf 'SUCCESS\\nCreated: x\\n'\ntrap 'echo COMPLETE' EXIT\necho \"$msg\"\n# SUCCESS in a comment\nif [ \"$x\" = SUCCESS ]; then :; fi\n";
+    write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
+    let plain = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+    assert_eq!(plain.status.code(), Some(0), "{}", stdout(&plain));
+    assert!(!stdout(&plain).contains("SKM010"), "{}", stdout(&plain));
+    let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
+    let text = stdout(&verbose);
+    let notes: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("SKM010"))
+        .map(|l| l.split(": SKM010 ").next().unwrap_or_default())
+        .map(|place| place.trim_start_matches("s/execute.sh:"))
+        .collect();
+    // The variable, the heredoc cat prints, the two-line printf, the trap; not the heredoc
+    // written to a file, the comment or the comparison.
+    assert_eq!(notes, ["2:6", "4:1", "9:9", "10:12"], "{text}");
+    let (_, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
+    let forms = report["findings"]
+        .as_array()
+        .into_iter()
+        .chain(report["warnings"].as_array())
+        .flatten()
+        .filter(|f| f["code"] == "SKM010")
+        .count();
+    assert_eq!(forms, 4, "{report}");
+}

@@ -1,0 +1,121 @@
+//! Legacy-looking text in forms the analysis cannot read as output: a heredoc printed by `cat`, a
+//! `printf` whose format is computed or prints several lines, a `trap` action, a variable's value.
+//! The script may print it on stdout at run time; check says so in a note (SKM010), so "All
+//! clear" is never silent about text it could not judge.
+
+use serde::{Deserialize, Serialize};
+use tree_sitter::Node;
+
+use super::context::{Survey, invocation};
+use super::{LegacyStatement, Vocabulary, opens_json_heredoc, words};
+
+/// Where marker text stands that may be printed in a way the analysis cannot follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Form {
+    CatHeredoc,
+    Printf,
+    TrapAction,
+    Variable,
+}
+
+impl Form {
+    /// The form, as the note names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Form::CatHeredoc => "a heredoc printed by `cat`",
+            Form::Printf => "a `printf` whose format is computed or prints several lines",
+            Form::TrapAction => "a `trap` action",
+            Form::Variable => "a variable's value",
+        }
+    }
+}
+
+/// One place: 1-based line and column of the marker, and the form around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutOfReach {
+    pub line: usize,
+    pub column: usize,
+    pub form: Form,
+}
+
+/// The markers outside the legacy statements found, in a form the analysis cannot read; one per
+/// line.
+pub(super) fn find(
+    survey: &Survey<'_, '_>,
+    root: Node<'_>,
+    source: &[u8],
+    vocabulary: Vocabulary,
+    legacy: &[LegacyStatement],
+) -> Vec<OutOfReach> {
+    let mut out: Vec<OutOfReach> = Vec::new();
+    for at in vocabulary.marker_offsets(source) {
+        if legacy.iter().any(|s| (s.start..s.end).contains(&at)) {
+            continue;
+        }
+        let Some(form) = root
+            .descendant_for_byte_range(at, at + 1)
+            .and_then(|node| form_around(node, survey, source, vocabulary))
+        else {
+            continue;
+        };
+        let position = super::parser::line_column(source, at);
+        if out.last().is_none_or(|last| last.line != position.0) {
+            out.push(OutOfReach {
+                line: position.0,
+                column: position.1,
+                form,
+            });
+        }
+    }
+    out
+}
+
+/// The form the innermost construct around `node` makes of it, if one that may print it.
+fn form_around(
+    node: Node<'_>,
+    survey: &Survey<'_, '_>,
+    source: &[u8],
+    vocabulary: Vocabulary,
+) -> Option<Form> {
+    let reaches = |sites: &[super::context::Site<'_>], command: Node<'_>| {
+        sites
+            .iter()
+            .any(|s| s.node.id() == command.id() && survey.reach(s).is_ok())
+    };
+    for ancestor in std::iter::successors(Some(node), |n| n.parent()) {
+        match ancestor.kind() {
+            "comment" => return None,
+            "heredoc_body" => {
+                // `cat <<EOF > FILE`: tree-sitter-bash hangs the file redirect on the heredoc.
+                let redirect = ancestor.parent()?;
+                if super::context::redirects_stdout(redirect, source) {
+                    return None;
+                }
+                let command = redirect
+                    .parent()
+                    .filter(|p| p.kind() == "redirected_statement")?
+                    .child_by_field_name("body")?;
+                let cat = invocation(command, source).is_some_and(|i| i.name == b"cat");
+                return (cat
+                    && reaches(&survey.cats, command)
+                    && !opens_json_heredoc(command, source))
+                .then_some(Form::CatHeredoc);
+            }
+            "variable_assignment" => {
+                let value = ancestor.child_by_field_name("value")?;
+                let text = words::word_value(value, source);
+                return vocabulary.classify(&text).map(|_| Form::Variable);
+            }
+            "command" => {
+                return match invocation(ancestor, source)?.name {
+                    b"trap" => Some(Form::TrapAction),
+                    b"printf" => reaches(&survey.printfs, ancestor).then_some(Form::Printf),
+                    _ => None,
+                };
+            }
+            _ => {}
+        }
+    }
+    None
+}
