@@ -1,9 +1,11 @@
-//! Which printed lines count as legacy result lines. `exact` (the default) takes the markers as
-//! skillmod always has: `SUCCESS`/`COMPLETE` as the whole line, `Confidence:`/`Created:`/
-//! `Modified:` starting it. `original` reads what the original TypeScript parser read: any letter
-//! case, decorations before the marker (emoji, `✓`, `[OK]`, spaces), `COMPLETED`, `Updated:` (a
-//! modified file) and `Generated:` (a created one). The colon stays required: the original's
-//! optional colon turned "Modified 3 files" into a deliverable named "3".
+//! Which printed lines count as legacy result lines. `decorated` (the default) reads the markers
+//! as real skills print them: after decorations (emoji, `✓`, `[OK]`, colour codes, indentation),
+//! upper case or capitalized (`SUCCESS`, `Success!`), with `COMPLETED` and `Updated:` (a modified
+//! file). `exact` takes the markers as written: `SUCCESS`/`COMPLETE` as the whole line,
+//! `Confidence:`/`Created:`/`Modified:` starting it. `original` reads what the original TypeScript
+//! parser read: `decorated`'s lines in any letter case, and `Generated:` (a created file). The
+//! colon stays required: the original's optional colon turned "Modified 3 files" into a
+//! deliverable named "3".
 
 use std::sync::OnceLock;
 
@@ -14,12 +16,26 @@ use super::legacy::{LegacyKind, LegacyValue};
 use super::words::{Printed, Segment};
 
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, clap::ValueEnum,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Vocabulary {
-    /// The exact markers: `SUCCESS`, `COMPLETE`, `Confidence:`, `Created:`, `Modified:`.
+    /// The markers after decorations (✅, ✓, `[OK]`, colour codes, indentation), upper case or
+    /// capitalized, with `COMPLETED` and `Updated:`.
     #[default]
+    Decorated,
+    /// The exact markers: `SUCCESS`, `COMPLETE`, `Confidence:`, `Created:`, `Modified:`.
     Exact,
     /// What the original parser read: any case, decorations (✅, ✓, `[OK]`) before the marker,
     /// `COMPLETED`, `Updated:` and `Generated:`.
@@ -36,7 +52,17 @@ const VALUE_MARKERS_ORIGINAL: [(&str, LegacyKind); 5] = [
     ("generated:", LegacyKind::Created),
 ];
 
-/// Whole-line markers of the original vocabulary (compared ignoring case).
+/// The decorated vocabulary's value markers: the original's but `Generated:` (compared upper case
+/// or capitalized).
+const VALUE_MARKERS_DECORATED: [(&str, LegacyKind); 4] = [
+    ("confidence:", LegacyKind::Confidence),
+    ("created:", LegacyKind::Created),
+    ("modified:", LegacyKind::Modified),
+    ("updated:", LegacyKind::Modified),
+];
+
+/// Whole-line markers of the original and decorated vocabularies (compared ignoring case, or
+/// upper case or capitalized).
 const LINE_MARKERS_ORIGINAL: [(&str, LegacyKind); 3] = [
     ("success", LegacyKind::Success),
     ("complete", LegacyKind::Complete),
@@ -46,8 +72,18 @@ const LINE_MARKERS_ORIGINAL: [(&str, LegacyKind); 3] = [
 impl Vocabulary {
     pub fn as_str(self) -> &'static str {
         match self {
+            Vocabulary::Decorated => "decorated",
             Vocabulary::Exact => "exact",
             Vocabulary::Original => "original",
+        }
+    }
+
+    /// The markers that start a line carrying a value, beyond the exact vocabulary's.
+    fn value_markers(self) -> &'static [(&'static str, LegacyKind)] {
+        match self {
+            Vocabulary::Exact => &[],
+            Vocabulary::Decorated => &VALUE_MARKERS_DECORATED,
+            Vocabulary::Original => &VALUE_MARKERS_ORIGINAL,
         }
     }
 
@@ -55,8 +91,9 @@ impl Vocabulary {
     fn patterns(self) -> (Vec<&'static str>, bool) {
         match self {
             Vocabulary::Exact => (LegacyKind::ALL.iter().map(|k| k.marker()).collect(), false),
-            Vocabulary::Original => (
-                VALUE_MARKERS_ORIGINAL
+            // Decorated's case is checked when a line is classified; the search ignores it.
+            Vocabulary::Decorated | Vocabulary::Original => (
+                self.value_markers()
                     .iter()
                     .map(|(m, _)| *m)
                     .chain(["success", "complete"])
@@ -70,9 +107,11 @@ impl Vocabulary {
     /// `original`), built once.
     fn searcher(self) -> &'static AhoCorasick {
         static EXACT: OnceLock<AhoCorasick> = OnceLock::new();
+        static DECORATED: OnceLock<AhoCorasick> = OnceLock::new();
         static ORIGINAL: OnceLock<AhoCorasick> = OnceLock::new();
         let cell = match self {
             Vocabulary::Exact => &EXACT,
+            Vocabulary::Decorated => &DECORATED,
             Vocabulary::Original => &ORIGINAL,
         };
         cell.get_or_init(|| {
@@ -102,10 +141,10 @@ impl Vocabulary {
             Vocabulary::Exact => [LegacyKind::Success, LegacyKind::Complete]
                 .iter()
                 .any(|k| memchr::memmem::find(source, k.marker().as_bytes()).is_some()),
-            Vocabulary::Original => self
+            Vocabulary::Decorated | Vocabulary::Original => self
                 .searcher()
                 .find_overlapping_iter(source)
-                .any(|m| m.pattern().as_usize() >= VALUE_MARKERS_ORIGINAL.len()),
+                .any(|m| m.pattern().as_usize() >= self.value_markers().len()),
         }
     }
 
@@ -121,13 +160,17 @@ impl Vocabulary {
     pub fn summary(self) -> String {
         match self {
             Vocabulary::Exact => LegacyKind::ALL.map(|k| k.marker()).join(", "),
-            Vocabulary::Original => {
+            Vocabulary::Decorated | Vocabulary::Original => {
                 let markers: Vec<&str> = LINE_MARKERS_ORIGINAL
                     .iter()
-                    .chain(&VALUE_MARKERS_ORIGINAL)
+                    .chain(self.value_markers())
                     .map(|(m, _)| *m)
                     .collect();
-                format!("{}, any case, after decorations", markers.join(", "))
+                let case = match self {
+                    Vocabulary::Original => "any case",
+                    _ => "upper case or capitalized",
+                };
+                format!("{}, {case}, after decorations", markers.join(", "))
             }
         }
     }
@@ -142,24 +185,21 @@ impl Vocabulary {
         ]
         .map(|k| (k.marker(), k));
         let undecorated;
-        let (printed, line_markers, value_markers, ignore_case): (&Printed, &[_], &[_], bool) =
-            match self {
-                Vocabulary::Exact => (printed, &exact_lines, &exact_values, false),
-                Vocabulary::Original => {
-                    undecorated = undecorate(printed)?;
-                    (
-                        &undecorated,
-                        &LINE_MARKERS_ORIGINAL,
-                        &VALUE_MARKERS_ORIGINAL,
-                        true,
-                    )
-                }
-            };
-        let same = |a: &str, b: &str| {
-            if ignore_case {
-                a.eq_ignore_ascii_case(b)
-            } else {
-                a == b
+        let (printed, line_markers, value_markers): (&Printed, &[_], &[_]) = match self {
+            Vocabulary::Exact => (printed, &exact_lines, &exact_values),
+            Vocabulary::Decorated | Vocabulary::Original => {
+                undecorated = undecorate(printed)?;
+                (&undecorated, &LINE_MARKERS_ORIGINAL, self.value_markers())
+            }
+        };
+        let ignore_case = self != Vocabulary::Exact;
+        // `marker` as the vocabulary reads it in `text` (the markers of the tables are lower case).
+        let same = |marker: &str, text: &str| match self {
+            Vocabulary::Exact => marker == text,
+            Vocabulary::Original => marker.eq_ignore_ascii_case(text),
+            Vocabulary::Decorated => {
+                marker.eq_ignore_ascii_case(text)
+                    && (text == marker.to_ascii_uppercase() || is_capitalized(text))
             }
         };
         if let Some(text) = printed.as_literal() {
@@ -176,7 +216,7 @@ impl Vocabulary {
         for (marker, kind) in value_markers {
             if rest
                 .get(..marker.len())
-                .is_some_and(|head| same(head, marker))
+                .is_some_and(|head| same(marker, head))
             {
                 let value = printed.after_prefix(marker.len());
                 let value = match value.as_literal() {
@@ -188,6 +228,12 @@ impl Vocabulary {
         }
         None
     }
+}
+
+/// `Success`, `Created:`: an upper-case letter, then no upper-case one.
+fn is_capitalized(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c.is_ascii_uppercase()) && !chars.any(|c| c.is_ascii_uppercase())
 }
 
 /// The printed text without what the original vocabulary reads as decoration: blanks, symbols,

@@ -677,8 +677,8 @@ fn report(
     });
     // The vocabulary that found the lines must be the one that migrates them.
     let vocabulary = match profile.vocabulary {
-        Vocabulary::Exact => "",
-        Vocabulary::Original => "--vocabulary original ",
+        Vocabulary::Decorated => String::new(),
+        other => format!("--vocabulary {} ", other.as_str()),
     };
     let fix = format!(
         "skillmod migrate {vocabulary}{}",
@@ -931,6 +931,9 @@ pub struct CheckReport {
     /// Findings per rule code (`--statistics`).
     #[serde(skip)]
     pub statistics: std::collections::BTreeMap<Rule, usize>,
+    /// The readings of legacy lines the scripts checked were judged with (settings can differ
+    /// per script).
+    pub vocabularies: std::collections::BTreeSet<Vocabulary>,
 }
 
 impl CheckReport {
@@ -1055,21 +1058,35 @@ pub fn run(
     let mut report = CheckReport::default();
     crate::parallel::for_each_ordered(
         files,
-        |path, parser| match bodies {
-            Bodies::Stdin(shown, bytes) => check_body(shown, path, bytes, options, cache, parser),
-            Bodies::Files => check_file(path, options, cache, parser),
-            Bodies::Index(staged) => check_staged(path, staged.get(path), options, cache, parser),
+        |path, parser| {
+            let check = match bodies {
+                Bodies::Stdin(shown, bytes) => {
+                    check_body(shown, path, bytes, options, cache, parser)
+                }
+                Bodies::Files => check_file(path, options, cache, parser),
+                Bodies::Index(staged) => {
+                    check_staged(path, staged.get(path), options, cache, parser)
+                }
+            };
+            let reading = options.profiles.get_prepared(path).ok();
+            (check, reading.map(|p| p.vocabulary))
         },
-        |path, error| FileCheck {
-            findings: vec![file_finding(
-                Rule::Unreadable,
-                &crate::fsio::display_path(path, &options.base),
-                &error,
-            )],
-            outcome: Outcome::Failed,
-            suppressed: 0,
+        |path, error| {
+            let check = FileCheck {
+                findings: vec![file_finding(
+                    Rule::Unreadable,
+                    &crate::fsio::display_path(path, &options.base),
+                    &error,
+                )],
+                outcome: Outcome::Failed,
+                suppressed: 0,
+            };
+            (check, None)
         },
-        |check| {
+        |(check, reading)| {
+            if check.outcome == Outcome::Checked {
+                report.vocabularies.extend(reading);
+            }
             let s = &mut report.summary;
             for f in check.findings.iter().filter(|f| is_unjudged(f)) {
                 s.not_checked += 1;

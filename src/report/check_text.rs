@@ -114,11 +114,16 @@ pub(crate) fn write_summary(
             super::plural(s.scripts_checked, "script")
         )?;
     } else if s.findings == 0 {
+        let readings: Vec<&str> = report.vocabularies.iter().map(|v| v.as_str()).collect();
         write!(
             out,
             "{bold}All clear{bold:#}: no legacy output in {}",
-            super::plural(s.scripts_checked, "script")
+            super::plural(s.scripts_checked, "script"),
         )?;
+        // Which lines counted as legacy output: "All clear" holds for that reading.
+        if !readings.is_empty() {
+            write!(out, " (vocabulary {})", readings.join(", "))?;
+        }
     } else {
         // Findings are errors: legacy statements, and malformed directives (SKM006).
         let legacy = report

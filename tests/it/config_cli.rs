@@ -43,23 +43,33 @@ fn findings(doc: &Value) -> Vec<(String, String, u64)> {
 }
 
 #[test]
-fn decorated_lines_are_found_only_with_the_original_vocabulary() {
+fn each_vocabulary_reads_the_decorated_lines_it_names() {
     let dir = fixtures().join("vocabulary");
-    let (code, exact) = check_json(&dir, &["."]);
+    let kinds = |report: &Value| -> Vec<String> {
+        report["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["code"] == "SKM001")
+            .filter_map(|f| f["kind"].as_str().map(String::from))
+            .collect()
+    };
+    let (code, exact) = check_json(&dir, &["--vocabulary", "exact", "."]);
     assert_eq!(code, 0, "{exact}");
     assert!(findings(&exact).is_empty(), "{exact}");
 
+    // The default reads decorations, upper case or capitalized, and `Updated:`; not lower-case
+    // markers or `Generated:`.
+    let (code, decorated) = check_json(&dir, &["."]);
+    assert_eq!(code, 1, "{decorated}");
+    assert_eq!(kinds(&decorated), ["created", "modified", "success"]);
+    let fix = decorated["findings"][0]["fix"].as_str().expect("fix");
+    assert!(!fix.contains("--vocabulary"), "{fix}");
+
     let (code, original) = check_json(&dir, &["--vocabulary", "original", "."]);
     assert_eq!(code, 1, "{original}");
-    let kinds: Vec<&str> = original["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .filter(|f| f["code"] == "SKM001")
-        .filter_map(|f| f["kind"].as_str())
-        .collect();
     assert_eq!(
-        kinds,
+        kinds(&original),
         ["created", "modified", "created", "confidence", "success"]
     );
     let fix = original["findings"][0]["fix"].as_str().expect("fix");
