@@ -16,8 +16,12 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
     let color = args.common.color.choice();
     let (mut stdout, _) = crate::report::stdout(color);
     if args.list {
-        for (run, count, undone) in restore::list(&root, &runs) {
-            let state = if undone { "\tundone" } else { "" };
+        for (run, count, state) in restore::list(&root, &runs) {
+            let state = match state {
+                restore::RunState::Own { undone: false } => String::new(),
+                restore::RunState::Own { undone: true } => "\tundone".into(),
+                restore::RunState::Untrusted(why) => format!("\tnot recorded: {why}"),
+            };
             let _ = writeln!(stdout, "{run}\t{count} files{state}");
         }
         return Ok(0);
@@ -27,9 +31,15 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
         since: args.since.clone(),
         force: args.force,
         filters: filters(args),
+        trust: args.trust,
     };
     let report = restore::restore(&root, &base, &runs, &request)?;
     let nothing = report.runs.is_empty();
+    if args.format == Format::Text && !args.common.silent {
+        for untrusted in &report.untrusted_runs {
+            eprintln!("note: {}: {}", restore::RUN_NOT_RECORDED, untrusted.message);
+        }
+    }
     for warning in report.warnings.iter().filter(|_| !nothing) {
         eprintln!("warning: {warning}");
     }

@@ -249,6 +249,14 @@ impl Run {
                     sync_dir(&dir)
                         .and_then(|_| sync_dir(&backups))
                         .map_err(|e| Error::io("BACKUP_FAILED", "cannot sync", &dir, &e))?;
+                    // Recorded before any backup is written in it: restore picks only runs
+                    // this user's migrate recorded.
+                    if let Err(e) = super::journal::record(root, &id) {
+                        eprintln!(
+                            "note: {}: {}; restore will not pick run {id} on its own: restore it with `skillmod restore --run {id} --trust`",
+                            e.code, e.message
+                        );
+                    }
                     return Ok(Run {
                         dir,
                         manifest,
@@ -285,22 +293,16 @@ pub(crate) fn state_dir(root: &Path) -> Result<PathBuf> {
 /// The state of a skill folder that is its own project root: `$XDG_STATE_HOME/skillmod/skills/`
 /// (else `~/.local/state/…`), one folder per root, named by a hash of its real path.
 fn user_state_dir(root: &Path) -> Result<PathBuf> {
-    let base = std::env::var_os("XDG_STATE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
-        .ok_or_else(|| {
-            Error::new(
-                "STATE_DIR_UNSAFE",
-                format!(
-                    "{} is a skill folder, whose state is kept in the user's state folder, but neither XDG_STATE_HOME nor HOME is set; set one, or pass --no-backup",
-                    root.display()
-                ),
-            )
-        })?;
-    let real = crate::fsio::canonical(root);
-    let key = crate::fsio::sha256_hex(real.as_os_str().as_encoded_bytes());
-    Ok(base.join("skillmod/skills").join(&key[..16]))
+    let base = super::journal::user_state_base().ok_or_else(|| {
+        Error::new(
+            "STATE_DIR_UNSAFE",
+            format!(
+                "{} is a skill folder, whose state is kept in the user's state folder, but neither XDG_STATE_HOME nor HOME is set; set one, or pass --no-backup",
+                root.display()
+            ),
+        )
+    })?;
+    Ok(base.join("skills").join(super::journal::root_key(root)))
 }
 
 fn plain_folder(path: &Path) -> Result<()> {
@@ -346,6 +348,30 @@ fn safe_relative(path: &Path) -> bool {
             .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
+/// True when a component of `path` names git's folder or skillmod's state folder, in any case
+/// and in the spellings file systems take for them (`.GIT`, `.git.`, `git~1`, `.g\u{200c}it`).
+pub(crate) fn protected(path: &Path) -> bool {
+    path.components().any(|c| match c {
+        Component::Normal(name) => {
+            let name = name.to_string_lossy();
+            // HFS+ ignores these code points in names; NTFS drops trailing dots and spaces.
+            let folded: String = name
+                .chars()
+                .filter(|c| {
+                    !matches!(*c as u32, 0x200c..=0x200f | 0x202a..=0x202e | 0x206a..=0x206f | 0xfeff)
+                })
+                .collect::<String>()
+                .trim_end_matches(['.', ' '])
+                .to_lowercase();
+            matches!(
+                folded.as_str(),
+                ".git" | "git~1" | ".skillmod" | "skillm~1"
+            )
+        }
+        _ => false,
+    })
+}
+
 /// True when `id` is a run id: a real UTC time (not later than a day from now), optionally `-N`.
 pub(crate) fn is_run_id(id: &str) -> bool {
     let (stamp, suffix) = match id.split_once('-') {
@@ -357,6 +383,13 @@ pub(crate) fn is_run_id(id: &str) -> bool {
     }
     chrono::NaiveDateTime::parse_from_str(stamp, RUN_ID_FORMAT)
         .is_ok_and(|time| time.and_utc() <= chrono::Utc::now() + chrono::Duration::days(1))
+}
+
+/// True when run `id` is dated later than now: no run this user's migrate made is.
+pub(crate) fn in_future(id: &str) -> bool {
+    let stamp = id.split_once('-').map_or(id, |(stamp, _)| stamp);
+    chrono::NaiveDateTime::parse_from_str(stamp, RUN_ID_FORMAT)
+        .is_ok_and(|time| time.and_utc() > chrono::Utc::now())
 }
 
 /// The backup runs under `root`, oldest first (ids sort by time); folders that are not runs
@@ -455,16 +488,29 @@ fn check_entry(root: &Path, dir: &Path, entry: ManifestEntry) -> Result<CheckedE
         )));
     }
     let target = root.join(&entry.path);
-    let inside = target
+    let real = target
         .parent()
         .and_then(|p| p.canonicalize().ok())
-        .zip(root.canonicalize().ok())
-        .is_some_and(|(parent, root)| parent.starts_with(root));
-    if !inside {
+        .zip(root.canonicalize().ok());
+    let Some(real_parent) = real
+        .as_ref()
+        .and_then(|(parent, root)| parent.strip_prefix(root).ok())
+    else {
         return Err(unsafe_entry(format!(
             "the folder of '{}' is missing or lies outside the project root (through a symlink)",
             entry.path.display()
         )));
+    };
+    // Named, or reached through a symlinked folder: git's and skillmod's own state is never
+    // restore's to write.
+    if protected(&entry.path) || protected(real_parent) {
+        return Err(Error::new(
+            "PATH_PROTECTED",
+            format!(
+                "the recorded path '{}' lies in .git/ or .skillmod/, which restore never writes, creates or removes (migrate never changes a file there); nothing was written. The run is not skillmod's own: inspect it under .skillmod/backups",
+                entry.path.display()
+            ),
+        ));
     }
     let name = entry.backup.strip_prefix("files/").unwrap_or("");
     if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
@@ -512,6 +558,33 @@ mod tests {
         assert!(!is_run_id("../../x"));
         assert!(!is_run_id("20261121T223938.761Z-"));
         assert!(!is_run_id("20991121T223938.761Z"));
+    }
+
+    #[test]
+    fn git_and_state_folders_are_protected_in_every_spelling() {
+        for path in [
+            ".git/config",
+            "a/.git/hooks/pre-commit",
+            ".GIT/config",
+            ".Git./config",
+            ".git /config",
+            "GIT~1/config",
+            ".g\u{200c}it/config",
+            "s/.skillmod/backups/x",
+            ".SkillMod/cache",
+            ".git",
+        ] {
+            assert!(protected(Path::new(path)), "{path}");
+        }
+        for path in [
+            "s/execute.sh",
+            ".github/x",
+            "a.git/b",
+            ".gitignore",
+            "git/config",
+        ] {
+            assert!(!protected(Path::new(path)), "{path}");
+        }
     }
 
     #[test]
