@@ -480,12 +480,26 @@ fn unsafe_entry(why: String) -> Error {
     )
 }
 
+fn protected_entry(path: &Path) -> Error {
+    Error::new(
+        "PATH_PROTECTED",
+        format!(
+            "the recorded path '{}' lies in .git/ or .skillmod/, which restore never writes, creates or removes (migrate never changes a file there); nothing was written. The run is not skillmod's own: inspect it under .skillmod/backups",
+            path.display()
+        ),
+    )
+}
+
 fn check_entry(root: &Path, dir: &Path, entry: ManifestEntry) -> Result<CheckedEntry> {
     if !safe_relative(&entry.path) {
         return Err(unsafe_entry(format!(
             "the recorded path '{}' is absolute or leaves the project root",
             entry.path.display()
         )));
+    }
+    // Git's and skillmod's own state is never restore's to write, in any spelling.
+    if protected(&entry.path) {
+        return Err(protected_entry(&entry.path));
     }
     let target = root.join(&entry.path);
     let real = target
@@ -501,16 +515,9 @@ fn check_entry(root: &Path, dir: &Path, entry: ManifestEntry) -> Result<CheckedE
             entry.path.display()
         )));
     };
-    // Named, or reached through a symlinked folder: git's and skillmod's own state is never
-    // restore's to write.
-    if protected(&entry.path) || protected(real_parent) {
-        return Err(Error::new(
-            "PATH_PROTECTED",
-            format!(
-                "the recorded path '{}' lies in .git/ or .skillmod/, which restore never writes, creates or removes (migrate never changes a file there); nothing was written. The run is not skillmod's own: inspect it under .skillmod/backups",
-                entry.path.display()
-            ),
-        ));
+    // Reached through a symlinked folder.
+    if protected(real_parent) {
+        return Err(protected_entry(&entry.path));
     }
     let name = entry.backup.strip_prefix("files/").unwrap_or("");
     if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
