@@ -411,7 +411,7 @@ pub(crate) const CODES: &[Code] = &[
     c(
         "BACKUP_MANIFEST_INVALID",
         Area::Restore,
-        "A line of a backup run's manifest, other than a torn last line, cannot be read, so the run is not restored. Restore its files another way (from git, say).",
+        "A backup run's manifest is not a regular file (a FIFO, a device, a symlink) or is over 1 GiB, or a line of it, other than a torn last line, cannot be read, so the run is not restored. Restore its files another way (from git, say).",
     ),
     c(
         "BACKUP_RUN_NOT_FOUND",

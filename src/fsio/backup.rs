@@ -17,6 +17,8 @@ use super::STATE_DIR;
 use crate::error::{Error, Result};
 
 const MANIFEST: &str = "manifest.jsonl";
+/// The largest manifest read back (a line is about 300 bytes).
+const MANIFEST_LIMIT: u64 = 1 << 30;
 /// How run ids look: the UTC time the run started, then `-N` when that name was taken.
 const RUN_ID_FORMAT: &str = "%Y%m%dT%H%M%S%.3fZ";
 
@@ -440,7 +442,24 @@ pub fn load_run(root: &Path, id: &str) -> Result<LoadedRun> {
     std::fs::symlink_metadata(&dir).map_err(|_| not_found())?;
     plain_folder(&backups)?;
     plain_folder(&dir)?;
-    let text = std::fs::read(dir.join(MANIFEST)).map_err(|_| not_found())?;
+    // Read as untrusted state: a FIFO, a device or a link in the manifest's place is refused,
+    // never waited on or followed.
+    let manifest = dir.join(MANIFEST);
+    let text = match super::limited::read(&manifest, MANIFEST_LIMIT, false) {
+        Ok(text) => text,
+        Err(super::limited::Refused::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(not_found());
+        }
+        Err(refused) => {
+            return Err(Error::new(
+                "BACKUP_MANIFEST_INVALID",
+                format!(
+                    "the manifest of run '{id}' {}; the run is not restored (it may not be skillmod's own)",
+                    refused.describe(MANIFEST_LIMIT)
+                ),
+            ));
+        }
+    };
     let mut loaded = LoadedRun::default();
     let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
     let last = lines.len().saturating_sub(1);

@@ -545,3 +545,133 @@ fn migrate_records_its_run_in_the_users_journal() {
     );
     assert!(!root.join("s/.skillmod/journal").exists());
 }
+
+/// A run folder that is a symlink, or whose manifest is a FIFO or a symlink, is never picked
+/// and, named and trusted, is refused without hanging or being followed.
+#[test]
+fn a_symlinked_run_or_a_fifo_manifest_is_refused_without_hanging() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path().join("p");
+    let script = write_script(&root, "s/execute.sh", b"migrated\n");
+    let entry = json!({"path": "s/execute.sh", "backup": "files/000001-execute.sh", "mode": 0o755,
+                       "sha256_before": sha256(LEGACY), "sha256_after": sha256(b"migrated\n")});
+    // The real run lies outside the project; the project's run folder links to it.
+    let outside = tmp.path().join("outside");
+    plant_run(
+        &outside,
+        "20261101T000000.000Z",
+        &[entry.clone()],
+        &[("000001-execute.sh", LEGACY)],
+    );
+    std::fs::create_dir_all(root.join(".skillmod/backups")).expect("mkdir");
+    std::os::unix::fs::symlink(
+        outside.join(".skillmod/backups/20261101T000000.000Z"),
+        root.join(".skillmod/backups/20261101T000000.000Z"),
+    )
+    .expect("symlink");
+    // A run whose manifest is a FIFO, and one whose manifest links to a real one.
+    for (id, how) in [
+        ("20261102T000000.000Z", "fifo"),
+        ("20261103T000000.000Z", "link"),
+    ] {
+        let dir = root.join(".skillmod/backups").join(id);
+        std::fs::create_dir_all(dir.join("files")).expect("mkdir");
+        std::fs::write(dir.join("files/000001-execute.sh"), LEGACY).expect("backup");
+        if how == "fifo" {
+            let made = std::process::Command::new("mkfifo")
+                .arg(dir.join("manifest.jsonl"))
+                .status()
+                .expect("mkfifo");
+            assert!(made.success());
+        } else {
+            std::os::unix::fs::symlink(
+                outside.join(".skillmod/backups/20261101T000000.000Z/manifest.jsonl"),
+                dir.join("manifest.jsonl"),
+            )
+            .expect("symlink");
+        }
+    }
+    for args in [
+        vec!["restore", "--list"],
+        vec!["restore"],
+        vec!["restore", "--force"],
+        vec!["restore", "--run", "20261101T000000.000Z", "--trust"],
+        vec![
+            "restore",
+            "--run",
+            "20261102T000000.000Z",
+            "--trust",
+            "--force",
+        ],
+        vec![
+            "restore",
+            "--run",
+            "20261103T000000.000Z",
+            "--trust",
+            "--force",
+        ],
+    ] {
+        let out = run_bounded(skillmod(&root).args(&args), 20);
+        assert!(
+            out.status.code().is_some_and(|c| c == 0 || c == 2),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert_eq!(
+            std::fs::read(&script).expect("read"),
+            b"migrated\n",
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+/// Manifest paths that climb out (`..`), start at `/`, or reach `.git` through a symlinked
+/// folder or another spelling are refused in a run named and trusted, with and without
+/// `--force`.
+#[test]
+fn hostile_manifest_paths_are_refused_even_when_trusted() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path().join("repo");
+    origin(&repo);
+    std::os::unix::fs::symlink(".git", repo.join("g")).expect("symlink");
+    std::os::unix::fs::symlink(".", repo.join("here")).expect("symlink");
+    let config = std::fs::read(repo.join(".git/config")).expect("config");
+    let outside = tmp.path().join("bashrc");
+    std::fs::write(&outside, b"safe\n").expect("write");
+    let id = run_id(-1);
+    let entry = |path: &str| {
+        json!({"path": path, "backup": "files/000001-x", "mode": 0o755,
+               "sha256_before": sha256(EVIL_CONFIG), "sha256_after": sha256(&config)})
+    };
+    let paths = [
+        "g/config",
+        "here/.git/config",
+        "here/g/config",
+        "s/../.git/config",
+        "../bashrc",
+        outside.to_str().expect("utf-8"),
+        ".Git/config",
+        ".git./config",
+    ];
+    let entries: Vec<Value> = paths.iter().map(|p| entry(p)).collect();
+    plant_run(&repo, &id, &entries, &[("000001-x", EVIL_CONFIG)]);
+    let git_dir = snapshot(&repo.join(".git"));
+    for force in [false, true] {
+        let mut args = vec!["--run", id.as_str(), "--trust", "--format", "json"];
+        if force {
+            args.push("--force");
+        }
+        let out = restore(&repo, &args);
+        let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(out.status.code(), Some(1), "{report}");
+        let files = report["files"].as_array().expect("files");
+        assert_eq!(files.len(), paths.len(), "{report}");
+        assert!(
+            files.iter().all(|f| f["status"] == "refused"),
+            "{force}: {report}"
+        );
+    }
+    assert_eq!(snapshot(&repo.join(".git")), git_dir);
+    assert_eq!(std::fs::read(&outside).expect("read"), b"safe\n");
+}

@@ -719,7 +719,8 @@ fn a_full_disk_leaves_every_file_whole_and_recoverable() {
         .arg("trap '' XFSZ; ulimit -f 40; exec \"$0\" migrate -q s")
         .arg(env!("CARGO_BIN_EXE_skillmod"))
         .current_dir(root)
-        .env("NO_COLOR", "1");
+        .env("NO_COLOR", "1")
+        .env("XDG_STATE_HOME", state_home());
     full_disk_leaves_everything_recoverable(root, &mut limited, || {});
     // A real full disk, where a small tmpfs can be mounted (root with CAP_SYS_ADMIN).
     if is_root() {
