@@ -560,7 +560,7 @@ fn a_symlinked_run_or_a_fifo_manifest_is_refused_without_hanging() {
     plant_run(
         &outside,
         "20261101T000000.000Z",
-        &[entry.clone()],
+        std::slice::from_ref(&entry),
         &[("000001-execute.sh", LEGACY)],
     );
     std::fs::create_dir_all(root.join(".skillmod/backups")).expect("mkdir");
@@ -674,4 +674,31 @@ fn hostile_manifest_paths_are_refused_even_when_trusted() {
     }
     assert_eq!(snapshot(&repo.join(".git")), git_dir);
     assert_eq!(std::fs::read(&outside).expect("read"), b"safe\n");
+}
+
+/// Outside git, `restore PATH` looks for backups from the path's folder up to the working
+/// folder: a `.skillmod` planted nearer the path, holding only runs this user did not make, does
+/// not hide the user's own run above it.
+#[test]
+fn a_planted_state_folder_nearer_the_path_does_not_hide_the_users_run() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path().join("p");
+    let script = write_script(&root, "s/a/execute.sh", LEGACY);
+    let out = run(skillmod(&root).args(["migrate", "."]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let migrated = std::fs::read(&script).expect("read");
+    assert!(root.join(".skillmod/backups").is_dir());
+    // The planted run would put something else in the script's place.
+    plant_run(
+        &root.join("s/a"),
+        &run_id(-1),
+        &[
+            json!({"path": "execute.sh", "backup": "files/000001-execute.sh", "mode": 0o755,
+                 "sha256_before": sha256(b"#!/bin/sh\nevil\n"), "sha256_after": sha256(&migrated)}),
+        ],
+        &[("000001-execute.sh", b"#!/bin/sh\nevil\n")],
+    );
+    let out = restore(&root, &["s/a"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&script).expect("read"), LEGACY);
 }
