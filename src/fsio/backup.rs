@@ -63,6 +63,9 @@ pub(crate) const REMOVED: &str = "removed";
 pub struct Backups {
     id: String,
     runs: Mutex<HashMap<PathBuf, Run>>,
+    /// Notes for the end of the run (a run not recorded in the journal): printed by the main
+    /// thread, never by a worker, which would wait on the stderr the printer holds.
+    notes: Mutex<Vec<String>>,
 }
 
 struct Run {
@@ -84,7 +87,13 @@ impl Backups {
         Backups {
             id: chrono::Utc::now().format(RUN_ID_FORMAT).to_string(),
             runs: Mutex::new(HashMap::new()),
+            notes: Mutex::new(Vec::new()),
         }
+    }
+
+    /// What the run has to say at its end (`JOURNAL_FAILED`), each a `CODE: message` line.
+    pub fn notes(&self) -> Vec<String> {
+        self.notes.lock().map(|n| n.clone()).unwrap_or_default()
     }
 
     /// The run id, if a backup was taken.
@@ -167,7 +176,9 @@ impl Backups {
         })?;
         let run = match runs.entry(root.to_path_buf()) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => e.insert(Run::create(root, &self.id)?),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(Run::create(root, &self.id, &self.notes)?)
+            }
         };
         run.count += 1;
         let name = path
@@ -223,7 +234,7 @@ impl Backups {
 }
 
 impl Run {
-    fn create(root: &Path, stamp: &str) -> Result<Run> {
+    fn create(root: &Path, stamp: &str, notes: &Mutex<Vec<String>>) -> Result<Run> {
         let state = state_dir(root)?;
         let backups = state.join("backups");
         std::fs::create_dir_all(&backups)
@@ -253,11 +264,13 @@ impl Run {
                         .map_err(|e| Error::io("BACKUP_FAILED", "cannot sync", &dir, &e))?;
                     // Recorded before any backup is written in it: restore picks only runs
                     // this user's migrate recorded.
-                    if let Err(e) = super::journal::record(root, &id) {
-                        eprintln!(
-                            "note: {}: {}; restore will not pick run {id} on its own: restore it with `skillmod restore --run {id} --trust`",
+                    if let Err(e) = super::journal::record(root, &id)
+                        && let Ok(mut notes) = notes.lock()
+                    {
+                        notes.push(format!(
+                            "{}: {}; restore will not pick run {id} on its own: restore it with `skillmod restore --run {id} --trust`",
                             e.code, e.message
-                        );
+                        ));
                     }
                     return Ok(Run {
                         dir,

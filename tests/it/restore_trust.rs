@@ -702,3 +702,42 @@ fn a_planted_state_folder_nearer_the_path_does_not_hide_the_users_run() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(std::fs::read(&script).expect("read"), LEGACY);
 }
+
+/// When the journal cannot be written (the state folder is a file), migrate still migrates, and
+/// says at the end that restore will not pick the run on its own; the run is restored by name
+/// with `--trust`. (A worker thread that printed the note itself waited forever on the stderr
+/// the printer held.)
+#[test]
+fn a_run_the_journal_could_not_record_is_named_at_the_end_and_restored_with_trust() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path().join("p");
+    let a = write_script(&root, "s/a/execute.sh", LEGACY);
+    write_script(&root, "s/b/execute.sh", LEGACY);
+    let state = tmp.path().join("state-is-a-file");
+    std::fs::write(&state, b"").expect("write");
+    let out = run_bounded(
+        skillmod(&root)
+            .env("XDG_STATE_HOME", &state)
+            .args(["migrate", "-j", "2", "s"]),
+        30,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out).matches("JOURNAL_FAILED").count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
+    assert_ne!(std::fs::read(&a).expect("read"), LEGACY);
+    let out = restore(&root, &["s"]);
+    assert!(
+        stderr(&out).contains("nothing to restore"),
+        "{}",
+        stderr(&out)
+    );
+    let list = stdout(&restore(&root, &["--list", "s"]));
+    let id = list.split('\t').next().expect("a run").to_string();
+    let out = restore(&root, &["--run", &id, "--trust", "s"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&a).expect("read"), LEGACY);
+}
