@@ -24,11 +24,12 @@ struct Line {
 }
 
 /// The user's state folder for skillmod: `$XDG_STATE_HOME/skillmod`, else
-/// `$HOME/.local/state/skillmod`; None when neither is set.
+/// `$HOME/.local/state/skillmod`; None when neither is set. A relative `XDG_STATE_HOME` is
+/// ignored, as the XDG spec says (it would name a folder in whatever project runs skillmod).
 pub(crate) fn user_state_base() -> Option<PathBuf> {
     std::env::var_os("XDG_STATE_HOME")
-        .filter(|v| !v.is_empty())
         .map(PathBuf::from)
+        .filter(|v| v.is_absolute())
         .or_else(|| {
             std::env::var_os("HOME")
                 .filter(|v| !v.is_empty())
