@@ -421,7 +421,7 @@ pub(crate) const CODES: &[Code] = &[
     c(
         "BACKUP_MANIFEST_INVALID",
         Area::Restore,
-        "A line of a backup run's manifest, other than a torn last line, cannot be read, so the run is not restored. Restore its files another way (from git, say).",
+        "A backup run's manifest is not a regular file (a FIFO, a device, a symlink) or is over 1 GiB, or a line of it, other than a torn last line, cannot be read, so the run is not restored. Restore its files another way (from git, say).",
     ),
     c(
         "BACKUP_RUN_NOT_FOUND",
@@ -434,9 +434,19 @@ pub(crate) const CODES: &[Code] = &[
         "A backup file of the run cannot be read. Check the permissions under `.skillmod/backups`.",
     ),
     c(
+        "CREATED_FILE_TRACKED",
+        Area::Restore,
+        "A run restored with `--trust` (one this user's migrate did not record) lists as created a file git tracks; restore never removes a tracked file for such a run, so it is left in place. Remove it yourself with `git rm` if you mean to.",
+    ),
+    c(
+        "CREATED_NOT_RUNTIME",
+        Area::Restore,
+        "A run lists as created a file that is not a runtime file (migrate creates only `skillmod-runtime*.sh`), so restore leaves it in place, forced or not: the run may not be skillmod's own. Inspect the run under `.skillmod/backups`.",
+    ),
+    c(
         "FILE_CHANGED_SINCE_MIGRATION",
         Area::Restore,
-        "The file was edited after the migration (or, a file the migration created, since then), so restoring would lose those edits; it is left as it is. Use `--force` to restore anyway.",
+        "The file was edited after the migration, so restoring would lose those edits; it is left as it is. Use `--force` to restore anyway. A file the migration created (a runtime file) and that was edited since is never removed, forced or not: remove it yourself if you mean to.",
     ),
     c(
         "FILE_MISSING",
@@ -447,6 +457,11 @@ pub(crate) const CODES: &[Code] = &[
         "INVALID_RUN_ID",
         Area::Restore,
         "`restore --run` is not a run id (like 20261121T223938.761Z). List runs with `skillmod restore --list`.",
+    ),
+    c(
+        "JOURNAL_FAILED",
+        Area::Restore,
+        "migrate (a note) could not record its backup run in this user's journal (`$XDG_STATE_HOME/skillmod/journal/`, else `~/.local/state/skillmod/journal/`), so a plain `restore` will not pick that run. Restore it with `skillmod restore --run ID --trust`, and set `XDG_STATE_HOME` or `HOME` to a writable folder.",
     ),
     c(
         "MANIFEST_ENTRY_UNSAFE",
@@ -469,14 +484,24 @@ pub(crate) const CODES: &[Code] = &[
         "There is nothing to restore: no backup run under `.skillmod` (said as a note, exit 0), or none since `--since` (an error). List runs with `skillmod restore --list`.",
     ),
     c(
+        "PATH_PROTECTED",
+        Area::Restore,
+        "A manifest entry names a path in `.git/` or `.skillmod/` (any case or spelling a file system takes for them, or reached through a symlinked folder), which restore never writes, creates or removes, `--force` and `--trust` or not; nothing was written. The run is not skillmod's own: inspect it under `.skillmod/backups`.",
+    ),
+    c(
         "RESTORE_FAILED",
         Area::Restore,
-        "Removing a file the migration created (a runtime file) failed. Check its folder's permissions and run restore again.",
+        "Reading a file to restore, or removing a file the migration created (a runtime file), failed. Check its permissions and its folder's, and run restore again.",
     ),
     c(
         "RUNTIME_STILL_USED",
         Area::Restore,
         "A runtime file the run created is left in place: a script of the run is still migrated (refused, failed or not selected) and sources it. Restore that script, then run restore again.",
+    ),
+    c(
+        "RUN_NOT_RECORDED",
+        Area::Restore,
+        "A backup run is not one this user's migrate recorded in its journal: git tracks files in its folder (it came with the repository), it is dated in the future, the journal does not name it (an older skillmod kept none, or another user made it), or the journal cannot be used. A plain `restore` never picks it (a note says why); `--run ID` refuses it. If you trust it, restore it with `skillmod restore --run ID --trust`.",
     ),
     // Git
     c(

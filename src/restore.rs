@@ -1,6 +1,10 @@
 //! Restore: put back the originals of one backup run, or of every run since a given one, newest
 //! first. Refuses to overwrite files edited since the migration unless forced, and never trusts
-//! the manifest: unsafe entries are refused, forced or not.
+//! the manifest: unsafe entries are refused, forced or not. Only runs this user's migrate recorded
+//! in its journal (`fsio::journal`) are picked; any other (tracked by git, dated in the future,
+//! recorded nowhere) is restored only when named with `--run ID --trust`. Nothing under `.git/`
+//! or `.skillmod/` is ever written, and a created file is removed only when it is a runtime file
+//! holding the very bytes migrate wrote. Nothing marks a run undone: its files say so.
 
 use std::path::{Path, PathBuf};
 
@@ -14,11 +18,44 @@ use crate::migrate::ErrorEntry;
 /// The code of the answer "there is nothing to restore".
 pub const NO_BACKUPS: &str = "NO_BACKUPS";
 
-/// Each backup run, oldest first, with the number of files it holds and whether it is undone.
-pub fn list(root: &Path, runs: &[String]) -> Vec<(String, usize, bool)> {
+/// What `--list` says of a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunState {
+    /// One this user's migrate recorded, undone or not.
+    Own { undone: bool },
+    /// Not this user's own, and why (in a few words).
+    Untrusted(&'static str),
+}
+
+/// Each backup run, oldest first, with the number of files it holds and its state. Whether a
+/// run is undone is judged among this user's own runs only.
+pub fn list(root: &Path, runs: &[String]) -> Vec<(String, usize, RunState)> {
+    let verdicts = distrust(root, runs);
+    let own: Vec<String> = runs
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| v.is_none())
+        .map(|(r, _)| r.clone())
+        .collect();
+    let mut own_states = run_states(root, &own).into_iter();
     runs.iter()
-        .zip(run_states(root, runs))
-        .map(|(run, (count, undone))| (run.clone(), count, undone))
+        .zip(verdicts)
+        .map(|(run, verdict)| match verdict {
+            None => {
+                let (count, undone) = own_states.next().unwrap_or_default();
+                (run.clone(), count, RunState::Own { undone })
+            }
+            Some(untrusted) => {
+                let count = run_states(root, std::slice::from_ref(run))
+                    .first()
+                    .map_or(0, |(count, _)| *count);
+                (
+                    run.clone(),
+                    count,
+                    RunState::Untrusted(untrusted.reason.words()),
+                )
+            }
+        })
         .collect()
 }
 
@@ -50,6 +87,127 @@ pub struct Report {
     pub older_runs: Vec<String>,
     pub files: Vec<RestoredFile>,
     pub warnings: Vec<String>,
+    /// Runs that are not this user's own (not picked, unless named with `--trust`), and why.
+    pub untrusted_runs: Vec<Untrusted>,
+}
+
+/// The code of "this run is not one this user's migrate recorded".
+pub const RUN_NOT_RECORDED: &str = "RUN_NOT_RECORDED";
+
+/// Why a backup run is not taken for this user's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Distrust {
+    /// Git tracks a file in its folder: it came with the repository.
+    Tracked,
+    /// Its id is a time later than now.
+    Future,
+    /// The user's journal cannot be read (or lies where a repository could put it).
+    JournalUnusable,
+    /// The journal does not name it, and it is older than every run the journal names.
+    PredatesJournal,
+    /// The journal does not name it.
+    NotRecorded,
+}
+
+impl Distrust {
+    /// The reason in a few words, for `--list`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Distrust::Tracked => "tracked by git",
+            Distrust::Future => "in the future",
+            Distrust::JournalUnusable => "journal unusable",
+            Distrust::PredatesJournal => "older than the journal",
+            Distrust::NotRecorded => "not in the journal",
+        }
+    }
+}
+
+/// A run that is not this user's own.
+#[derive(Debug, Clone, Serialize)]
+pub struct Untrusted {
+    pub run: String,
+    pub reason: Distrust,
+    /// The whole sentence: why, and how to restore it anyway.
+    pub message: String,
+}
+
+/// For each of `runs`, why it is not this user's own (None: it is).
+pub fn distrust(root: &Path, runs: &[String]) -> Vec<Option<Untrusted>> {
+    let journal = crate::fsio::journal::load(root);
+    let tracked = tracked_runs(root);
+    let journal_path = journal
+        .path
+        .as_ref()
+        .map_or_else(|| "the journal".to_string(), |p| p.display().to_string());
+    runs.iter()
+        .map(|run| {
+            let (reason, why) = if tracked.as_ref().is_none_or(|t| t.contains(run)) {
+                let why = match &tracked {
+                    Some(_) => "git tracks files in its folder: it came with the repository".to_string(),
+                    None => "git could not list what it tracks in the backups folder".to_string(),
+                };
+                (Distrust::Tracked, why)
+            } else if backup::in_future(run) {
+                (Distrust::Future, "it is dated in the future".to_string())
+            } else if let Some(why) = &journal.unusable {
+                (
+                    Distrust::JournalUnusable,
+                    format!("this user's journal of runs cannot be used: {why}"),
+                )
+            } else if journal.has(run) {
+                return None;
+            } else if journal.is_empty() {
+                (
+                    Distrust::PredatesJournal,
+                    format!(
+                        "{journal_path} records no run of this project: it came with the files, another user made it, or a skillmod before 0.3.0 did, which kept no journal"
+                    ),
+                )
+            } else if journal.predates(run) {
+                (
+                    Distrust::PredatesJournal,
+                    format!(
+                        "{journal_path} does not name it, and it is older than every run recorded there: a skillmod before 0.3.0 made it (it kept no journal), or another user did, or it came with the files"
+                    ),
+                )
+            } else {
+                (
+                    Distrust::NotRecorded,
+                    format!("{journal_path} does not name it"),
+                )
+            };
+            Some(Untrusted {
+                run: run.clone(),
+                reason,
+                message: format!(
+                    "run {run} is not one this user's migrate recorded ({why}); if you trust it, restore it with `skillmod restore --run {run} --trust`"
+                ),
+            })
+        })
+        .collect()
+}
+
+/// The runs git tracks a file of (empty outside git); None when git could not tell.
+fn tracked_runs(root: &Path) -> Option<std::collections::HashSet<String>> {
+    let Ok(state) = backup::state_dir(root) else {
+        return Some(Default::default());
+    };
+    let backups = crate::fsio::canonical(&state.join("backups"));
+    let Some(repo) = crate::vcs::Repo::discover(root) else {
+        return Some(Default::default());
+    };
+    if !backups.starts_with(&repo.root) {
+        return Some(Default::default());
+    }
+    let files = repo.tracked_under(&backups).ok()?;
+    Some(
+        files
+            .iter()
+            .filter_map(|f| f.strip_prefix(&backups).ok()?.components().next())
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect(),
+    )
 }
 
 impl Report {
@@ -72,6 +230,8 @@ pub struct Request {
     pub force: bool,
     /// Only files under these absolute paths (all when empty).
     pub filters: Vec<PathBuf>,
+    /// Restore the run `run` names even when it is not one this user's migrate recorded.
+    pub trust: bool,
 }
 
 /// Restore the runs `request` names among `runs` (the project's, oldest first) under `root`;
@@ -89,19 +249,53 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
             ..Report::default()
         });
     }
-    let chosen = choose_runs(request, runs, root)?;
+    // The run named with --run is judged too, listed or not.
+    let mut all = runs.to_vec();
+    if let Some(id) = &request.run
+        && !all.contains(id)
+        && backup::is_run_id(id)
+    {
+        all.push(id.clone());
+    }
+    let verdicts = distrust(root, &all);
+    let own: Vec<String> = all
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| v.is_none())
+        .map(|(r, _)| r.clone())
+        .collect();
+    let mut untrusted: Vec<Untrusted> = verdicts.into_iter().flatten().collect();
+    // The run named with --run: when it is not this user's, only --trust restores it.
+    let named = request.run.as_ref().and_then(|id| {
+        let index = untrusted.iter().position(|u| u.run == *id)?;
+        Some(untrusted.remove(index))
+    });
+    if let Some(named) = &named
+        && !request.trust
+    {
+        return Err(Error::new(RUN_NOT_RECORDED, named.message.clone()));
+    }
+    let chosen = choose_runs(request, &own, root)?;
     if chosen.is_empty() {
-        let why = format!(
-            "every backup run under {} is undone already (each file is as it was before); `skillmod restore --list` shows them",
-            root.join(crate::fsio::STATE_DIR).display()
-        );
+        let why = if own.is_empty() {
+            format!(
+                "no backup run under {} is one this user's migrate recorded; each is named above with the reason",
+                root.join(crate::fsio::STATE_DIR).display()
+            )
+        } else {
+            format!(
+                "every backup run under {} is undone already (each file is as it was before); `skillmod restore --list` shows them",
+                root.join(crate::fsio::STATE_DIR).display()
+            )
+        };
         return Ok(Report {
             warnings: vec![format!("{NO_BACKUPS}: {why}")],
+            untrusted_runs: untrusted,
             ..Report::default()
         });
     }
     let older_runs: Vec<String> = match chosen.last() {
-        Some(oldest) => runs.iter().filter(|r| *r < oldest).cloned().collect(),
+        Some(oldest) => own.iter().filter(|r| *r < oldest).cloned().collect(),
         None => Vec::new(),
     };
     let filters = &request.filters;
@@ -110,6 +304,18 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
         older_runs,
         files: Vec::new(),
         warnings: Vec::new(),
+        untrusted_runs: untrusted,
+    };
+    // A run restored on the user's word (--trust) never removes a file git tracks.
+    let guard = match &named {
+        Some(named) => {
+            report.warnings.push(format!(
+                "run {} is restored on your word (--trust): {}",
+                named.run, named.message
+            ));
+            Some(tracked_files(root))
+        }
+        None => None,
     };
     for run in &chosen {
         let first = report.files.len();
@@ -135,7 +341,7 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
             .map(|e| e.target.as_path())
             .collect();
         for entry in scripts.into_iter().filter(|e| selected(&e.target, filters)) {
-            let (status, error) = restore_one(entry, request.force);
+            let (status, error) = restore_one(entry, request.force, None);
             if matches!(status, Status::Refused | Status::Failed) {
                 kept.push(&entry.target);
             }
@@ -156,7 +362,7 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
                     )),
                 )
             } else {
-                restore_one(entry, request.force)
+                restore_one(entry, request.force, guard.as_ref())
             };
             report.files.push(RestoredFile {
                 run: run.clone(),
@@ -171,17 +377,17 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
     Ok(report)
 }
 
-/// The runs to restore, newest first: `--run ID`, every run since `--since`, or the latest.
+/// The files git's index holds with content (absolute, canonical); an intent-to-add entry (a
+/// runtime file migrate created) is not one.
+fn tracked_files(root: &Path) -> std::collections::HashSet<PathBuf> {
+    crate::vcs::Repo::discover(root)
+        .and_then(|repo| repo.indexed().ok())
+        .unwrap_or_default()
+}
+
+/// The runs to restore, newest first: `--run ID`, every run since `--since`, or the latest;
+/// `runs` are this user's own.
 fn choose_runs(request: &Request, runs: &[String], root: &Path) -> Result<Vec<String>> {
-    let none = || {
-        Error::new(
-            "NO_BACKUPS",
-            format!(
-                "no backup runs under {}; nothing to restore",
-                root.join(crate::fsio::STATE_DIR).display()
-            ),
-        )
-    };
     if let Some(id) = &request.run {
         return Ok(vec![id.clone()]);
     }
@@ -192,15 +398,14 @@ fn choose_runs(request: &Request, runs: &[String], root: &Path) -> Result<Vec<St
         if chosen.is_empty() {
             return Err(Error::new(
                 "NO_BACKUPS",
-                format!("no backup run since '{since}'; list runs with `skillmod restore --list`"),
+                format!(
+                    "no backup run since '{since}' that this user's migrate recorded; list runs with `skillmod restore --list`"
+                ),
             ));
         }
         return Ok(chosen);
     }
     // The latest run that is not undone already: restoring an undone run changes nothing.
-    if runs.is_empty() {
-        return Err(none());
-    }
     Ok(runs
         .iter()
         .zip(run_states(root, runs))
@@ -277,10 +482,16 @@ fn selected(path: &Path, filters: &[PathBuf]) -> bool {
     filters.is_empty() || filters.iter().any(|f| path.starts_with(f))
 }
 
-fn restore_one(checked: &CheckedEntry, force: bool) -> (Status, Option<Error>) {
+/// Restore one checked entry. `guard`, for a run restored on the user's word (`--trust`): the
+/// files git tracks, which such a run never removes.
+fn restore_one(
+    checked: &CheckedEntry,
+    force: bool,
+    guard: Option<&std::collections::HashSet<PathBuf>>,
+) -> (Status, Option<Error>) {
     let entry = &checked.entry;
     let target = &checked.target;
-    let current = match std::fs::symlink_metadata(target) {
+    let bytes = match std::fs::symlink_metadata(target) {
         Ok(meta) if !meta.is_file() => {
             return (
                 Status::Refused,
@@ -290,11 +501,21 @@ fn restore_one(checked: &CheckedEntry, force: bool) -> (Status, Option<Error>) {
                 )),
             );
         }
-        Ok(_) => std::fs::read(target).ok().map(|b| sha256_hex(&b)),
+        Ok(_) => match std::fs::read(target) {
+            Ok(bytes) => Some(bytes),
+            Err(e) => {
+                return (
+                    Status::Failed,
+                    Some(Error::io("RESTORE_FAILED", "cannot read", target, &e)),
+                );
+            }
+        },
         Err(_) => None,
     };
+    let current = bytes.as_deref().map(sha256_hex);
     if entry.created {
-        return remove_created(target, current.as_deref(), &entry.sha256_after, force);
+        let tracked = guard.is_some_and(|files| files.contains(&crate::fsio::canonical(target)));
+        return remove_created(target, bytes.as_deref(), &entry.sha256_after, tracked);
     }
     match current.as_deref() {
         Some(sha) if sha == entry.sha256_before => return (Status::Unchanged, None),
@@ -348,31 +569,66 @@ fn restore_one(checked: &CheckedEntry, force: bool) -> (Status, Option<Error>) {
     }
 }
 
-/// Undo the creation of a file (a runtime file the migration wrote): remove it, unless it was
-/// edited since (then only with `--force`).
+/// Undo the creation of a file (a runtime file the migration wrote): remove it, only when it is
+/// a runtime file (its name and its first line say so) holding the very bytes migrate wrote, and
+/// (`tracked`, for a run restored on the user's word) git does not track it. `--force` changes
+/// none of this: restore never removes a file migrate did not write.
 fn remove_created(
     target: &Path,
-    current: Option<&str>,
+    current: Option<&[u8]>,
     sha_after: &str,
-    force: bool,
+    tracked: bool,
 ) -> (Status, Option<Error>) {
-    match current {
-        None => (Status::Unchanged, None),
-        Some(sha) if sha != sha_after && !force => (
+    let Some(bytes) = current else {
+        return (Status::Unchanged, None);
+    };
+    if !is_runtime_name(target) || crate::rewrite::capture::version_of(bytes).is_none() {
+        return (
+            Status::Refused,
+            Some(Error::new(
+                "CREATED_NOT_RUNTIME",
+                "the run says migrate created this file, but migrate creates only runtime files (skillmod-runtime*.sh) and this is not one; left in place (the run may not be skillmod's own)",
+            )),
+        );
+    }
+    if sha256_hex(bytes) != sha_after {
+        return (
             Status::Refused,
             Some(Error::new(
                 "FILE_CHANGED_SINCE_MIGRATION",
-                "the migration created this file and it was edited since; removing it would lose those edits. Use --force to remove it anyway",
+                "the migration created this file and it was edited since; restore removes only the bytes migrate wrote, so it is left in place. Remove it yourself if you mean to",
             )),
-        ),
-        Some(_) => match std::fs::remove_file(target) {
-            Ok(()) => (Status::Restored, None),
-            Err(e) => (
-                Status::Failed,
-                Some(Error::io("RESTORE_FAILED", "cannot remove", target, &e)),
-            ),
-        },
+        );
     }
+    if tracked {
+        return (
+            Status::Refused,
+            Some(Error::new(
+                "CREATED_FILE_TRACKED",
+                "git tracks this file, and a run restored with --trust never removes a tracked file; remove it yourself with `git rm` if you mean to",
+            )),
+        );
+    }
+    match std::fs::remove_file(target) {
+        Ok(()) => (Status::Restored, None),
+        Err(e) => (
+            Status::Failed,
+            Some(Error::io("RESTORE_FAILED", "cannot remove", target, &e)),
+        ),
+    }
+}
+
+/// Whether `path` is named as runtime files are: `skillmod-runtime.sh` or
+/// `skillmod-runtime.NAME.sh`.
+fn is_runtime_name(path: &Path) -> bool {
+    use crate::analyze::runtime_link::FILE_STEM;
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix(FILE_STEM))
+        .and_then(|rest| rest.strip_suffix(".sh"))
+        .is_some_and(|middle| {
+            middle.is_empty() || middle.strip_prefix('.').is_some_and(|m| !m.is_empty())
+        })
 }
 
 /// Whether the script at `script` loads the runtime file `runtime` (its source line names it).

@@ -256,6 +256,20 @@ impl Repo {
             .is_ok_and(|out| !out.is_empty())
     }
 
+    /// The files git's index holds at or under `path` (absolute), intent-to-add entries too.
+    pub fn tracked_under(&self, path: &Path) -> Result<HashSet<PathBuf>> {
+        let Ok(relative) = path.strip_prefix(&self.root) else {
+            return Ok(HashSet::new());
+        };
+        let spec = if relative.as_os_str().is_empty() {
+            ".".to_string()
+        } else {
+            relative.to_string_lossy().into_owned()
+        };
+        let out = self.git(&["ls-files", "-z", "--", &format!(":(literal){spec}")])?;
+        Ok(self.paths(&out))
+    }
+
     /// Files with uncommitted changes: staged, unstaged or untracked.
     pub fn dirty(&self) -> Result<HashSet<PathBuf>> {
         let out = self.git(&["status", "--porcelain=v1", "-z", "--untracked-files=all"])?;

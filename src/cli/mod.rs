@@ -275,6 +275,10 @@ pub struct RestoreArgs {
     /// Restore even files edited since the migration.
     #[arg(long)]
     pub force: bool,
+    /// Restore the run --run names even though this user's migrate did not record it (it came
+    /// with the repository, is dated in the future, or is an older skillmod's).
+    #[arg(long, requires = "run")]
+    pub trust: bool,
     /// List the backup runs and exit.
     #[arg(long)]
     pub list: bool,

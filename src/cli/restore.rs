@@ -16,8 +16,12 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
     let color = args.common.color.choice();
     let (mut stdout, _) = crate::report::stdout(color);
     if args.list {
-        for (run, count, undone) in restore::list(&root, &runs) {
-            let state = if undone { "\tundone" } else { "" };
+        for (run, count, state) in restore::list(&root, &runs) {
+            let state = match state {
+                restore::RunState::Own { undone: false } => String::new(),
+                restore::RunState::Own { undone: true } => "\tundone".into(),
+                restore::RunState::Untrusted(why) => format!("\tnot recorded: {why}"),
+            };
             let _ = writeln!(stdout, "{run}\t{count} files{state}");
         }
         return Ok(0);
@@ -27,9 +31,25 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
         since: args.since.clone(),
         force: args.force,
         filters: filters(args),
+        trust: args.trust,
     };
     let report = restore::restore(&root, &base, &runs, &request)?;
     let nothing = report.runs.is_empty();
+    if args.format == Format::Text && !args.common.silent {
+        // The newest first, a few of them: a repository can carry any number.
+        const SHOWN: usize = 5;
+        let untrusted = &report.untrusted_runs;
+        for one in untrusted.iter().rev().take(SHOWN) {
+            eprintln!("note: {}: {}", restore::RUN_NOT_RECORDED, one.message);
+        }
+        if untrusted.len() > SHOWN {
+            eprintln!(
+                "note: {}: {} more runs this user's migrate did not record; `skillmod restore --list` shows them all",
+                restore::RUN_NOT_RECORDED,
+                untrusted.len() - SHOWN
+            );
+        }
+    }
     for warning in report.warnings.iter().filter(|_| !nothing) {
         eprintln!("warning: {warning}");
     }
@@ -66,11 +86,14 @@ fn filters(args: &RestoreArgs) -> Vec<PathBuf> {
         .collect()
 }
 
-/// `root`, or the nearest folder above it, up to the working folder, that keeps backup runs
-/// (`migrate .` ran there, and `restore PATH` names a folder inside it). Never above the working
-/// folder: a `.skillmod` someone else planted higher up is not searched.
+/// `root`, or the nearest folder above it, up to the working folder, that keeps backup runs this
+/// user's migrate made (`migrate .` ran there, and `restore PATH` names a folder inside it).
+/// Never above the working folder: a `.skillmod` someone else planted higher up is not searched,
+/// and one planted nearer, holding only runs this user did not make, does not hide the user's.
 fn with_backups(root: PathBuf, cwd: &std::path::Path) -> PathBuf {
-    let has_runs = |dir: &std::path::Path| backup::list_runs(dir).is_ok_and(|r| !r.is_empty());
+    let has_runs = |dir: &std::path::Path| {
+        backup::list_runs(dir).is_ok_and(|r| restore::distrust(dir, &r).iter().any(Option::is_none))
+    };
     if has_runs(&root) {
         return root;
     }

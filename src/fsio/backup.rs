@@ -17,6 +17,8 @@ use super::STATE_DIR;
 use crate::error::{Error, Result};
 
 const MANIFEST: &str = "manifest.jsonl";
+/// The largest manifest read back (a line is about 300 bytes).
+const MANIFEST_LIMIT: u64 = 1 << 30;
 /// How run ids look: the UTC time the run started, then `-N` when that name was taken.
 const RUN_ID_FORMAT: &str = "%Y%m%dT%H%M%S%.3fZ";
 
@@ -61,6 +63,9 @@ pub(crate) const REMOVED: &str = "removed";
 pub struct Backups {
     id: String,
     runs: Mutex<HashMap<PathBuf, Run>>,
+    /// Notes for the end of the run (a run not recorded in the journal): printed by the main
+    /// thread, never by a worker, which would wait on the stderr the printer holds.
+    notes: Mutex<Vec<String>>,
 }
 
 struct Run {
@@ -82,7 +87,13 @@ impl Backups {
         Backups {
             id: chrono::Utc::now().format(RUN_ID_FORMAT).to_string(),
             runs: Mutex::new(HashMap::new()),
+            notes: Mutex::new(Vec::new()),
         }
+    }
+
+    /// What the run has to say at its end (`JOURNAL_FAILED`), each a `CODE: message` line.
+    pub fn notes(&self) -> Vec<String> {
+        self.notes.lock().map(|n| n.clone()).unwrap_or_default()
     }
 
     /// The run id, if a backup was taken.
@@ -165,7 +176,9 @@ impl Backups {
         })?;
         let run = match runs.entry(root.to_path_buf()) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => e.insert(Run::create(root, &self.id)?),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(Run::create(root, &self.id, &self.notes)?)
+            }
         };
         run.count += 1;
         let name = path
@@ -221,7 +234,7 @@ impl Backups {
 }
 
 impl Run {
-    fn create(root: &Path, stamp: &str) -> Result<Run> {
+    fn create(root: &Path, stamp: &str, notes: &Mutex<Vec<String>>) -> Result<Run> {
         let state = state_dir(root)?;
         let backups = state.join("backups");
         std::fs::create_dir_all(&backups)
@@ -249,6 +262,16 @@ impl Run {
                     sync_dir(&dir)
                         .and_then(|_| sync_dir(&backups))
                         .map_err(|e| Error::io("BACKUP_FAILED", "cannot sync", &dir, &e))?;
+                    // Recorded before any backup is written in it: restore picks only runs
+                    // this user's migrate recorded.
+                    if let Err(e) = super::journal::record(root, &id)
+                        && let Ok(mut notes) = notes.lock()
+                    {
+                        notes.push(format!(
+                            "{}: {}; restore will not pick run {id} on its own: restore it with `skillmod restore --run {id} --trust`",
+                            e.code, e.message
+                        ));
+                    }
                     return Ok(Run {
                         dir,
                         manifest,
@@ -285,22 +308,16 @@ pub(crate) fn state_dir(root: &Path) -> Result<PathBuf> {
 /// The state of a skill folder that is its own project root: `$XDG_STATE_HOME/skillmod/skills/`
 /// (else `~/.local/state/…`), one folder per root, named by a hash of its real path.
 fn user_state_dir(root: &Path) -> Result<PathBuf> {
-    let base = std::env::var_os("XDG_STATE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
-        .ok_or_else(|| {
-            Error::new(
-                "STATE_DIR_UNSAFE",
-                format!(
-                    "{} is a skill folder, whose state is kept in the user's state folder, but neither XDG_STATE_HOME nor HOME is set; set one, or pass --no-backup",
-                    root.display()
-                ),
-            )
-        })?;
-    let real = crate::fsio::canonical(root);
-    let key = crate::fsio::sha256_hex(real.as_os_str().as_encoded_bytes());
-    Ok(base.join("skillmod/skills").join(&key[..16]))
+    let base = super::journal::user_state_base().ok_or_else(|| {
+        Error::new(
+            "STATE_DIR_UNSAFE",
+            format!(
+                "{} is a skill folder, whose state is kept in the user's state folder, but neither XDG_STATE_HOME nor HOME is set; set one, or pass --no-backup",
+                root.display()
+            ),
+        )
+    })?;
+    Ok(base.join("skills").join(super::journal::root_key(root)))
 }
 
 fn plain_folder(path: &Path) -> Result<()> {
@@ -346,6 +363,30 @@ fn safe_relative(path: &Path) -> bool {
             .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
+/// True when a component of `path` names git's folder or skillmod's state folder, in any case
+/// and in the spellings file systems take for them (`.GIT`, `.git.`, `git~1`, `.g\u{200c}it`).
+pub(crate) fn protected(path: &Path) -> bool {
+    path.components().any(|c| match c {
+        Component::Normal(name) => {
+            let name = name.to_string_lossy();
+            // HFS+ ignores these code points in names; NTFS drops trailing dots and spaces.
+            let folded: String = name
+                .chars()
+                .filter(|c| {
+                    !matches!(*c as u32, 0x200c..=0x200f | 0x202a..=0x202e | 0x206a..=0x206f | 0xfeff)
+                })
+                .collect::<String>()
+                .trim_end_matches(['.', ' '])
+                .to_lowercase();
+            matches!(
+                folded.as_str(),
+                ".git" | "git~1" | ".skillmod" | "skillm~1"
+            )
+        }
+        _ => false,
+    })
+}
+
 /// True when `id` is a run id: a real UTC time (not later than a day from now), optionally `-N`.
 pub(crate) fn is_run_id(id: &str) -> bool {
     let (stamp, suffix) = match id.split_once('-') {
@@ -357,6 +398,13 @@ pub(crate) fn is_run_id(id: &str) -> bool {
     }
     chrono::NaiveDateTime::parse_from_str(stamp, RUN_ID_FORMAT)
         .is_ok_and(|time| time.and_utc() <= chrono::Utc::now() + chrono::Duration::days(1))
+}
+
+/// True when run `id` is dated later than now: no run this user's migrate made is.
+pub(crate) fn in_future(id: &str) -> bool {
+    let stamp = id.split_once('-').map_or(id, |(stamp, _)| stamp);
+    chrono::NaiveDateTime::parse_from_str(stamp, RUN_ID_FORMAT)
+        .is_ok_and(|time| time.and_utc() > chrono::Utc::now())
 }
 
 /// The backup runs under `root`, oldest first (ids sort by time); folders that are not runs
@@ -407,7 +455,24 @@ pub fn load_run(root: &Path, id: &str) -> Result<LoadedRun> {
     std::fs::symlink_metadata(&dir).map_err(|_| not_found())?;
     plain_folder(&backups)?;
     plain_folder(&dir)?;
-    let text = std::fs::read(dir.join(MANIFEST)).map_err(|_| not_found())?;
+    // Read as untrusted state: a FIFO, a device or a link in the manifest's place is refused,
+    // never waited on or followed.
+    let manifest = dir.join(MANIFEST);
+    let text = match super::limited::read(&manifest, MANIFEST_LIMIT, false) {
+        Ok(text) => text,
+        Err(super::limited::Refused::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(not_found());
+        }
+        Err(refused) => {
+            return Err(Error::new(
+                "BACKUP_MANIFEST_INVALID",
+                format!(
+                    "the manifest of run '{id}' {}; the run is not restored (it may not be skillmod's own)",
+                    refused.describe(MANIFEST_LIMIT)
+                ),
+            ));
+        }
+    };
     let mut loaded = LoadedRun::default();
     let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
     let last = lines.len().saturating_sub(1);
@@ -447,6 +512,16 @@ fn unsafe_entry(why: String) -> Error {
     )
 }
 
+fn protected_entry(path: &Path) -> Error {
+    Error::new(
+        "PATH_PROTECTED",
+        format!(
+            "the recorded path '{}' lies in .git/ or .skillmod/, which restore never writes, creates or removes (migrate never changes a file there); nothing was written. The run is not skillmod's own: inspect it under .skillmod/backups",
+            path.display()
+        ),
+    )
+}
+
 fn check_entry(root: &Path, dir: &Path, entry: ManifestEntry) -> Result<CheckedEntry> {
     if !safe_relative(&entry.path) {
         return Err(unsafe_entry(format!(
@@ -454,17 +529,27 @@ fn check_entry(root: &Path, dir: &Path, entry: ManifestEntry) -> Result<CheckedE
             entry.path.display()
         )));
     }
+    // Git's and skillmod's own state is never restore's to write, in any spelling.
+    if protected(&entry.path) {
+        return Err(protected_entry(&entry.path));
+    }
     let target = root.join(&entry.path);
-    let inside = target
+    let real = target
         .parent()
         .and_then(|p| p.canonicalize().ok())
-        .zip(root.canonicalize().ok())
-        .is_some_and(|(parent, root)| parent.starts_with(root));
-    if !inside {
+        .zip(root.canonicalize().ok());
+    let Some(real_parent) = real
+        .as_ref()
+        .and_then(|(parent, root)| parent.strip_prefix(root).ok())
+    else {
         return Err(unsafe_entry(format!(
             "the folder of '{}' is missing or lies outside the project root (through a symlink)",
             entry.path.display()
         )));
+    };
+    // Reached through a symlinked folder.
+    if protected(real_parent) {
+        return Err(protected_entry(&entry.path));
     }
     let name = entry.backup.strip_prefix("files/").unwrap_or("");
     if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
@@ -512,6 +597,33 @@ mod tests {
         assert!(!is_run_id("../../x"));
         assert!(!is_run_id("20261121T223938.761Z-"));
         assert!(!is_run_id("20991121T223938.761Z"));
+    }
+
+    #[test]
+    fn git_and_state_folders_are_protected_in_every_spelling() {
+        for path in [
+            ".git/config",
+            "a/.git/hooks/pre-commit",
+            ".GIT/config",
+            ".Git./config",
+            ".git /config",
+            "GIT~1/config",
+            ".g\u{200c}it/config",
+            "s/.skillmod/backups/x",
+            ".SkillMod/cache",
+            ".git",
+        ] {
+            assert!(protected(Path::new(path)), "{path}");
+        }
+        for path in [
+            "s/execute.sh",
+            ".github/x",
+            "a.git/b",
+            ".gitignore",
+            "git/config",
+        ] {
+            assert!(!protected(Path::new(path)), "{path}");
+        }
     }
 
     #[test]

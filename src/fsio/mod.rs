@@ -4,6 +4,7 @@
 pub mod atomic;
 pub mod backup;
 pub mod discover;
+pub mod journal;
 pub mod limited;
 pub mod links;
 pub mod read;

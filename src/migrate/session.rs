@@ -172,6 +172,9 @@ impl Session {
             report.runtime_files.push(runtime);
         }
         report.runtime_summary = super::RuntimeSummary::of(&report.runtime_files);
+        for note in backups.notes() {
+            eprintln!("note: {note}");
+        }
         let dirs = backups.run_dirs();
         report.backup_dirs = dirs.iter().map(|d| display_path(d, base)).collect();
         if !dirs.is_empty() {

@@ -8,13 +8,21 @@ pub fn read_cache(path: &Path) -> skillmod::check::cache::Stored {
     postcard::from_bytes(&std::fs::read(path).expect("cache")).expect("decode the cache")
 }
 
-/// The skillmod binary, run in `dir`.
+/// The skillmod binary, run in `dir`, keeping its per-user state (the journal of backup runs,
+/// installed skills' backups) in the test build's folder, not the real user's (a test can set
+/// `XDG_STATE_HOME` again).
 pub fn skillmod(dir: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_skillmod"));
     cmd.current_dir(dir)
         .env("NO_COLOR", "1")
+        .env("XDG_STATE_HOME", state_home())
         .env_remove("CLICOLOR_FORCE");
     cmd
+}
+
+/// The user's state folder the tests give skillmod.
+pub fn state_home() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("state")
 }
 
 /// Run with `input` on stdin. A process that stops reading early (a size cap) is not an error.

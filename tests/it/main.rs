@@ -21,6 +21,8 @@ mod one_judgement;
 mod outcome;
 mod packaging;
 mod readme_usage;
+// Restore picks only this user's runs and never writes under .git/ or .skillmod/ (issue 31).
+mod restore_trust;
 mod rules_cli;
 mod runtime_file;
 mod safety;

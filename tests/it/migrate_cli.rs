@@ -672,9 +672,27 @@ fn outside_git_the_named_folder_is_the_root_whatever_the_working_folder() {
             0,
             "{how}"
         );
+        // In the user's folders, only the journal of backup runs (restore picks only those).
+        let journal = home.path().join("skillmod/journal");
         assert_eq!(
-            std::fs::read_dir(home.path()).expect("ls").count(),
-            0,
+            std::fs::read_dir(home.path())
+                .expect("ls")
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect::<Vec<_>>(),
+            ["skillmod"],
+            "{how}"
+        );
+        assert_eq!(
+            std::fs::read_dir(home.path().join("skillmod"))
+                .expect("ls")
+                .count(),
+            1,
+            "{how}"
+        );
+        assert_eq!(
+            std::fs::read_dir(&journal).expect("journal").count(),
+            1,
             "{how}"
         );
         results.push((how, after));

@@ -24,7 +24,8 @@ fn migrate_repos_script_commits_each_repo_and_reports_json_lines() {
         .arg(script)
         .arg(with_legacy.path())
         .arg(clean.path())
-        .env("SKILLMOD", env!("CARGO_BIN_EXE_skillmod")));
+        .env("SKILLMOD", env!("CARGO_BIN_EXE_skillmod"))
+        .env("XDG_STATE_HOME", state_home()));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let lines: Vec<Value> = stdout(&out)
         .lines()

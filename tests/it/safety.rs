@@ -60,8 +60,11 @@ fn restore_refuses_manifest_entries_that_leave_the_project() {
         ],
         &[("000001-x", evil)],
     );
+    // A planted run is restored only when named and trusted; its entries are checked even then.
     for force in [false, true] {
-        let args: &[&str] = if force { &["--force"] } else { &[] };
+        let trusted = ["--run", "20261120T000000.000Z", "--trust"];
+        let forced = ["--run", "20261120T000000.000Z", "--trust", "--force"];
+        let args: &[&str] = if force { &forced } else { &trusted };
         let (status, report) = restore(&root, args);
         assert_eq!(status, 1, "{report}");
         let codes: Vec<&str> = report["files"]
@@ -96,7 +99,10 @@ fn restore_checks_the_backup_hash_and_drops_set_id_bits() {
         &[entry(b"something else")],
         &[("000001-execute.sh", original)],
     );
-    let (status, report) = restore(root, &["--force"]);
+    let (status, report) = restore(
+        root,
+        &["--run", "20261120T000000.000Z", "--trust", "--force"],
+    );
     assert_eq!(status, 1);
     assert_eq!(report["files"][0]["errors"][0]["code"], "BACKUP_CORRUPT");
     assert_eq!(std::fs::read(&script).expect("read"), current);
@@ -106,7 +112,7 @@ fn restore_checks_the_backup_hash_and_drops_set_id_bits() {
         &[entry(original)],
         &[("000001-execute.sh", original)],
     );
-    let (status, report) = restore(root, &[]);
+    let (status, report) = restore(root, &["--run", "20261120T000001.000Z", "--trust"]);
     assert_eq!(status, 0, "{report}");
     assert_eq!(std::fs::read(&script).expect("read"), original);
     assert_eq!(mode(&script), 0o755, "setuid and setgid are never restored");
@@ -713,7 +719,8 @@ fn a_full_disk_leaves_every_file_whole_and_recoverable() {
         .arg("trap '' XFSZ; ulimit -f 40; exec \"$0\" migrate -q s")
         .arg(env!("CARGO_BIN_EXE_skillmod"))
         .current_dir(root)
-        .env("NO_COLOR", "1");
+        .env("NO_COLOR", "1")
+        .env("XDG_STATE_HOME", state_home());
     full_disk_leaves_everything_recoverable(root, &mut limited, || {});
     // A real full disk, where a small tmpfs can be mounted (root with CAP_SYS_ADMIN).
     if is_root() {
