@@ -142,7 +142,7 @@ impl MigratePrinter {
     }
 
     /// The end: the rest of the JSON document, or the summary (with quiet, only the runtime
-    /// files to commit), and a failed commit's error last.
+    /// files that could not be written), and a failed commit's error last.
     pub fn finish(
         mut self,
         report: &RunReport,
@@ -166,7 +166,7 @@ impl MigratePrinter {
         } else if !v.quiet && !v.silent {
             let _ = migrate_text::write_summary(&mut self.stderr, report, elapsed, self.dry_run);
         } else if !v.silent {
-            let _ = migrate_text::write_runtime_files(&mut self.stderr, report);
+            let _ = migrate_text::write_runtime_files(&mut self.stderr, report, true);
         }
         let _ = self.stdout.flush();
         if let Some(e) = commit {

@@ -83,13 +83,21 @@ pub(crate) fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) 
 }
 
 /// What happened to the runtime files; a created one not committed by `--commit` names the
-/// `git add` that puts it in the commit beside the skills that source it (printed with
-/// `--quiet` too, so the pre-commit hook shows it).
-pub(crate) fn write_runtime_files(out: &mut dyn Write, report: &RunReport) -> io::Result<()> {
+/// `git add` that puts it in the commit beside the skills that source it. `problems_only`
+/// (`--quiet`) keeps the files that could not be written.
+pub(crate) fn write_runtime_files(
+    out: &mut dyn Write,
+    report: &RunReport,
+    problems_only: bool,
+) -> io::Result<()> {
     // Identical files with one fate are one line: a repository of many skills gets one runtime
     // per skill folder, all the same bytes.
     let mut groups: Vec<Vec<&crate::migrate::runtime::RuntimeReport>> = Vec::new();
-    for runtime in &report.runtime_files {
+    let shown = report
+        .runtime_files
+        .iter()
+        .filter(|r| !problems_only || r.status == RuntimeStatus::Failed || !r.errors.is_empty());
+    for runtime in shown {
         if runtime.status.writes().is_none() {
             groups.push(vec![runtime]);
             continue;
@@ -239,7 +247,7 @@ pub(crate) fn write_summary(
             super::plural(s.stdout_writes_moved, "echo/printf/cat write"),
         )?;
     }
-    write_runtime_files(out, report)?;
+    write_runtime_files(out, report, false)?;
     if !report.unrelated_dirty.is_empty() {
         writeln!(
             out,

@@ -73,8 +73,9 @@ output_has present "skills/old/execute.sh:"
 output_has absent "skills/new/execute.sh:"
 expect fail pre-commit try-repo "$repo" "skillmod-migrate$suffix" --all-files
 output_has present "files were modified by this hook"
-# The runtime file the migration created is named, with the command that stages it.
-output_has present "git add skills/old/skillmod-runtime.sh"
+# --quiet prints problems only: the runtime file the migration created is not named (the check
+# hook names one left out of a commit, RUNTIME_UNTRACKED, below).
+output_has absent "skillmod-runtime.sh"
 git add -A
 expect pass pre-commit try-repo "$repo" "skillmod-check$suffix" --all-files
 git commit -qm "migrated"
