@@ -23,7 +23,8 @@ impl Error {
 
     /// An I/O error on `path`, with the operation that failed.
     pub fn io(code: &'static str, what: &str, path: &Path, err: &std::io::Error) -> Self {
-        Error::new(code, format!("{what} {}: {err}", path.display()))
+        let path = crate::report::shown_path(path);
+        Error::new(code, format!("{what} {path}: {err}"))
     }
 
     /// Writing a command's own output failed. A reader that went away (`skillmod check | head`)

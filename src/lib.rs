@@ -2,6 +2,7 @@
 //! unmigrated skills, and validate what skills print.
 
 pub mod analyze;
+pub mod bytes_text;
 pub mod check;
 pub mod cli;
 pub mod codes;

@@ -42,7 +42,7 @@ impl Repo {
         Some(Repo { root })
     }
 
-    fn git(&self, args: &[&str]) -> Result<Vec<u8>> {
+    fn git<S: AsRef<std::ffi::OsStr>>(&self, args: &[S]) -> Result<Vec<u8>> {
         let out = Command::new("git")
             .args(args)
             .current_dir(&self.root)
@@ -53,7 +53,10 @@ impl Repo {
                 "GIT_FAILED",
                 format!(
                     "git {} failed: {}",
-                    args.join(" "),
+                    args.iter()
+                        .map(|a| crate::report::shown_path(Path::new(a.as_ref())).into_owned())
+                        .collect::<Vec<_>>()
+                        .join(" "),
                     String::from_utf8_lossy(&out.stderr).trim()
                 ),
             ));
@@ -66,7 +69,7 @@ impl Repo {
         output
             .split(|&b| b == 0)
             .filter(|p| !p.is_empty())
-            .map(|p| self.root.join(String::from_utf8_lossy(p).as_ref()))
+            .map(|p| self.root.join(crate::bytes_text::path_from_bytes(p)))
             .collect()
     }
 
@@ -235,7 +238,7 @@ impl Repo {
                 (object != EMPTY_BLOB).then(|| {
                     let path = self
                         .root
-                        .join(String::from_utf8_lossy(&entry[tab + 1..]).as_ref());
+                        .join(crate::bytes_text::path_from_bytes(&entry[tab + 1..]));
                     (path, mode)
                 })
             })
@@ -282,7 +285,7 @@ impl Repo {
             }
             dirty.insert(
                 self.root
-                    .join(String::from_utf8_lossy(&entry[3..]).as_ref()),
+                    .join(crate::bytes_text::path_from_bytes(&entry[3..])),
             );
             if entry[0] == b'R' || entry[0] == b'C' {
                 entries.next();
@@ -420,19 +423,19 @@ impl Repo {
         if files.is_empty() {
             return Ok(());
         }
-        let mut args = vec!["add".to_string(), "--intent-to-add".into(), "--".into()];
+        let mut args: Vec<std::ffi::OsString> =
+            vec!["add".into(), "--intent-to-add".into(), "--".into()];
         for file in files {
             let rel = file.strip_prefix(&self.root).unwrap_or(file);
-            args.push(rel.to_string_lossy().into_owned());
+            args.push(rel.as_os_str().to_os_string());
         }
-        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        self.git(&refs)
+        self.git(&args)
             .map(|_| ())
             .map_err(|e| Error::new("COMMIT_FAILED", e.message))
     }
 
     pub fn commit_only(&self, files: &[PathBuf], message: &str, no_verify: bool) -> Result<String> {
-        let mut args: Vec<String> = vec![
+        let mut args: Vec<std::ffi::OsString> = vec![
             "commit".into(),
             "--quiet".into(),
             "--only".into(),
@@ -445,10 +448,9 @@ impl Repo {
         args.push("--".into());
         for file in files {
             let rel = file.strip_prefix(&self.root).unwrap_or(file);
-            args.push(rel.to_string_lossy().into_owned());
+            args.push(rel.as_os_str().to_os_string());
         }
-        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        self.git(&refs)
+        self.git(&args)
             .map_err(|e| Error::new("COMMIT_FAILED", e.message))?;
         let head = self.git(&["rev-parse", "HEAD"])?;
         Ok(String::from_utf8_lossy(&head).trim().to_string())

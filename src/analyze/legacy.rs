@@ -59,6 +59,15 @@ impl LegacyKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", content = "text", rename_all = "snake_case")]
 pub enum LegacyValue {
+    /// The text, with the bytes that are not UTF-8 marked (see `bytes_text`); reports show it in
+    /// the contract's escape (`\xHH`).
+    #[serde(serialize_with = "escaped")]
     Literal(String),
+    #[serde(serialize_with = "escaped")]
     RunTime(String),
+}
+
+/// A value in a report: marked bytes in the contract's escape, as the JSON block shows them.
+fn escaped<S: serde::Serializer>(text: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&crate::bytes_text::escape_marked(text))
 }

@@ -92,6 +92,12 @@ pub(crate) fn error_count(tree: &Tree) -> usize {
     count
 }
 
+/// The source text of a node with its bytes kept: what is not UTF-8 is marked (see
+/// `bytes_text`), for values a JSON block reports.
+pub(crate) fn node_text_marked(node: Node<'_>, source: &[u8]) -> String {
+    crate::bytes_text::decode_marked(node_bytes(node, source))
+}
+
 /// 1-based line and column of the first ERROR or MISSING node, if any.
 pub fn first_error(tree: &Tree) -> Option<(usize, usize)> {
     let mut first = None;

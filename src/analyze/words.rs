@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::parser::node_text;
+use super::parser::{node_text, node_text_marked};
 use super::shell::Dialect;
 
 /// A piece of printed text: known now, or only at run time (kept as its source form).
@@ -275,18 +275,18 @@ fn escapes(text: &str, reader: Escapes) -> String {
             continue;
         }
         match next {
-            '0'..='7' if format => out.push(char::from(digits(&mut chars, 8, 3) as u8)),
+            '0'..='7' if format => push_byte(&mut out, digits(&mut chars, 8, 3)),
             'c' => break,
             '0' => {
                 chars.next();
-                out.push(char::from(digits(&mut chars, 8, 3) as u8));
+                push_byte(&mut out, digits(&mut chars, 8, 3));
             }
             // dash reads `\101` as octal too; bash's echo only `\0101`.
-            '1'..='7' if !bash => out.push(char::from(digits(&mut chars, 8, 3) as u8)),
+            '1'..='7' if !bash => push_byte(&mut out, digits(&mut chars, 8, 3)),
             'x' if bash => {
                 chars.next();
                 if chars.peek().is_some_and(char::is_ascii_hexdigit) {
-                    out.push(char::from(digits(&mut chars, 16, 2) as u8));
+                    push_byte(&mut out, digits(&mut chars, 16, 2));
                 } else {
                     out.push_str("\\x");
                 }
@@ -317,7 +317,14 @@ fn escapes(text: &str, reader: Escapes) -> String {
             _ => out.push('\\'),
         }
     }
-    out
+    // Bytes from escapes that form UTF-8 together are its characters; the rest stay marked.
+    crate::bytes_text::normalize(out)
+}
+
+/// A byte an escape gives (`\351`, `\xe9`): ASCII as its character, any other byte marked (see
+/// `bytes_text`), as the shell prints the byte itself.
+fn push_byte(out: &mut String, byte: u32) {
+    crate::bytes_text::push_byte(out, byte as u8);
 }
 
 /// Up to `max` digits of `radix`, as a number (masked to a byte by the caller's shells).
@@ -340,7 +347,7 @@ pub(crate) fn word_value(node: Node<'_>, source: &[u8]) -> Printed {
     let mut out = Printed::default();
     match node.kind() {
         "word" | "number" => {
-            let text = node_text(node, source);
+            let text = node_text_marked(node, source);
             if text.contains(['*', '?', '[']) {
                 out.push_dynamic(text);
             } else {
@@ -348,11 +355,11 @@ pub(crate) fn word_value(node: Node<'_>, source: &[u8]) -> Printed {
             }
         }
         "raw_string" => {
-            let text = node_text(node, source);
+            let text = node_text_marked(node, source);
             out.push_literal(text.trim_start_matches('\'').trim_end_matches('\''));
         }
         "ansi_c_string" => {
-            let text = node_text(node, source);
+            let text = node_text_marked(node, source);
             let inner = text
                 .strip_prefix("$'")
                 .and_then(|t| t.strip_suffix('\''))
@@ -365,7 +372,7 @@ pub(crate) fn word_value(node: Node<'_>, source: &[u8]) -> Printed {
                 match child.kind() {
                     "\"" | "$\"" => {}
                     "string_content" => {
-                        out.push_literal(&unescape_double_quoted(&node_text(child, source)))
+                        out.push_literal(&unescape_double_quoted(&node_text_marked(child, source)))
                     }
                     "string" => out.append(word_value(child, source)),
                     _ => out.push_dynamic(node_text(child, source)),

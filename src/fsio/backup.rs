@@ -25,7 +25,10 @@ const RUN_ID_FORMAT: &str = "%Y%m%dT%H%M%S%.3fZ";
 /// One backed-up file, as recorded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ManifestEntry {
-    /// Path of the migrated file relative to the project root, `/`-separated.
+    /// Path of the migrated file relative to the project root, `/`-separated; written quoted
+    /// as git quotes paths when it is not plain (`"caf\\351/execute.sh"`), so any bytes come
+    /// back exactly.
+    #[serde(with = "git_quoted")]
     pub path: PathBuf,
     /// Path of the saved original, relative to the run folder (`files/NNNNNN-name`).
     pub backup: String,
@@ -35,6 +38,37 @@ pub struct ManifestEntry {
     /// The migration created the file (a runtime file): restoring removes it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created: bool,
+}
+
+/// A manifest path as text: quoted as git quotes paths (`report::quote_bytes`), so a name that
+/// is not UTF-8 is kept byte for byte; a plain path is written as it is. A path that does not
+/// start with `"` (every plain one, and any a 0.2.0 manifest holds) is read as it is.
+mod git_quoted {
+    use std::path::{Path, PathBuf};
+
+    use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
+
+    pub fn serialize<S: Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&crate::report::quote_os(path))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<PathBuf, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        let bytes = crate::report::unquote_path(&text)
+            .ok_or_else(|| D::Error::custom(format!("the path {text} is badly quoted")))?;
+        path_of(bytes).ok_or_else(|| D::Error::custom("the path is not UTF-8"))
+    }
+
+    #[cfg(unix)]
+    fn path_of(bytes: Vec<u8>) -> Option<PathBuf> {
+        use std::os::unix::ffi::OsStringExt;
+        Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+    }
+
+    #[cfg(not(unix))]
+    fn path_of(bytes: Vec<u8>) -> Option<PathBuf> {
+        String::from_utf8(bytes).ok().map(PathBuf::from)
+    }
 }
 
 /// A manifest entry that passed every check: where to restore it and where its original is.
@@ -496,7 +530,7 @@ pub fn load_run(root: &Path, id: &str) -> Result<LoadedRun> {
                 ));
             }
         };
-        let shown = entry.path.to_string_lossy().into_owned();
+        let shown = crate::bytes_text::os_marked(entry.path.as_os_str());
         match check_entry(root, &dir, entry) {
             Ok(checked) => loaded.entries.push(checked),
             Err(e) => loaded.refused.push((shown, e)),

@@ -216,14 +216,16 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
-/// `path` relative to `base` when it lies under it, for reports and diffs.
+/// `path` relative to `base` when it lies under it, for reports and diffs: marked text (see
+/// `bytes_text`), so bytes that are not UTF-8 are kept, and `report::quote_path` quotes them as
+/// git does.
 pub(crate) fn display_path(path: &Path, base: &Path) -> String {
     let shown = path.strip_prefix(base).unwrap_or(path);
     let clean: PathBuf = shown
         .components()
         .filter(|c| !matches!(c, std::path::Component::CurDir))
         .collect();
-    clean.to_string_lossy().replace('\\', "/")
+    crate::bytes_text::os_marked(clean.as_os_str()).replace('\\', "/")
 }
 
 /// The folder reports are relative to.

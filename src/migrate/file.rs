@@ -690,19 +690,21 @@ fn link<'a>(
 
 /// The name of the skill folder holding the runtime file `at`.
 fn skill_of(at: &Path) -> String {
-    at.parent()
-        .and_then(|d| d.file_name())
-        .map_or_else(|| "skill".to_string(), |n| n.to_string_lossy().into_owned())
+    at.parent().and_then(|d| d.file_name()).map_or_else(
+        || "skill".to_string(),
+        |n| crate::bytes_text::escape(n.as_encoded_bytes()).into_owned(),
+    )
 }
 
-/// The skill's name: the folder holding its script.
+/// The skill's name: the folder holding its script (bytes that are not UTF-8 in the contract's
+/// escape, as the runtime writes them).
 fn skill_name(path: &Path) -> String {
     std::path::absolute(path)
         .ok()
         .and_then(|p| {
             p.parent()
                 .and_then(|d| d.file_name())
-                .map(|n| n.to_string_lossy().into_owned())
+                .map(|n| crate::bytes_text::escape(n.as_encoded_bytes()).into_owned())
         })
         .unwrap_or_else(|| "skill".to_string())
 }

@@ -68,7 +68,9 @@ pub(crate) fn mark_created(repos: &[Repo], runtimes: &[RuntimeReport]) {
         {
             eprintln!(
                 "note: {}: not marked for git (`git add --intent-to-add`): {}: {}; add it yourself with `git add`",
-                runtime.path, e.code, e.message
+                crate::report::quote_path(&runtime.path),
+                e.code,
+                e.message
             );
         }
     }

@@ -59,6 +59,7 @@ pub(crate) fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) 
                 statement.text
             )?;
             if let Some(LegacyValue::RunTime(expr)) = &statement.value {
+                let expr = crate::bytes_text::escape_marked(expr);
                 write!(
                     out,
                     " (value `{expr}` is known only at run time: --mode capture records it, --mode comment leaves it out)"
@@ -140,12 +141,13 @@ pub(crate) fn write_runtime_files(
                 runtime.path
             )?,
             (RuntimeStatus::Kept | RuntimeStatus::Failed, _) => {
-                write!(out, "runtime {} {what}", runtime.path)?
+                write!(out, "runtime {} {what}", super::quote_path(&runtime.path))?
             }
             _ => write!(
                 out,
                 "runtime {} {what} (version {})",
-                runtime.path, runtime.version
+                super::quote_path(&runtime.path),
+                runtime.version
             )?,
         }
         if runtime.status.writes().is_some() {
@@ -158,7 +160,7 @@ pub(crate) fn write_runtime_files(
             write!(
                 out,
                 ": add it to your commit (`git add {}`)",
-                crate::report::quote_path(&runtime.path)
+                crate::report::command_arg(&runtime.path)
             )?;
         }
         writeln!(out)?;

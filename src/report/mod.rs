@@ -96,12 +96,24 @@ pub(crate) fn root_relative(prefix: &str, path: &str) -> String {
     parts.join("/")
 }
 
-/// A path as git prints it: as it is when plain, else in double quotes with C escapes and octal
-/// bytes (control characters, quotes, backslashes, non-ASCII), so a line holds one path and a
-/// diff header that names it still applies.
 /// A path as one argument of a command a user can paste into a shell: a leading `-` gets `./`
-/// (never read as an option), and anything a shell would split or expand is single-quoted.
+/// (never read as an option), and anything a shell would split or expand is single-quoted; a
+/// path whose bytes are not UTF-8 (marked text, see `bytes_text`) is written `$'…'` with octal
+/// escapes (bash, zsh, ksh).
 pub(crate) fn command_arg(path: &str) -> String {
+    let bytes = crate::bytes_text::marked_bytes(path);
+    if std::str::from_utf8(&bytes).is_err() {
+        let mut out = String::from(if path.starts_with('-') { "$'./" } else { "$'" });
+        for &b in bytes.iter() {
+            match b {
+                b'\\' | b'\'' => out.push_str(&format!("\\{}", char::from(b))),
+                0x20..0x7f => out.push(char::from(b)),
+                b => out.push_str(&format!("\\{b:03o}")),
+            }
+        }
+        out.push('\'');
+        return out;
+    }
     let path = if path.starts_with('-') {
         format!("./{path}")
     } else {
@@ -117,16 +129,40 @@ pub(crate) fn command_arg(path: &str) -> String {
     format!("'{}'", path.replace('\'', "'\\''"))
 }
 
+/// A path as git prints it (`core.quotePath`): as it is when plain, else in double quotes with C
+/// escapes and octal bytes (control characters, quotes, backslashes, non-ASCII), so a line holds
+/// one path and a diff header that names it still applies. `path` is marked text (see
+/// `bytes_text`): bytes that are not UTF-8 are quoted as the bytes they are (`"caf\\351"`).
 pub(crate) fn quote_path(path: &str) -> String {
-    if !path
-        .bytes()
-        .any(|b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\')
+    quote_bytes(&crate::bytes_text::marked_bytes(path))
+}
+
+/// A file system path quoted as git quotes it (see [`quote_path`]).
+pub(crate) fn quote_os(path: &std::path::Path) -> String {
+    quote_bytes(path.as_os_str().as_encoded_bytes())
+}
+
+/// A path for a message: as `Path::display` shows it when it is UTF-8, quoted as git quotes it
+/// when it is not (a lossy decoding would name a file that does not exist).
+pub(crate) fn shown_path(path: &std::path::Path) -> std::borrow::Cow<'_, str> {
+    match path.to_str() {
+        Some(text) => std::borrow::Cow::Borrowed(text),
+        None => std::borrow::Cow::Owned(quote_os(path)),
+    }
+}
+
+/// Bytes quoted as git quotes a path (see [`quote_path`]).
+pub(crate) fn quote_bytes(path: &[u8]) -> String {
+    if let Ok(text) = std::str::from_utf8(path)
+        && !path
+            .iter()
+            .any(|&b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\')
     {
-        return path.to_string();
+        return text.to_string();
     }
     let mut out = String::with_capacity(path.len() + 2);
     out.push('"');
-    for b in path.bytes() {
+    for &b in path {
         match b {
             b'\x07' => out.push_str("\\a"),
             b'\x08' => out.push_str("\\b"),
@@ -143,6 +179,51 @@ pub(crate) fn quote_path(path: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// The bytes of a path [`quote_bytes`] wrote: a quoted path unquoted (C escapes, octal bytes),
+/// a plain one as it is; `None` for a quoted path that is not well formed.
+pub(crate) fn unquote_path(text: &str) -> Option<Vec<u8>> {
+    let Some(inner) = text.strip_prefix('"') else {
+        return Some(text.as_bytes().to_vec());
+    };
+    let inner = inner.strip_suffix('"')?;
+    let mut out = Vec::with_capacity(inner.len());
+    let mut bytes = inner.bytes();
+    while let Some(b) = bytes.next() {
+        match b {
+            b'"' => return None,
+            b'\\' => {}
+            b => {
+                out.push(b);
+                continue;
+            }
+        }
+        let b = match bytes.next()? {
+            b'a' => 0x07,
+            b'b' => 0x08,
+            b't' => b'\t',
+            b'n' => b'\n',
+            b'v' => 0x0b,
+            b'f' => 0x0c,
+            b'r' => b'\r',
+            b'"' => b'"',
+            b'\\' => b'\\',
+            first @ b'0'..=b'3' => {
+                let mut value = u32::from(first - b'0');
+                for _ in 0..2 {
+                    match bytes.next()? {
+                        d @ b'0'..=b'7' => value = value * 8 + u32::from(d - b'0'),
+                        _ => return None,
+                    }
+                }
+                u8::try_from(value).ok()?
+            }
+            _ => return None,
+        };
+        out.push(b);
+    }
+    Some(out)
 }
 
 /// `1 script`, `2 scripts`.
@@ -181,5 +262,26 @@ mod tests {
         assert_eq!(quote_path("a\nb/x.sh"), "\"a\\nb/x.sh\"");
         assert_eq!(quote_path("é.sh"), "\"\\303\\251.sh\"");
         assert_eq!(quote_path("q\"\\.sh"), "\"q\\\"\\\\.sh\"");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_quoted_as_git_quotes_them_and_come_back() {
+        let marked = crate::bytes_text::decode_marked(b"skills/caf\xe9/execute.sh");
+        assert_eq!(quote_path(&marked), "\"skills/caf\\351/execute.sh\"");
+        assert_eq!(command_arg(&marked), "$'skills/caf\\351/execute.sh'");
+        for bytes in [
+            &b"skills/caf\xe9/execute.sh"[..],
+            "é \"q\"\\\t\n.sh".as_bytes(),
+            b"plain/x.sh",
+            b"\x01\x7f\xff",
+        ] {
+            assert_eq!(
+                super::unquote_path(&super::quote_bytes(bytes)).as_deref(),
+                Some(bytes)
+            );
+        }
+        assert_eq!(super::unquote_path("\"a\\9\""), None);
+        assert_eq!(super::unquote_path("\"a\"b\""), None);
+        assert_eq!(super::unquote_path("\"open"), None);
     }
 }

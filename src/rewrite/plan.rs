@@ -107,11 +107,12 @@ impl Plan {
     /// and reported as an error rather than producing mangled output.
     pub fn apply(&self, source: &[u8]) -> Result<Vec<u8>> {
         let mut order: Vec<usize> = (0..self.edits.len()).collect();
-        // Stable sort keeps insertion order for edits at the same offset; an insertion at a
-        // replacement's start goes before the replacement.
+        // Stable sort keeps insertion order for edits at the same offset; the runtime's line (a
+        // whole line in front of line 2) goes first, then insertions, then a replacement.
         order.sort_by_key(|&i| {
             (
                 self.edits[i].start,
+                self.edits[i].reason != Reason::Runtime,
                 self.edits[i].end != self.edits[i].start,
             )
         });

@@ -48,8 +48,10 @@ pub fn static_values(
                 } else {
                     files_modified += 1;
                 }
-                if !deliverables.contains(text) {
-                    deliverables.push(text.clone());
+                // Bytes that are not UTF-8 in the contract's escape, as the runtime writes them.
+                let text = crate::bytes_text::escape_marked(text);
+                if !deliverables.contains(&text) {
+                    deliverables.push(text);
                 }
             }
             _ => {}
@@ -78,6 +80,7 @@ pub(crate) fn invalid_confidences(legacy: &[LegacyStatement]) -> Vec<crate::erro
         .filter(|s| s.kind == LegacyKind::Confidence)
         .filter_map(|s| match &s.value {
             Some(LegacyValue::Literal(text)) if parse_confidence(text).is_none() => {
+                let text = crate::bytes_text::escape_marked(text);
                 Some(crate::error::Error::new(
                     "CONFIDENCE_INVALID",
                     format!(

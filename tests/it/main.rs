@@ -29,6 +29,8 @@ mod safety;
 mod self_contained;
 // A script check selected but could not judge is never a pass (issue 31, points 2 and 4).
 mod skipped_not_clean;
+// Bytes that are not UTF-8 in values, folder and file names (issue 31, point 6).
+mod non_utf8;
 mod snapshots;
 mod stdout_forms;
 mod terminal;

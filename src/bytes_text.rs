@@ -1,0 +1,169 @@
+//! Bytes that are not UTF-8, kept. Shell scripts, the values they print and the names of their
+//! folders are bytes; the JSON contract and skillmod's reports are UTF-8. Three forms carry such
+//! bytes across without losing one:
+//!
+//! - **The contract's escape** ([`escape`]): in a value a skill reports (a deliverable, a
+//!   message, the skill's name), each byte that is not part of valid UTF-8 becomes the four
+//!   characters `\xHH` (lowercase hex); valid UTF-8 is kept as it is. Capture mode's runtime
+//!   (`__skm_esc`) and comment mode's static block write the same string for the same bytes, and
+//!   the document stays UTF-8 JSON that `validate --strict` accepts.
+//! - **Git's quoting** (`report::quote_path`): paths in messages and in the backup manifest.
+//! - **Marked text** ([`decode_marked`], [`marked_bytes`]): inside the analysis and the reports,
+//!   a string holds each such byte as one character of U+10FF80..=U+10FFFF (the last 128 code
+//!   points of plane 16's private use area), so `String` code keeps working and the bytes come
+//!   back exactly. A script's own characters in that range are marked byte by byte too, so the
+//!   way back is exact for every input.
+
+use std::borrow::Cow;
+
+/// The first of the 128 characters that stand for the bytes 0x80..=0xFF.
+const MARK_BASE: u32 = 0x10_FF80;
+
+/// The character that stands for byte `b` (0x80..=0xFF) in marked text.
+fn mark(b: u8) -> char {
+    char::from_u32(MARK_BASE + u32::from(b & 0x7f)).unwrap_or(char::REPLACEMENT_CHARACTER)
+}
+
+/// The byte a character of marked text stands for, if it is a mark.
+fn unmark(c: char) -> Option<u8> {
+    let code = u32::from(c);
+    (MARK_BASE..=MARK_BASE + 0x7f)
+        .contains(&code)
+        .then(|| 0x80 | (code - MARK_BASE) as u8)
+}
+
+/// `bytes` as text: valid UTF-8 as it is, each other byte as a mark (and a real character in
+/// the marks' range as the marks of its bytes).
+pub(crate) fn decode_marked(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if unmark(c).is_some() {
+                let mut buf = [0; 4];
+                out.extend(c.encode_utf8(&mut buf).bytes().map(mark));
+            } else {
+                out.push(c);
+            }
+        }
+        out.extend(chunk.invalid().iter().copied().map(mark));
+    }
+    out
+}
+
+/// Append byte `b` to marked text: ASCII as its character, any other byte as its mark.
+pub(crate) fn push_byte(out: &mut String, b: u8) {
+    if b.is_ascii() {
+        out.push(char::from(b));
+    } else {
+        out.push(mark(b));
+    }
+}
+
+/// The bytes marked text stands for (the inverse of [`decode_marked`]).
+pub(crate) fn marked_bytes(text: &str) -> Cow<'_, [u8]> {
+    if !text.chars().any(|c| unmark(c).is_some()) {
+        return Cow::Borrowed(text.as_bytes());
+    }
+    let mut out = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        match unmark(c) {
+            Some(b) => out.push(b),
+            None => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Marked text with runs of marks that form valid UTF-8 turned into their characters (an `echo
+/// -e '\303\251'` prints `é`).
+pub(crate) fn normalize(text: String) -> String {
+    match marked_bytes(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(bytes) => decode_marked(&bytes),
+    }
+}
+
+/// The output contract's escape: valid UTF-8 kept, each other byte written `\xHH`.
+///
+/// ```
+/// use skillmod::bytes_text::escape;
+///
+/// assert_eq!(escape(b"caf\xe9.txt"), "caf\\xe9.txt");
+/// assert_eq!(escape("café.txt".as_bytes()), "café.txt");
+/// ```
+pub fn escape(bytes: &[u8]) -> Cow<'_, str> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Marked text in the contract's escape: what a value found by the analysis reports.
+pub(crate) fn escape_marked(text: &str) -> String {
+    escape(&marked_bytes(text)).into_owned()
+}
+
+/// A file name or path as marked text (exact, whatever its bytes).
+pub(crate) fn os_marked(name: &std::ffi::OsStr) -> String {
+    match name.to_str() {
+        Some(text) if !text.chars().any(|c| unmark(c).is_some()) => text.to_string(),
+        _ => decode_marked(name.as_encoded_bytes()),
+    }
+}
+
+/// A path from the bytes a tool printed (git's `-z` output): exact on Unix, where a path is
+/// bytes; elsewhere decoded lossily.
+pub(crate) fn path_from_bytes(bytes: &[u8]) -> std::path::PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::path::PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        std::path::PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_bytes_are_escaped_one_by_one_and_valid_text_is_kept() {
+        assert_eq!(escape(b"plain/path.txt"), "plain/path.txt");
+        assert_eq!(escape(b"caf\xe9.txt"), "caf\\xe9.txt");
+        assert_eq!(escape("é".as_bytes()), "é");
+        // A cut sequence, a lone continuation byte, an overlong form and a surrogate.
+        assert_eq!(escape(b"\xe2\x82x"), "\\xe2\\x82x");
+        assert_eq!(escape(b"\x80"), "\\x80");
+        assert_eq!(escape(b"\xc0\xaf"), "\\xc0\\xaf");
+        assert_eq!(escape(b"\xed\xa0\x80"), "\\xed\\xa0\\x80");
+        assert_eq!(escape(b"\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");
+        assert_eq!(escape(b"\xf0\x9f\x98\x80!"), "\u{1f600}!");
+    }
+
+    #[test]
+    fn marked_text_gives_back_the_exact_bytes() {
+        let inputs: [&[u8]; 5] = [
+            b"caf\xe9",
+            "é".as_bytes(),
+            b"\xff\xfe",
+            "\u{10ff80}x".as_bytes(),
+            b"a\xf4\x8f\xbf\xbf",
+        ];
+        for bytes in inputs {
+            let marked = decode_marked(bytes);
+            assert_eq!(&*marked_bytes(&marked), bytes);
+            assert_eq!(escape_marked(&marked), escape(bytes));
+        }
+        assert_eq!(normalize(format!("{}{}", mark(0xc3), mark(0xa9))), "é");
+    }
+}
