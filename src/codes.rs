@@ -393,11 +393,6 @@ pub(crate) const CODES: &[Code] = &[
         "The skill exited with a non-zero status (`exit N`, a `set -e` failure), so `success` is false; the status is in `context`. The skill's stderr says why.",
     ),
     c(
-        "NOTHING_REPORTED",
-        Area::Document,
-        "The skill has no success line and exited 0 without reaching any of its legacy result lines (a usage message, say), so `success` is false. Report a result on every path that succeeds.",
-    ),
-    c(
         "SIGNAL",
         Area::Document,
         "The skill was stopped by SIGTERM, SIGINT or SIGHUP (an agent's timeout, say), so `success` is false; the signal and the status (143, 130, 129) are in `context`. Give it more time, or find why it hung.",

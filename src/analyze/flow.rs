@@ -1,6 +1,7 @@
 //! Control-flow facts about a whole-file tree that decide where generated code may go: whether
-//! the script's last command always exits (a block after it never runs), and whether the script
-//! returns at top level (it is meant to be sourced).
+//! the script's last command always exits (a block after it never runs), whether the script
+//! returns at top level (it is meant to be sourced), and whether a statement sits on a failure
+//! path (what it prints is no success).
 
 use std::collections::HashMap;
 
@@ -91,6 +92,77 @@ fn last_statement(node: Node<'_>) -> Option<Node<'_>> {
         .last()
 }
 
+/// True when every path from `statement` reaches `exit N` or `return N` with a literal non-zero
+/// N: the statements after it, in its list and in the lists around it, up to such a command are
+/// plain commands (no loop, no branch, no function end, no subshell in between; anything else
+/// and the answer is "not known to fail", false).
+pub fn on_failure_path(statement: Node<'_>, source: &[u8]) -> bool {
+    // In a subshell (`( … )`, `$( … )`, a pipeline's group), an `exit` ends only that subshell.
+    let nested = std::iter::successors(statement.parent(), |n| n.parent()).any(|n| {
+        matches!(
+            n.kind(),
+            "subshell" | "command_substitution" | "process_substitution"
+        ) || (n.kind() == "pipeline" && statement.parent() != Some(n))
+    });
+    if nested {
+        return false;
+    }
+    let mut node = statement;
+    for _ in 0..MAX_DEPTH {
+        let mut next = node.next_named_sibling();
+        while let Some(sibling) = next {
+            match sibling.kind() {
+                "comment" => {}
+                // The end of an `if` branch: on after the `if`.
+                "elif_clause" | "else_clause" => break,
+                "command" => {
+                    if let Some(b"exit" | b"return") = command_name_bytes(sibling, source) {
+                        return fails(sibling, source);
+                    }
+                }
+                "redirected_statement"
+                | "variable_assignment"
+                | "declaration_command"
+                | "test_command"
+                | "pipeline" => {}
+                _ => return false,
+            }
+            next = sibling.next_named_sibling();
+        }
+        let Some(parent) = node.parent() else {
+            return false;
+        };
+        // Past the end of a list: go on after the construct holding it, when that one runs no
+        // further (a group, a branch of an `if` or a `case`, an `&&`/`||` chain).
+        node = match parent.kind() {
+            "compound_statement" | "list" | "redirected_statement" | "pipeline" => parent,
+            "else_clause" | "elif_clause" => match parent.parent() {
+                Some(if_statement) if if_statement.kind() == "if_statement" => if_statement,
+                _ => return false,
+            },
+            "if_statement" | "case_statement" => parent,
+            "case_item" => match parent.parent() {
+                Some(case) if case.kind() == "case_statement" => case,
+                _ => return false,
+            },
+            _ => return false,
+        };
+    }
+    false
+}
+
+/// `exit N` or `return N` with a literal N other than 0.
+fn fails(command: Node<'_>, source: &[u8]) -> bool {
+    command
+        .child_by_field_name("argument")
+        .is_some_and(|argument| {
+            let text = &source[argument.byte_range()];
+            !text.is_empty()
+                && text.iter().all(u8::is_ascii_digit)
+                && text.iter().any(|&b| b != b'0')
+        })
+}
+
 /// True when a `return` runs outside every function: the script is meant to be sourced.
 pub(crate) fn has_top_level_return(root: Node<'_>, source: &[u8]) -> bool {
     let mut stack = vec![root];
@@ -138,6 +210,80 @@ mod tests {
         assert_eq!(exits("exec >log\n"), None);
         assert_eq!(exits("f() { f; }\nf\n"), None);
         assert_eq!(exits("echo SUCCESS\n"), None);
+    }
+
+    /// Whether the legacy line (the echo holding `MARK`) is on a failure path.
+    fn failing(source: &str) -> bool {
+        let mut parser = BashParser::new().expect("parser");
+        let tree = parser.parse(source.as_bytes()).expect("parse");
+        let at = source.find("MARK").expect("MARK");
+        let echo = std::iter::successors(
+            tree.root_node().descendant_for_byte_range(at, at + 1),
+            |n| n.parent(),
+        )
+        .find(|n| n.kind() == "command")
+        .expect("command");
+        on_failure_path(echo, source.as_bytes())
+    }
+
+    #[test]
+    fn a_line_followed_only_by_a_failing_exit_is_on_a_failure_path() {
+        for source in [
+            "echo MARK
+exit 1
+",
+            "if [ -z \"$x\" ]; then
+  echo MARK
+  rm -f tmp >&2
+  exit 2
+fi
+echo SUCCESS
+",
+            "f() {
+  echo MARK; return 1
+}
+",
+            "[ -f x ] || { echo MARK; exit 1; }
+",
+            "if a; then b; else
+  echo MARK
+fi
+exit 3
+",
+            "case $m in
+  a) echo MARK ;;
+esac
+exit 1
+",
+        ] {
+            assert!(failing(source), "{source}");
+        }
+        for source in [
+            "echo MARK
+exit 0
+",
+            "echo MARK
+exit
+",
+            "echo MARK
+exit \"$rc\"
+",
+            "echo MARK
+",
+            "for f in a; do echo MARK; done
+exit 1
+",
+            "f() { echo MARK; }
+exit 1
+",
+            "( echo MARK; exit 1 )
+",
+            "echo MARK
+if x; then exit 1; fi
+",
+        ] {
+            assert!(!failing(source), "{source}");
+        }
     }
 
     #[test]

@@ -54,6 +54,9 @@ pub struct LegacyStatement {
     /// How the statement prints its line.
     #[serde(skip)]
     pub form: Form,
+    /// Every path from it reaches `exit N`/`return N` with N ≠ 0: it reports a failure.
+    #[serde(skip)]
+    pub on_failure_path: bool,
 }
 
 /// How a legacy statement prints its line, which decides how migrate disables it.
@@ -441,6 +444,7 @@ fn legacy_statement(
         end,
         printer,
         form,
+        on_failure_path: flow::on_failure_path(command, source),
     })
 }
 

@@ -94,5 +94,6 @@ fn parse_options(args: &ValidateArgs) -> Result<ParseOptions> {
         strict: args.strict,
         default_confidence: resolved.default_confidence,
         vocabulary: resolved.vocabulary,
+        exit_status: None,
     })
 }

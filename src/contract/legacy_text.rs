@@ -5,8 +5,9 @@
 //! - A line is a legacy line when the vocabulary (`exact` or `original`) classifies it as the
 //!   analyzer classifies an `echo` printing it; text without one is no result (`NO_OUTPUT_FOUND`),
 //!   so arbitrary prose is never accepted.
-//! - Success: any legacy line, as the seeds' parser read it (the exit status and a success line
-//!   never reached are what only a run can add; see the README's outcome table).
+//! - Success: any legacy line, as the seeds' parser read it. Text from a run whose exit status is
+//!   known (`validate --run`) and that holds no success line takes its success from that status,
+//!   as a migrated skill without a success line does (see the README's outcome table).
 //! - Confidence: the last `Confidence:` value, a number in 0..1 or an integer percentage; anything
 //!   else is reported (`CONFIDENCE_INVALID`) and the default is used, never a guess.
 //! - Deliverables: values that can be paths (see [`is_deliverable`]), each once, in order.
@@ -20,13 +21,16 @@ use crate::analyze::{LegacyKind, LegacyValue, Vocabulary};
 /// `validate` and in what `migrate` writes (the seeds' parser read legacy output this way).
 pub const DEFAULT_CONFIDENCE: f64 = 0.5;
 
-/// Parse legacy lines; `NO_OUTPUT_FOUND` when no line is a legacy result line.
+/// Parse legacy lines; `NO_OUTPUT_FOUND` when no line is a legacy result line and no exit status
+/// says how the run ended.
 pub fn parse(
     text: &str,
     default_confidence: f64,
     vocabulary: Vocabulary,
+    exit_status: Option<i32>,
 ) -> Result<Value, ContractError> {
     let mut marked = false;
+    let mut success_line = false;
     // The last `Confidence:` value, as the runtime keeps it.
     let mut confidence: Option<String> = None;
     let mut deliverables: Vec<String> = Vec::new();
@@ -36,6 +40,7 @@ pub fn parse(
             continue;
         };
         marked = true;
+        success_line |= matches!(kind, LegacyKind::Success | LegacyKind::Complete);
         // Colour codes are no part of a value: the runtime records it without them too.
         let value = match value {
             Some(LegacyValue::Literal(v) | LegacyValue::RunTime(v)) => {
@@ -58,7 +63,7 @@ pub fn parse(
             _ => {}
         }
     }
-    if !marked {
+    if !marked && exit_status.is_none() {
         return Err(ContractError::new(
             "NO_OUTPUT_FOUND",
             format!(
@@ -81,8 +86,9 @@ pub fn parse(
             default_confidence
         }),
     };
+    let success = success_line || exit_status.is_none_or(|status| status == 0);
     Ok(json!({
-        "success": true,
+        "success": success,
         "confidence": confidence,
         "deliverables": deliverables,
         "metrics": { "files_created": created, "files_modified": modified },
@@ -149,7 +155,7 @@ mod tests {
     use super::*;
 
     fn exact(text: &str) -> Result<Value, ContractError> {
-        parse(text, DEFAULT_CONFIDENCE, Vocabulary::Exact)
+        parse(text, DEFAULT_CONFIDENCE, Vocabulary::Exact, None)
     }
 
     #[test]
@@ -197,6 +203,21 @@ mod tests {
     }
 
     #[test]
+    fn a_run_without_a_success_line_takes_its_success_from_its_exit_status() {
+        let run = |text: &str, status| parse(text, 0.5, Vocabulary::Exact, Some(status));
+        assert_eq!(run("Created: a.md\n", 0).expect("parsed")["success"], true);
+        assert_eq!(run("Created: a.md\n", 1).expect("parsed")["success"], false);
+        assert_eq!(run("usage: x\n", 0).expect("parsed")["success"], true);
+        assert_eq!(
+            run("No polluter found\n", 2).expect("parsed")["success"],
+            false
+        );
+        assert_eq!(run("SUCCESS\n", 1).expect("parsed")["success"], true);
+        // Saved text has no exit status: prose is still no result.
+        assert!(exact("usage: x\n").is_err());
+    }
+
+    #[test]
     fn any_legacy_line_reads_as_success_and_prose_is_no_result() {
         assert_eq!(exact("Created: a.md\n").expect("parsed")["success"], true);
         assert_eq!(
@@ -214,7 +235,7 @@ mod tests {
     fn exact_reads_lines_as_the_analyzer_reads_echo() {
         assert!(exact("  SUCCESS\n").is_err());
         assert!(exact("Success\n").is_err());
-        assert!(parse("✅ Success!\n", 0.5, Vocabulary::Original).is_ok());
+        assert!(parse("✅ Success!\n", 0.5, Vocabulary::Original, None).is_ok());
     }
 
     #[test]

@@ -49,6 +49,9 @@ pub struct ParseOptions {
     pub default_confidence: f64,
     /// Which lines are legacy result lines (the same vocabulary check and migrate use).
     pub vocabulary: Vocabulary,
+    /// The exit status of the run that printed the text (`validate --run`): legacy text with no
+    /// success line takes its success from it, as a migrated skill does. None for saved text.
+    pub exit_status: Option<i32>,
 }
 
 impl ParseOptions {
@@ -58,6 +61,7 @@ impl ParseOptions {
             strict: false,
             default_confidence: legacy_text::DEFAULT_CONFIDENCE,
             vocabulary: Vocabulary::default(),
+            exit_status: None,
         }
     }
 }
@@ -158,7 +162,12 @@ fn json_document(text: &str) -> Result<Value, ContractError> {
 }
 
 fn legacy(stdout: &str, options: &ParseOptions) -> Result<Value, ContractError> {
-    legacy_text::parse(stdout, options.default_confidence, options.vocabulary)
+    legacy_text::parse(
+        stdout,
+        options.default_confidence,
+        options.vocabulary,
+        options.exit_status,
+    )
 }
 
 /// `STRAY_OUTPUT` when the text holds one JSON object (starting a line) with other text before

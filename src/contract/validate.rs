@@ -91,7 +91,11 @@ pub(crate) fn validate_run(
     schema: &Schema,
 ) -> Result<Validated> {
     let ran = run_skill(script, args, cwd, limits)?;
-    let mut outcome = check_bytes(&ran.stdout, options, schema);
+    let options = ParseOptions {
+        exit_status: ran.exit_status,
+        ..options.clone()
+    };
+    let mut outcome = check_bytes(&ran.stdout, &options, schema);
     if ran.output_exceeded {
         outcome.valid = false;
         outcome.errors.push(ContractError::new(

@@ -327,15 +327,15 @@ pub fn plan_capture_mode(
         }
     }
     if role == Role::Script {
+        // Success means what it meant: reaching a success line where the script has one off
+        // its failure paths; else (no success line, or legacy lines only before `exit 1`) a
+        // clean exit.
         let success_line = library == Some(true)
-            || analysis
-                .legacy
-                .iter()
-                .any(|s| matches!(s.kind, LegacyKind::Success | LegacyKind::Complete));
+            || analysis.legacy.iter().any(|s| {
+                matches!(s.kind, LegacyKind::Success | LegacyKind::Complete) && !s.on_failure_path
+            });
         let need = if success_line {
             Need::SuccessLine
-        } else if library.is_some() || !analysis.legacy.is_empty() {
-            Need::AnyResult
         } else {
             Need::ExitStatus
         };
@@ -365,10 +365,8 @@ fn double_quoted(inner: &str) -> String {
 pub(crate) enum Need {
     /// The script's SUCCESS/COMPLETE line (the default).
     SuccessLine,
-    /// Any of its legacy lines: it has no success line (`__skm_need=0`).
-    AnyResult,
-    /// Nothing: a script given the runtime by `--force`, with no legacy line to reach
-    /// (`__skm_need=exit`).
+    /// Nothing but a clean exit (`__skm_need=exit`): the script has no success line off its
+    /// failure paths (or no legacy line at all, given the runtime by `--force`).
     ExitStatus,
 }
 
@@ -553,7 +551,6 @@ fn settings(link: &Link, need: Need) -> String {
     let mut settings = String::new();
     match need {
         Need::SuccessLine => {}
-        Need::AnyResult => settings.push_str("__skm_need=0 "),
         Need::ExitStatus => settings.push_str("__skm_need=exit "),
     }
     if (link.default_confidence - DEFAULT_CONFIDENCE).abs() > f64::EPSILON {
@@ -603,8 +600,8 @@ fn insert_source_line(plan: &mut Plan, source: &[u8], line: &str) {
 /// block's settings line, or 0.1.0's inline runtime), kept when its form changes.
 pub(crate) fn kept_settings(text: &[u8], default_confidence: f64) -> (Need, f64, bool) {
     let need = match runtime_link::setting(text, "__skm_need") {
-        Some("0") => Need::AnyResult,
-        Some("exit") => Need::ExitStatus,
+        // 0.2.0's `__skm_need=0` (any result line) is a clean exit now.
+        Some("0" | "exit") => Need::ExitStatus,
         _ => Need::SuccessLine,
     };
     let confidence = runtime_link::setting(text, "__skm_dc")
@@ -853,10 +850,10 @@ mod tests {
             bash: false,
             ..link
         };
-        let line = source_line(&other, Need::AnyResult);
+        let line = source_line(&other, Need::ExitStatus);
         assert!(
             line.contains(
-                "; __skm_need=0 __skm_dc=0.9 __skm_stdout=keep __skm_loaded=3 command . "
+                "; __skm_need=exit __skm_dc=0.9 __skm_stdout=keep __skm_loaded=3 command . "
             ),
             "{line}"
         );

@@ -57,9 +57,14 @@ fn run_skill(shell: &str, script: &Path, args: &[&str], cwd: &Path) -> Ran {
     }
 }
 
-/// What `validate` (auto protocol, legacy fallback) reads from the original output.
-fn read_original(stdout: &str) -> Option<(bool, f64)> {
-    let parsed = parse_output(stdout, &ParseOptions::new(Protocol::Auto)).ok()?;
+/// What `validate --run` (auto protocol, legacy fallback) reads from the original run: its
+/// output, and its exit status where the output holds no success line.
+fn read_original(stdout: &str, status: Option<i32>) -> Option<(bool, f64)> {
+    let options = ParseOptions {
+        exit_status: status,
+        ..ParseOptions::new(Protocol::Auto)
+    };
+    let parsed = parse_output(stdout, &options).ok()?;
     Some((
         parsed.value["success"].as_bool()?,
         parsed.value["confidence"].as_f64()?,
@@ -72,7 +77,6 @@ enum Row {
     Same,
     NonZeroExit,
     SuccessNeverReached,
-    NothingReported,
 }
 
 /// Compare one skill's runs before and after migration; returns the table row it fell in.
@@ -118,16 +122,7 @@ fn compare(name: &str, shell: &str, before: &Ran, after: &Ran) -> Row {
         assert!(!success);
         return Row::SuccessNeverReached;
     }
-    if codes.contains(&"NOTHING_REPORTED") {
-        assert!(!success);
-        assert_eq!(
-            read_original(&before.stdout),
-            None,
-            "{name}: validate read a result the runtime did not record"
-        );
-        return Row::NothingReported;
-    }
-    let original = read_original(&before.stdout).unwrap_or_else(|| {
+    let original = read_original(&before.stdout, before.status).unwrap_or_else(|| {
         panic!(
             "{name} ({shell}): the migrated skill reports {doc} but validate reads no result from the original output:\n{}",
             before.stdout
@@ -241,7 +236,13 @@ fn shapes() -> Vec<(&'static str, &'static str, &'static str, Row)> {
             "usage_message_only",
             "bash",
             "#!/bin/bash\nif [ $# -lt 1 ]; then\n  echo \"usage: $0 FILE\"\n  exit 0\nfi\ntouch \"$1\"\necho \"Created: $1\"\n",
-            Row::NothingReported,
+            Row::Same,
+        ),
+        (
+            "legacy_lines_only_on_a_failure_path",
+            "bash",
+            "#!/bin/bash\nfor t in a b; do\n  if [ -e \"polluted-$t\" ]; then\n    echo \"Created: polluted-$t\"\n    echo \"COMPLETE\"\n    exit 1\n  fi\ndone\nrun() { [ -e x ] || return 0; echo SUCCESS; return 2; }\nrun\necho \"No polluter found\"\n",
+            Row::Same,
         ),
         (
             "main_at_the_end",
