@@ -321,6 +321,11 @@ pub(crate) const CODES: &[Code] = &[
         "With `--staged`, the work tree's copy of the file differs from what is staged. Stage (`git add`) or stash the unstaged changes first, so what is migrated is what the commit holds.",
     ),
     c(
+        "STDOUT_ANSWER",
+        Area::Migrate,
+        "`--force` would give the runtime to a script with no legacy line whose stdout is its answer (a caller reads it, `X=$(bash script.sh)`), moving that answer to stderr (SKM008's family). Keep it with `--keep-stdout`, which leaves it on stdout before the document, or leave the script as it is.",
+    ),
+    c(
         "SYMLINK_FOLLOWED",
         Area::Migrate,
         "migrate note: the file was selected through one or more symbolic links (named in the message) and is migrated where it lies, once, however many links lead to it; the links stay links.",

@@ -224,7 +224,7 @@ impl<'s, 't> Survey<'s, 't> {
 
     /// For an `echo` piped straight into a `tee` whose output reaches the script's stdout
     /// (`echo "SUCCESS" | tee -a log`): that `tee` command, which prints what the echo wrote.
-    pub fn tee_after(&self, echo: &Site<'t>) -> Option<Node<'t>> {
+    pub fn tee_after(&self, echo: &Site<'t>, source: &[u8]) -> Option<Node<'t>> {
         let pipeline = echo.node.parent().filter(|p| p.kind() == "pipeline")?;
         if echo.blocked != Some(NotStdout::Piped) || pipeline.named_child_count() != 2 {
             return None;
@@ -232,7 +232,10 @@ impl<'s, 't> Survey<'s, 't> {
         let tee = last_named_child(pipeline).filter(|n| n.id() != echo.node.id())?;
         self.calls
             .iter()
-            .find(|call| call.site.node.id() == tee.id() && call.name == b"tee")
+            .find(|call| {
+                call.site.node.id() == tee.id()
+                    && invocation(call.site.node, source).is_some_and(|i| i.name == "tee")
+            })
             .filter(|call| self.reach(&call.site).is_ok())
             .map(|call| call.site.node)
     }
@@ -415,16 +418,19 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                 }),
                 function,
             };
-            match invocation(node, self.source).map(|i| i.name) {
-                Some(b"echo") => self.survey.echoes.push(site),
-                Some(b"cat") => self.survey.cats.push(site),
+            match invocation(node, self.source).map(|i| i.name).as_deref() {
+                Some("echo") => self.survey.echoes.push(site),
+                Some("cat") => self.survey.cats.push(site),
                 // `printf -v VAR` assigns; it prints nothing.
-                Some(b"printf") if !assigns_only(node, self.source) => {
+                Some("printf") if !assigns_only(node, self.source) => {
                     self.survey.printfs.push(site)
                 }
-                Some(b"trap") => self.survey.traps.push(site),
-                Some(name) => self.survey.calls.push(Call { name, site }),
-                None => {}
+                Some("trap") => self.survey.traps.push(site),
+                _ => {
+                    if let Some(name) = command_name_bytes(node, self.source) {
+                        self.survey.calls.push(Call { name, site });
+                    }
+                }
             }
         } else if kind == kinds.function_definition
             && let Some(name) = node.child_by_field_name("name")
@@ -495,19 +501,20 @@ pub(crate) fn command_name_bytes<'s>(command: Node<'_>, source: &'s [u8]) -> Opt
     (word.kind() == "word").then(|| &source[word.start_byte()..word.end_byte()])
 }
 
-/// What a command runs, seen through `command` and `builtin` (`command -p echo`, `builtin echo`)
-/// and the usual paths of the utilities the analysis reads (`/bin/echo`, `/usr/bin/printf`).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Invocation<'t, 's> {
-    /// The utility's name: `echo` for all of `echo`, `command echo` and `/bin/echo`.
-    pub name: &'s [u8],
+/// What a command runs, seen through `command` and `builtin` (`command -p echo`, `builtin echo`,
+/// `command -- echo`), through quoting of its name (`"echo"`, `\echo`) and through the usual paths
+/// of the utilities the analysis reads (`/bin/echo`, `/usr/bin/printf`, `/usr/bin/tee`).
+#[derive(Debug, Clone)]
+pub(crate) struct Invocation<'t> {
+    /// The utility's name: `echo` for all of `echo`, `command echo`, `"echo"` and `/bin/echo`.
+    pub name: String,
     /// The word that names it; the utility's arguments are the words after it.
     pub word: Node<'t>,
     /// A program run by its path (GNU echo reads flags as bash's echo does, in any script).
     pub external: bool,
 }
 
-impl<'t> Invocation<'t, '_> {
+impl<'t> Invocation<'t> {
     /// The utility's arguments: the command's words after the one naming it.
     pub fn arguments(&self, command: Node<'t>) -> Vec<Node<'t>> {
         let mut cursor = command.walk();
@@ -519,36 +526,36 @@ impl<'t> Invocation<'t, '_> {
 }
 
 /// The utility a command runs (see [`Invocation`]); `command -v NAME` runs `command` itself.
-pub(crate) fn invocation<'t, 's>(
-    command: Node<'t>,
-    source: &'s [u8],
-) -> Option<Invocation<'t, 's>> {
-    let word = command.child_by_field_name("name")?.named_child(0)?;
-    let text = |n: Node<'_>| (n.kind() == "word").then(|| &source[n.start_byte()..n.end_byte()]);
-    let mut name = text(word)?;
-    let mut word = word;
-    if matches!(name, b"command" | b"builtin") {
-        let mut cursor = command.walk();
-        let mut arguments = command.children_by_field_name("argument", &mut cursor);
-        let next = if name == b"command" {
-            arguments.find(|a| text(*a) != Some(b"-p".as_slice()))
-        } else {
-            arguments.next()
-        };
-        if let Some((inner, utility)) = next.and_then(|a| text(a).map(|t| (a, t)))
-            && !utility.starts_with(b"-")
-        {
-            (word, name) = (inner, utility);
+pub(crate) fn invocation<'t>(command: Node<'t>, source: &[u8]) -> Option<Invocation<'t>> {
+    let literal = |n: Node<'_>| super::words::word_value(n, source).as_literal();
+    let mut word = command.child_by_field_name("name")?.named_child(0)?;
+    let mut name = literal(word)?;
+    let mut cursor = command.walk();
+    let mut arguments = command.children_by_field_name("argument", &mut cursor);
+    while matches!(name.as_str(), "command" | "builtin") {
+        let prefix = std::mem::take(&mut name);
+        let next = arguments.find(|a| {
+            let text = literal(*a);
+            !(text.as_deref() == Some("--")
+                || (prefix == "command" && text.as_deref() == Some("-p")))
+        });
+        match next.and_then(|a| literal(a).map(|t| (a, t))) {
+            Some((inner, utility)) if !utility.starts_with('-') => (word, name) = (inner, utility),
+            _ => {
+                name = prefix;
+                break;
+            }
         }
     }
-    let external = [b"/bin/".as_slice(), b"/usr/bin/"]
+    let external = ["/bin/", "/usr/bin/"]
         .iter()
-        .find_map(|dir| name.strip_prefix(*dir))
-        .filter(|base| matches!(*base, b"echo" | b"printf" | b"cat"));
+        .find_map(|dir| name.strip_prefix(dir))
+        .filter(|base| matches!(*base, "echo" | "printf" | "cat" | "tee"))
+        .map(str::to_string);
     Some(Invocation {
+        external: external.is_some(),
         name: external.unwrap_or(name),
         word,
-        external: external.is_some(),
     })
 }
 

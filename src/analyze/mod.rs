@@ -102,6 +102,9 @@ pub struct Analysis {
     /// `EOF_JSON` block written by hand), in a script skillmod has not migrated: migrating its
     /// legacy lines would give it a second document.
     pub prints_json: Option<(usize, usize)>,
+    /// A script under no contract (no legacy line, no JSON block): its writes to stdout, which
+    /// are its answer to whoever runs it (`TYPE=$(bash detect.sh)`).
+    pub answer: Vec<StdoutWrite>,
     /// Legacy-looking text in forms the analysis cannot read as output (SKM010 notes).
     pub out_of_reach: Vec<out_of_reach::OutOfReach>,
     /// What the analysis cost, for tests that bound it by structure rather than time.
@@ -245,6 +248,7 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
         prints_json,
         dialect,
         out_of_reach,
+        answer,
     ) = {
         let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), offsets);
         let runtime = runtime_link::find(source).map(|r| r.range());
@@ -273,7 +277,7 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
             .filter_map(|site| legacy_statement(site.node, source, vocabulary, dialect))
             .collect();
         legacy.extend(survey.echoes.iter().filter_map(|site| {
-            let tee = survey.tee_after(site)?;
+            let tee = survey.tee_after(site, source)?;
             let mut statement = legacy_statement(site.node, source, vocabulary, dialect)?;
             statement.end = tee.end_byte();
             statement.text =
@@ -346,9 +350,11 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
         }
         // Other stdout writes matter only in a script under the JSON contract (one with legacy
         // lines or the JSON block); anywhere else they are just what the script prints.
-        if legacy.is_empty() && !has_block {
-            stdout_writes.clear();
-        }
+        let answer = if legacy.is_empty() && !has_block {
+            std::mem::take(&mut stdout_writes)
+        } else {
+            Vec::new()
+        };
         let exit_traps = survey
             .traps
             .iter()
@@ -366,6 +372,7 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
             prints_json,
             dialect,
             out_of_reach,
+            answer,
         )
     };
     let final_exit = final_top_level_exit(tree.root_node(), source);
@@ -404,6 +411,7 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
         exit_traps,
         prints_json,
         out_of_reach,
+        answer,
         work: Work { nodes: visited },
     }
 }
@@ -417,8 +425,8 @@ fn legacy_statement(
 ) -> Option<LegacyStatement> {
     let bytes = parser::node_bytes(command, source);
     let invocation = context::invocation(command, source)?;
-    let (printed, form) = match invocation.name {
-        b"printf" => (words::printf_output(command, source)?, Form::Printf),
+    let (printed, form) = match invocation.name.as_str() {
+        "printf" => (words::printf_output(command, source)?, Form::Printf),
         _ => (words::echo_output(command, source, dialect), Form::Echo),
     };
     let (kind, value) = vocabulary.classify(&printed)?;
@@ -615,21 +623,21 @@ fn prints_json_object(command: Node<'_>, source: &[u8], dialect: Dialect) -> boo
                 head.starts_with(b"{")
             })
     };
-    match invocation.name {
-        b"echo" | b"printf" if !opens_with_brace() => false,
-        b"echo" => {
+    match invocation.name.as_str() {
+        "echo" | "printf" if !opens_with_brace() => false,
+        "echo" => {
             let printed = words::echo_output(command, source, dialect);
             let prefix = printed.literal_prefix();
             opens_object(prefix) && (prefix.trim() != "{" || printed.segments.len() == 1)
         }
-        b"printf" => {
+        "printf" => {
             let format = arguments
                 .iter()
                 .map(|arg| words::word_value(*arg, source))
                 .find(|v| !v.literal_prefix().starts_with('-'));
             format.is_some_and(|f| opens_object(&f.literal_prefix().replace("\\n", "\n")))
         }
-        b"cat" => heredoc_body(command, source).is_some_and(|body| opens_object(&body)),
+        "cat" => heredoc_body(command, source).is_some_and(|body| opens_object(&body)),
         _ => false,
     }
 }

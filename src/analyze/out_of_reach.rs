@@ -96,7 +96,7 @@ fn form_around(
                     .parent()
                     .filter(|p| p.kind() == "redirected_statement")?
                     .child_by_field_name("body")?;
-                let cat = invocation(command, source).is_some_and(|i| i.name == b"cat");
+                let cat = invocation(command, source).is_some_and(|i| i.name == "cat");
                 return (cat
                     && reaches(&survey.cats, command)
                     && !opens_json_heredoc(command, source))
@@ -108,9 +108,9 @@ fn form_around(
                 return vocabulary.classify(&text).map(|_| Form::Variable);
             }
             "command" => {
-                return match invocation(ancestor, source)?.name {
-                    b"trap" => Some(Form::TrapAction),
-                    b"printf" => reaches(&survey.printfs, ancestor).then_some(Form::Printf),
+                return match invocation(ancestor, source)?.name.as_str() {
+                    "trap" => Some(Form::TrapAction),
+                    "printf" => reaches(&survey.printfs, ancestor).then_some(Form::Printf),
                     _ => None,
                 };
             }

@@ -117,7 +117,7 @@ pub(crate) fn echo_output(command: Node<'_>, source: &[u8], dialect: Dialect) ->
     let mut in_flags = true;
     let invocation = super::context::invocation(command, source);
     // `/bin/echo` is GNU echo: bash's flags, whatever shell runs the script.
-    let dialect = match invocation {
+    let dialect = match &invocation {
         Some(i) if i.external => Dialect::Bash,
         _ => dialect,
     };
@@ -276,6 +276,10 @@ fn escapes(text: &str, reader: Escapes) -> String {
         }
         match next {
             '0'..='7' if format => push_byte(&mut out, digits(&mut chars, 8, 3)),
+            '\'' | '"' | '?' if format => {
+                chars.next();
+                out.push(next);
+            }
             'c' => break,
             '0' => {
                 chars.next();
@@ -423,24 +427,7 @@ fn unescape_double_quoted(text: &str) -> String {
     out
 }
 
+/// `$'…'` quoting: the escapes printf's format reads (octal, `\xHH`, `\uHHHH`, `\n`, `\'`, …).
 fn unescape_ansi_c(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('a') => out.push('\u{7}'),
-            Some('b') => out.push('\u{8}'),
-            Some('e') | Some('E') => out.push('\u{1b}'),
-            Some(other) => out.push(other),
-            None => out.push('\\'),
-        }
-    }
-    out
+    escapes(text, Escapes::PrintfFormat)
 }

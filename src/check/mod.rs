@@ -861,7 +861,12 @@ fn report(
     findings.extend(runtime);
     findings.extend(outside);
     findings.extend(out_of_reach_notes(&shown, &entry.out_of_reach));
-    findings.retain(|f| profile.selection.allows(f.code));
+    // Code that is not skillmod's runs with the skill (SKM007 as an error): a repository's
+    // settings cannot turn that off, as they cannot SKM003.
+    findings.retain(|f| {
+        profile.selection.allows(f.code)
+            || (f.code == Rule::RuntimeOutOfDate && f.severity == Severity::Error)
+    });
     findings.sort_by_key(|f| (f.line, f.column));
     FileCheck {
         findings,

@@ -101,7 +101,7 @@ pub struct MigrateArgs {
     /// pointed at it.
     #[arg(long)]
     pub replace_runtime: bool,
-    /// Which printed lines are legacy lines [default: exact].
+    /// Which printed lines are legacy lines [default: decorated].
     #[arg(long, value_enum, value_name = "NAME")]
     pub vocabulary: Option<crate::analyze::Vocabulary>,
     /// Redirect other statements that write to stdout (echo, printf, cat) to stderr, in comment
@@ -145,7 +145,7 @@ pub struct CheckArgs {
     /// Neither read nor write the result cache in .skillmod/cache.
     #[arg(long)]
     pub no_cache: bool,
-    /// Which printed lines are legacy lines [default: exact].
+    /// Which printed lines are legacy lines [default: decorated].
     #[arg(long, value_enum, value_name = "NAME")]
     pub vocabulary: Option<crate::analyze::Vocabulary>,
     /// Report only these rules (codes or code prefixes, comma-separated: SKM001,SKM002).
@@ -220,7 +220,7 @@ pub struct ValidateArgs {
     /// settings file's].
     #[arg(long, value_name = "X")]
     pub default_confidence: Option<f64>,
-    /// Which output lines are legacy result lines [default: exact, or the settings file's].
+    /// Which output lines are legacy result lines [default: decorated, or the settings file's].
     #[arg(long, value_enum)]
     pub vocabulary: Option<crate::analyze::Vocabulary>,
     #[arg(long, value_enum, default_value_t)]

@@ -35,13 +35,7 @@ pub fn follow(path: &Path, root: &Path) -> Link {
         }
     };
     let root = super::canonical(root);
-    let inside = real.strip_prefix(&root).ok().filter(|relative| {
-        !relative.components().any(|c| {
-            let c = c.as_os_str();
-            c == ".git" || c == super::STATE_DIR
-        })
-    });
-    if inside.is_none() {
+    if !lies_inside(&real, &root) {
         return Link::Refused(outside_root(&real, &root));
     }
     match std::fs::symlink_metadata(&real) {
@@ -54,6 +48,17 @@ pub fn follow(path: &Path, root: &Path) -> Link {
             ),
         )),
     }
+}
+
+/// Whether the real path `real` lies inside the real `root`, and not in its `.git` or
+/// `.skillmod` folder (where skillmod never reads a script from or writes one to).
+pub fn lies_inside(real: &Path, root: &Path) -> bool {
+    real.strip_prefix(root).is_ok_and(|relative| {
+        !relative.components().any(|c| {
+            let c = c.as_os_str();
+            c == ".git" || c == super::STATE_DIR
+        })
+    })
 }
 
 /// The refusal of a link (or a file reached through one) whose real path `real` lies outside

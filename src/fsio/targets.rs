@@ -47,9 +47,11 @@ pub struct Targets {
 
 impl Targets {
     /// `check -`: the path the script read from stdin is reported under (`--stdin-filename`, or
-    /// `-`, in the working folder); None when the paths are not just `-`.
+    /// `-`, in the working folder); None when the paths are not just `-`. With `--force-select`
+    /// (hooks pass the files they stage) `-` is a file named `-`, never stdin.
     pub fn stdin_path(&self, name: Option<&str>) -> Result<Option<PathBuf>> {
-        let from_stdin = self.paths.len() == 1 && self.paths[0].as_os_str() == "-";
+        let from_stdin =
+            !self.force_select && self.paths.len() == 1 && self.paths[0].as_os_str() == "-";
         if name.is_some() && !from_stdin {
             return Err(Error::new(
                 "INVALID_ARGUMENT",

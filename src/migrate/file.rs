@@ -82,11 +82,11 @@ fn read(
     // Nothing is written outside the project root, through a symlinked folder or otherwise.
     let root = crate::fsio::canonical(&crate::fsio::file_root(path, &options.named));
     let real = crate::fsio::canonical(path);
-    if !real.starts_with(&root) {
+    if !crate::fsio::links::lies_inside(&real, &root) {
         let reason = Error::new(
             "OUTSIDE_ROOT",
             format!(
-                "is reached through a symlink to {}, outside its project root {}; nothing is written there. Migrate the target in its own project",
+                "is reached through a symlink to {}, outside its project root {} (or in its .git or .skillmod folder); nothing is written there. Migrate the target in its own project",
                 crate::report::quote_path(&real.to_string_lossy()),
                 crate::report::quote_path(&root.to_string_lossy())
             ),
@@ -223,6 +223,16 @@ fn gate(
         report.status = Status::NoLegacy;
         return None;
     }
+    // A library prints into the script that sources it; only a script's stdout is an answer.
+    let library = !script.body.starts_with(b"#!") || options.sourcing.is_library(path);
+    if let Some(refusal) = answer_refusal(analysis, profile, hosted, upkeep.is_some() || library) {
+        return stop(report, Status::Skipped, refusal);
+    }
+    if upkeep.is_none() && analysis.legacy.is_empty() {
+        // `--force` puts a script under the contract: its answer's writes are counted, and with
+        // `--keep-stdout` they stay on stdout.
+        report.stdout_writes = analysis.answer.clone();
+    }
     // A parse error with no marker near it still keeps a forced or hosted rewrite out.
     if analysis.parse_errors > 0 {
         let first = analysis.first_error.unwrap_or((0, 0));
@@ -246,6 +256,29 @@ fn gate(
         return stop(report, Status::Failed, reason);
     }
     Some(upkeep)
+}
+
+/// `STDOUT_ANSWER` (SKM008's family): `--force` would give a script with no legacy line the
+/// runtime, which moves its stdout to stderr, where the script's stdout is its answer.
+fn answer_refusal(
+    analysis: &Analysis,
+    profile: &super::Profile,
+    hosted: Option<&Hosted>,
+    exempt: bool,
+) -> Option<Error> {
+    let first = analysis.answer.first()?;
+    if exempt || hosted.is_some() || profile.mode != Mode::Capture || profile.keep_stdout {
+        return None;
+    }
+    Some(Error::new(
+        "STDOUT_ANSWER",
+        format!(
+            "has no legacy line, and its stdout is its answer ({} write(s), the first at line {}: `{}`); --force would move it to stderr, where a caller such as `X=$(bash script.sh)` no longer finds it. Keep it with --keep-stdout (the answer stays before the document), or leave the script as it is",
+            analysis.answer.len(),
+            first.line,
+            first.text
+        ),
+    ))
 }
 
 /// A script that already prints its document without the runtime (comment mode, or an

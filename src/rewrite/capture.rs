@@ -365,7 +365,7 @@ fn double_quoted(inner: &str) -> String {
 pub(crate) enum Need {
     /// The script's SUCCESS/COMPLETE line (the default).
     SuccessLine,
-    /// Nothing but a clean exit (`__skm_need=exit`): the script has no success line off its
+    /// Nothing but a clean exit (`__skm_need=0`): the script has no success line off its
     /// failure paths (or no legacy line at all, given the runtime by `--force`).
     ExitStatus,
 }
@@ -551,7 +551,8 @@ fn settings(link: &Link, need: Need) -> String {
     let mut settings = String::new();
     match need {
         Need::SuccessLine => {}
-        Need::ExitStatus => settings.push_str("__skm_need=exit "),
+        // `0`, not a word like `exit`: ShellCheck reads `X=exit cmd` as a mistyped `$(exit)`.
+        Need::ExitStatus => settings.push_str("__skm_need=0 "),
     }
     if (link.default_confidence - DEFAULT_CONFIDENCE).abs() > f64::EPSILON {
         let confidence = serde_json::Number::from_f64(link.default_confidence)
@@ -600,7 +601,7 @@ fn insert_source_line(plan: &mut Plan, source: &[u8], line: &str) {
 /// block's settings line, or 0.1.0's inline runtime), kept when its form changes.
 pub(crate) fn kept_settings(text: &[u8], default_confidence: f64) -> (Need, f64, bool) {
     let need = match runtime_link::setting(text, "__skm_need") {
-        // 0.2.0's `__skm_need=0` (any result line) is a clean exit now.
+        // 0.2.0's `__skm_need=0` (any result line) and `exit` are a clean exit now.
         Some("0" | "exit") => Need::ExitStatus,
         _ => Need::SuccessLine,
     };
@@ -853,7 +854,7 @@ mod tests {
         let line = source_line(&other, Need::ExitStatus);
         assert!(
             line.contains(
-                "; __skm_need=exit __skm_dc=0.9 __skm_stdout=keep __skm_loaded=3 command . "
+                "; __skm_need=0 __skm_dc=0.9 __skm_stdout=keep __skm_loaded=3 command . "
             ),
             "{line}"
         );

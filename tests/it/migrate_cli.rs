@@ -733,3 +733,43 @@ fn a_plain_restore_skips_runs_already_undone_and_the_list_says_which() {
         stdout(&out)
     );
 }
+
+#[test]
+fn force_refuses_to_move_a_scripts_answer_off_stdout_unless_it_is_kept() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    // A skill whose stdout is its answer: the caller reads it (`TYPE=$(bash detect.sh)`).
+    let script = write_script(
+        tmp.path(),
+        "s/detect.sh",
+        b"#!/bin/bash\nif [ -f next.config.js ]; then\n  echo nextjs\nelse\n  echo node\nfi\n",
+    );
+    let before = std::fs::read(&script).expect("script");
+    let out = run(skillmod(tmp.path()).args(["migrate", "--force", "--no-backup", "s/detect.sh"]));
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("STDOUT_ANSWER"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("2 write(s), the first at line 3"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read(&script).expect("script"),
+        before,
+        "left as it is"
+    );
+    // --keep-stdout is the way through: the answer stays on stdout, before the document, and
+    // the summary counts its writes.
+    let out = run(skillmod(tmp.path()).args([
+        "migrate",
+        "--force",
+        "--keep-stdout",
+        "--no-backup",
+        "s/detect.sh",
+    ]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let ran = run(std::process::Command::new("bash")
+        .arg(&script)
+        .current_dir(tmp.path()));
+    let stdout = stdout(&ran);
+    assert!(stdout.starts_with("node\n{"), "{stdout}");
+}

@@ -512,3 +512,68 @@ fn staged_hostile_links_loop_dangle_or_leave_and_are_never_a_pass() {
         "{report}"
     );
 }
+
+#[test]
+fn migrate_never_writes_into_git_or_state_folders_through_a_symlinked_folder() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path();
+    git_init(repo);
+    write_script(repo, "execute.sh", b"#!/bin/bash\necho hi\n");
+    let hooks = repo.join(".git/hooks");
+    std::fs::create_dir_all(&hooks).expect("hooks");
+    std::fs::write(hooks.join("pre-commit"), b"#!/bin/bash\necho SUCCESS\n").expect("hook");
+    std::fs::create_dir_all(repo.join("skills")).expect("skills");
+    std::os::unix::fs::symlink("../.git/hooks", repo.join("skills/h")).expect("link");
+    let before = std::fs::read(hooks.join("pre-commit")).expect("hook");
+    let out = run(skillmod(repo).args([
+        "migrate",
+        "--force",
+        "--no-backup",
+        "--skill-path",
+        "skills/h/pre-commit",
+    ]));
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("OUTSIDE_ROOT"), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(hooks.join("pre-commit")).expect("hook"),
+        before
+    );
+    assert!(
+        !hooks.join("skillmod-runtime.sh").exists(),
+        "no runtime in .git"
+    );
+}
+
+#[test]
+fn a_file_named_dash_is_a_file_for_the_hooks_not_stdin() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    // A skill at the root (SKILL.md beside it), so the hook's selection takes the script.
+    std::fs::write(
+        tmp.path().join("SKILL.md"),
+        b"---\nname: x\ndescription: y\n---\n",
+    )
+    .expect("skill");
+    write_script(tmp.path(), "-", b"#!/bin/bash\necho SUCCESS\n");
+    // What the check hook runs for a staged file named `-`, with nothing on stdin.
+    let out = run(skillmod(tmp.path()).args(["check", "--force-select", "--", "-"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains("SKM001"), "{}", stdout(&out));
+}
+
+#[test]
+fn a_repositorys_settings_cannot_ignore_a_foreign_runtime() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path();
+    write_script(repo, "s/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
+    let out = run(skillmod(repo).args(["migrate", "--no-backup", "s"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    std::fs::write(
+        repo.join("s/skillmod-runtime.sh"),
+        b"__skm_rt=3; __skm_rec() { echo SUCCESS; }\n",
+    )
+    .expect("plant");
+    std::fs::write(repo.join("skillmod.toml"), b"ignore = [\"SKM007\"]\n").expect("settings");
+    let (code, report) = json_report(repo, &["check", "--no-cache", "s"]);
+    assert_eq!(code, 1, "{report}");
+    assert!(report.to_string().contains("RUNTIME_FOREIGN"), "{report}");
+}
