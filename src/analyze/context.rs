@@ -587,6 +587,20 @@ fn file_redirect_touches_stdout(redirect: Node<'_>, source: &[u8]) -> bool {
             destination = Some(child);
         }
     }
+    // `echo x 0</dev/null`: tree-sitter-bash can read the descriptor as the command's last
+    // argument, written against the operator; bash reads it as the descriptor.
+    if descriptor.is_none() {
+        let start = redirect.start_byte();
+        let digits = source[..start]
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let after_blank = start > digits && source[start - digits - 1].is_ascii_whitespace();
+        if digits > 0 && after_blank {
+            descriptor = Some(&source[start - digits..start]);
+        }
+    }
     let moves = match descriptor {
         Some(b"1") => true,
         Some(_) => false,

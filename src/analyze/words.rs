@@ -124,6 +124,11 @@ pub(crate) fn echo_output(command: Node<'_>, source: &[u8], dialect: Dialect) ->
     let mut escapes = dialect == Dialect::Posix;
     let own = invocation.map(|i| i.arguments(command)).unwrap_or_default();
     for arg in own.into_iter().chain(swallowed_arguments(command)) {
+        // `echo SUCCESS 0</dev/null`: tree-sitter-bash reads the `0` as an argument; bash reads
+        // a number written against `<` or `>` as the redirection's descriptor.
+        if arg.kind() == "number" && matches!(source.get(arg.end_byte()), Some(b'<' | b'>')) {
+            continue;
+        }
         let value = word_value(arg, source);
         if in_flags {
             if let Some(flags) = value.as_literal().filter(|t| is_echo_flag(t, dialect)) {

@@ -1114,6 +1114,9 @@ pub fn run(
             for f in &check.findings {
                 *report.statistics.entry(f.code).or_default() += 1;
                 match f.severity {
+                    // Counted in `not_checked` (and, as warnings, in `warnings` too: the
+                    // JSON report lists them there).
+                    Severity::Warning if is_unjudged(f) => s.warnings += 1,
                     _ if is_unjudged(f) => {}
                     Severity::Error if f.code == Rule::Unreadable => {
                         s.errors += 1;

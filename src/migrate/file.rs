@@ -223,9 +223,13 @@ fn gate(
         report.status = Status::NoLegacy;
         return None;
     }
-    // A library prints into the script that sources it; only a script's stdout is an answer.
-    let library = !script.body.starts_with(b"#!") || options.sourcing.is_library(path);
-    if let Some(refusal) = answer_refusal(analysis, profile, hosted, upkeep.is_some() || library) {
+    // A library prints into the script that sources it, and a script written against the
+    // runtime (`skillmod_success`, …) prints its document: only another script's stdout is an
+    // answer.
+    let exempt = !script.body.starts_with(b"#!")
+        || options.sourcing.is_library(path)
+        || memchr::memmem::find(&script.body, b"skillmod_").is_some();
+    if let Some(refusal) = answer_refusal(analysis, profile, hosted, upkeep.is_some() || exempt) {
         return stop(report, Status::Skipped, refusal);
     }
     if upkeep.is_none() && analysis.legacy.is_empty() {

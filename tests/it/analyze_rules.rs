@@ -256,3 +256,16 @@ fn printf_with_a_literal_one_line_format_is_legacy_and_other_printfs_are_not() {
         ]
     );
 }
+
+#[test]
+fn a_descriptor_written_against_its_operator_is_the_descriptor_not_an_argument() {
+    let src = "echo SUCCESS 0</dev/null\necho COMPLETE 2>/dev/null\necho SUCCESS 1>/dev/null\necho \"Created: a\" 0<&0\n";
+    assert_eq!(
+        kinds(src),
+        vec![
+            LegacyKind::Success,
+            LegacyKind::Complete,
+            LegacyKind::Created
+        ]
+    );
+}
