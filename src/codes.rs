@@ -256,6 +256,11 @@ pub(crate) const CODES: &[Code] = &[
         "Comment mode: the script's last command always exits, so a JSON block after it would never run. Migrate with `--mode capture`, which prints the JSON on every exit path.",
     ),
     c(
+        "CAPTURED_AND_PRINTED",
+        Area::Migrate,
+        "Capture mode: a legacy line sits in a function the script calls both where its output reaches stdout and where it is captured (`x=$(f)`, a pipe), so recording it would change the captured value (SKM008 in check). Give the captured call a function of its own, or migrate with `--mode comment`.",
+    ),
+    c(
         "DESCRIPTOR_CLASH",
         Area::Migrate,
         "Capture mode: the script redirects file descriptor 8, where the runtime keeps the real stdout for the document (SKM008 in check). Use another descriptor, or migrate with `--keep-stdout` or `--mode comment`.",

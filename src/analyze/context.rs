@@ -54,6 +54,8 @@ pub(crate) struct Survey<'s, 't> {
     calls: Vec<Call<'s, 't>>,
     functions: Vec<Function<'s>>,
     captured: Vec<bool>,
+    /// Functions captured at one call and printing to stdout at another.
+    mixed: Vec<&'s [u8]>,
 }
 
 struct Walk<'s, 't, 'o> {
@@ -167,7 +169,7 @@ impl<'s, 't> Survey<'s, 't> {
     /// Functions whose output is captured, piped or redirected at some call site, directly or
     /// through other such functions: a worklist over the call graph, each call looked at once a
     /// function it lies in is known to be captured.
-    fn captured_functions(&self) -> Vec<bool> {
+    fn captured_functions(&mut self) -> Vec<bool> {
         let mut captured = vec![false; self.functions.len()];
         if self.functions.is_empty() {
             return captured;
@@ -209,7 +211,35 @@ impl<'s, 't> Survey<'s, 't> {
         for (flag, function) in captured.iter_mut().zip(&self.functions) {
             *flag = names.contains(function.name);
         }
+        // One also called where its output reaches stdout prints there: its lines are legacy
+        // lines (and migrate refuses it, CAPTURED_AND_PRINTED).
+        let printed: HashSet<&[u8]> = self
+            .calls
+            .iter()
+            .filter(|c| names.contains(c.name) && c.site.blocked.is_none())
+            .filter(|c| !self.inside_captured(c.site.function, &captured))
+            .map(|c| c.name)
+            .collect();
+        for (flag, function) in captured.iter_mut().zip(&self.functions) {
+            if printed.contains(function.name) {
+                *flag = false;
+            }
+        }
+        self.mixed = printed.into_iter().collect();
         captured
+    }
+
+    /// True when the site lies in a function whose output is captured at one call and reaches
+    /// stdout at another.
+    pub fn in_mixed_function(&self, site: &Site<'_>) -> bool {
+        let mut function = site.function;
+        while let Some(id) = function {
+            if self.mixed.contains(&self.functions[id].name) {
+                return true;
+            }
+            function = self.functions[id].parent;
+        }
+        false
     }
 
     fn inside_captured(&self, mut function: Option<usize>, captured: &[bool]) -> bool {
@@ -317,6 +347,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                 calls: Vec::new(),
                 functions: Vec::new(),
                 captured: Vec::new(),
+                mixed: Vec::new(),
             },
         };
         walk.descend(tree);

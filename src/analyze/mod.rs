@@ -105,6 +105,9 @@ pub struct Analysis {
     /// A script under no contract (no legacy line, no JSON block): its writes to stdout, which
     /// are its answer to whoever runs it (`TYPE=$(bash detect.sh)`).
     pub answer: Vec<StdoutWrite>,
+    /// The line of the first legacy statement in a function whose output the script captures at
+    /// one call (`x=$(f)`) and prints at another (`f`): capture mode refuses it.
+    pub captured_and_printed: Option<usize>,
     /// Legacy-looking text in forms the analysis cannot read as output (SKM010 notes).
     pub out_of_reach: Vec<out_of_reach::OutOfReach>,
     /// What the analysis cost, for tests that bound it by structure rather than time.
@@ -249,6 +252,7 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
         dialect,
         out_of_reach,
         answer,
+        captured_and_printed,
     ) = {
         let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), offsets);
         let runtime = runtime_link::find(source).map(|r| r.range());
@@ -362,6 +366,14 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
             .collect();
         let out_of_reach =
             out_of_reach::find(&survey, tree.root_node(), source, vocabulary, &legacy);
+        let captured_and_printed = survey
+            .echoes
+            .iter()
+            .chain(&survey.printfs)
+            .filter(|site| survey.reach(site).is_ok() && survey.in_mixed_function(site))
+            .filter(|site| legacy.iter().any(|l| l.start == site.node.start_byte()))
+            .map(|site| site.node.start_position().row + 1)
+            .min();
         (
             legacy,
             has_block,
@@ -373,6 +385,7 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
             dialect,
             out_of_reach,
             answer,
+            captured_and_printed,
         )
     };
     let final_exit = final_top_level_exit(tree.root_node(), source);
@@ -412,6 +425,7 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
         prints_json,
         out_of_reach,
         answer,
+        captured_and_printed,
         work: Work { nodes: visited },
     }
 }

@@ -175,6 +175,17 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
             ),
         ));
     }
+    if let Some(line) = analysis.captured_and_printed {
+        return Some((
+            line,
+            Error::new(
+                "CAPTURED_AND_PRINTED",
+                format!(
+                    "line {line}: this legacy line is in a function the script calls both where its output reaches stdout and where it is captured (`x=$(f)`, a pipe); recording it would change the captured value. Give the captured call a function of its own, or migrate with --mode comment"
+                ),
+            ),
+        ));
+    }
     if let Some(line) = redirects_descriptor(analysis.tree.root_node(), source, SAVED_STDOUT) {
         return Some((
             line,
