@@ -174,7 +174,27 @@ pub(crate) fn check_file(
             parser,
             place,
         ),
+        Err(outcome) if path != selected => {
+            let linked = through_link(outcome, path);
+            unread(&shown, selected, linked, options, profile)
+        }
         Err(outcome) => unread(&shown, selected, outcome, options, profile),
+    }
+}
+
+/// Why a symlink's target could not be read, saying that the path is a symlink and where to.
+fn through_link(outcome: ReadOutcome, target: &Path) -> ReadOutcome {
+    let name = |mut error: Error| {
+        error.message = format!(
+            "is a symbolic link to {}: {}",
+            crate::report::quote_path(&target.to_string_lossy()),
+            error.message
+        );
+        error
+    };
+    match outcome {
+        ReadOutcome::Skipped(error) => ReadOutcome::Skipped(name(error)),
+        ReadOutcome::Failed(error) => ReadOutcome::Failed(name(error)),
     }
 }
 

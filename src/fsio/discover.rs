@@ -71,6 +71,7 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
     let skills = Arc::new(SkillFolders::default());
     let mut found = Vec::new();
     let mut ignored = IgnoreCache::default();
+    let mut tracked = Tracked::default();
     for file in &selection.files {
         if std::fs::symlink_metadata(file).is_err() {
             return Err(Error::new(
@@ -81,8 +82,9 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
         if filters.excludes(file)? {
             continue;
         }
-        // Explicit names still obey the ignore rules (pre-commit passes files one by one).
-        if !selection.no_ignore && ignored.is_ignored(file) {
+        // Explicit names still obey the ignore rules (pre-commit passes files one by one), but
+        // a file git tracks is never ignored: a repository cannot hide a script it commits.
+        if !selection.no_ignore && ignored.is_ignored(file) && !tracked.holds(&canonical(file)) {
             continue;
         }
         let absolute = canonical(file);
@@ -107,16 +109,90 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
         if filters.excludes(dir)? {
             continue;
         }
-        found.extend(walk(
-            dir,
-            selection.no_ignore,
-            filters.clone(),
-            skills.clone(),
-        )?);
+        let walked = walk(dir, selection.no_ignore, filters.clone(), skills.clone())?;
+        if !selection.no_ignore {
+            found.extend(tracked.left_out(dir, &walked, &filters, &skills));
+        }
+        found.extend(walked);
     }
     found.sort();
     found.dedup();
     Ok(found)
+}
+
+/// The files git tracks, by repository (read once each): a tracked file is never ignored, so a
+/// committed `.gitignore` or `.ignore` cannot hide a skill script from check.
+#[derive(Default)]
+struct Tracked {
+    repos: Vec<(PathBuf, HashSet<PathBuf>)>,
+}
+
+impl Tracked {
+    /// The tracked files of the repository holding the folder `dir` (absolute paths).
+    fn of(&mut self, dir: &Path) -> Option<&HashSet<PathBuf>> {
+        let at = match self
+            .repos
+            .iter()
+            .position(|(root, _)| dir.starts_with(root))
+        {
+            Some(at) => at,
+            None => {
+                let repo = crate::vcs::Repo::discover(dir)?;
+                let files = repo.indexed().ok()?;
+                self.repos.push((repo.root, files));
+                self.repos.len() - 1
+            }
+        };
+        self.repos.get(at).map(|(_, files)| files)
+    }
+
+    /// Whether git tracks the file at the absolute path `file`.
+    fn holds(&mut self, file: &Path) -> bool {
+        file.parent()
+            .and_then(|dir| self.of(dir))
+            .is_some_and(|files| files.contains(file))
+    }
+
+    /// Tracked files under `dir` that the selection takes but the walk's ignore rules left out
+    /// of `walked`, named as the walk names them.
+    fn left_out(
+        &mut self,
+        dir: &Path,
+        walked: &[PathBuf],
+        filters: &FilterSet,
+        skills: &SkillFolders,
+    ) -> Vec<PathBuf> {
+        let absolute = canonical(dir);
+        let Some(files) = self.of(&absolute) else {
+            return Vec::new();
+        };
+        let seen: HashSet<PathBuf> = walked
+            .iter()
+            .filter_map(|p| p.strip_prefix(dir).ok().map(|r| absolute.join(r)))
+            .collect();
+        let mut out: Vec<PathBuf> = files
+            .iter()
+            .filter(|file| file.starts_with(&absolute) && !seen.contains(*file))
+            .filter(|file| {
+                let relative = file.strip_prefix(&absolute).unwrap_or(file);
+                !relative
+                    .components()
+                    .any(|c| c.as_os_str() == ".git" || c.as_os_str() == STATE_DIR)
+            })
+            .filter(|file| std::fs::symlink_metadata(file).is_ok())
+            .filter(|file| {
+                let name = file.file_name().unwrap_or_default();
+                !is_runtime_file(name)
+                    && filters.excludes(file).is_ok_and(|excluded| !excluded)
+                    && filters.for_path_or_note(file).is_some_and(|f| {
+                        f.names.is_match(name) || (skills.holds(file) && is_shell_file(file))
+                    })
+            })
+            .map(|file| dir.join(file.strip_prefix(&absolute).unwrap_or(file)))
+            .collect();
+        out.sort();
+        out
+    }
 }
 
 /// Whether a path named alone (a file, or `check -`'s `--stdin-filename`) is excluded by

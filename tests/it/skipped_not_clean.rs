@@ -577,3 +577,63 @@ fn a_repositorys_settings_cannot_ignore_a_foreign_runtime() {
     assert_eq!(code, 1, "{report}");
     assert!(report.to_string().contains("RUNTIME_FOREIGN"), "{report}");
 }
+
+#[test]
+fn a_symlink_to_an_oversize_script_is_called_a_symlink() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    git_init(tmp.path());
+    let mut big = b"#!/bin/bash\necho SUCCESS\n".to_vec();
+    big.resize(2 << 20, b'#');
+    write_script(tmp.path(), "lib/real.bash", &big);
+    std::fs::create_dir_all(tmp.path().join("s")).expect("s");
+    std::os::unix::fs::symlink("../lib/real.bash", tmp.path().join("s/execute.sh")).expect("link");
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "s/execute.sh"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("is a symbolic link to") && stdout(&out).contains("FILE_TOO_LARGE"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_committed_gitignore_cannot_hide_a_tracked_skill_script() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path();
+    git_init(repo);
+    std::fs::create_dir_all(repo.join("skills/x")).expect("skill");
+    std::fs::write(
+        repo.join("skills/x/SKILL.md"),
+        b"---\nname: x\ndescription: y\n---\n",
+    )
+    .expect("SKILL.md");
+    write_script(repo, "skills/x/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
+    write_script(
+        repo,
+        "skills/x/scripts/run.sh",
+        b"#!/bin/bash\necho \"Created: a\"\n",
+    );
+    write_script(repo, "execute.sh", b"#!/bin/bash\necho hi\n");
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "skills"]);
+    std::fs::write(repo.join(".gitignore"), b"skills/\nbuild/\n").expect("gitignore");
+    std::fs::write(repo.join(".ignore"), b"skills/\n").expect("ignore");
+    // An ignored file git does not track stays ignored.
+    write_script(repo, "build/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
+    git(repo, &["add", ".gitignore", ".ignore"]);
+    git(repo, &["commit", "-qm", "hide them"]);
+    let (code, report) = json_report(repo, &["check", "--no-cache", "."]);
+    assert_eq!(code, 1, "{report}");
+    let mut paths: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    paths.dedup();
+    assert_eq!(
+        paths,
+        ["skills/x/execute.sh", "skills/x/scripts/run.sh"],
+        "{report}"
+    );
+}
