@@ -7,7 +7,7 @@
 //!   characters `\xHH` (lowercase hex); valid UTF-8 is kept as it is. Capture mode's runtime
 //!   (`__skm_esc`) and comment mode's static block write the same string for the same bytes, and
 //!   the document stays UTF-8 JSON that `validate --strict` accepts.
-//! - **Git's quoting** (`report::quote_path`): paths in messages and in the backup manifest.
+//! - **Git's quoting** ([`quote_path`]): paths in messages and in the backup manifest.
 //! - **Marked text** ([`decode_marked`], [`marked_bytes`]): inside the analysis and the reports,
 //!   a string holds each such byte as one character of U+10FF80..=U+10FFFF (the last 128 code
 //!   points of plane 16's private use area), so `String` code keeps working and the bytes come
@@ -130,6 +130,103 @@ pub(crate) fn path_from_bytes(bytes: &[u8]) -> std::path::PathBuf {
     {
         std::path::PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
     }
+}
+
+/// A path as git prints it (`core.quotePath`): as it is when plain, else in double quotes with C
+/// escapes and octal bytes (control characters, quotes, backslashes, non-ASCII), so a line holds
+/// one path and a diff header that names it still applies. `path` is marked text (see
+/// `bytes_text`): bytes that are not UTF-8 are quoted as the bytes they are (`"caf\\351"`).
+pub(crate) fn quote_path(path: &str) -> String {
+    quote_bytes(&marked_bytes(path))
+}
+
+/// A file system path quoted as git quotes it (see [`quote_path`]).
+pub(crate) fn quote_os(path: &std::path::Path) -> String {
+    quote_bytes(path.as_os_str().as_encoded_bytes())
+}
+
+/// A path for a message: as `Path::display` shows it when it is UTF-8, quoted as git quotes it
+/// when it is not (a lossy decoding would name a file that does not exist).
+pub(crate) fn shown_path(path: &std::path::Path) -> std::borrow::Cow<'_, str> {
+    match path.to_str() {
+        Some(text) => std::borrow::Cow::Borrowed(text),
+        None => std::borrow::Cow::Owned(quote_os(path)),
+    }
+}
+
+/// Bytes quoted as git quotes a path (see [`quote_path`]).
+pub(crate) fn quote_bytes(path: &[u8]) -> String {
+    if let Ok(text) = std::str::from_utf8(path)
+        && !path
+            .iter()
+            .any(|&b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\')
+    {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(path.len() + 2);
+    out.push('"');
+    for &b in path {
+        match b {
+            b'\x07' => out.push_str("\\a"),
+            b'\x08' => out.push_str("\\b"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            b'\x0b' => out.push_str("\\v"),
+            b'\x0c' => out.push_str("\\f"),
+            b'\r' => out.push_str("\\r"),
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b if !(0x20..0x7f).contains(&b) => out.push_str(&format!("\\{b:03o}")),
+            b => out.push(char::from(b)),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The bytes of a path [`quote_bytes`] wrote: a quoted path unquoted (C escapes, octal bytes),
+/// a plain one as it is; `None` for a quoted path that is not well formed.
+pub(crate) fn unquote_path(text: &str) -> Option<Vec<u8>> {
+    let Some(inner) = text.strip_prefix('"') else {
+        return Some(text.as_bytes().to_vec());
+    };
+    let inner = inner.strip_suffix('"')?;
+    let mut out = Vec::with_capacity(inner.len());
+    let mut bytes = inner.bytes();
+    while let Some(b) = bytes.next() {
+        match b {
+            b'"' => return None,
+            b'\\' => {}
+            b => {
+                out.push(b);
+                continue;
+            }
+        }
+        let b = match bytes.next()? {
+            b'a' => 0x07,
+            b'b' => 0x08,
+            b't' => b'\t',
+            b'n' => b'\n',
+            b'v' => 0x0b,
+            b'f' => 0x0c,
+            b'r' => b'\r',
+            b'"' => b'"',
+            b'\\' => b'\\',
+            first @ b'0'..=b'3' => {
+                let mut value = u32::from(first - b'0');
+                for _ in 0..2 {
+                    match bytes.next()? {
+                        d @ b'0'..=b'7' => value = value * 8 + u32::from(d - b'0'),
+                        _ => return None,
+                    }
+                }
+                u8::try_from(value).ok()?
+            }
+            _ => return None,
+        };
+        out.push(b);
+    }
+    Some(out)
 }
 
 #[cfg(test)]

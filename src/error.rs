@@ -23,7 +23,7 @@ impl Error {
 
     /// An I/O error on `path`, with the operation that failed.
     pub fn io(code: &'static str, what: &str, path: &Path, err: &std::io::Error) -> Self {
-        let path = crate::report::shown_path(path);
+        let path = crate::bytes_text::shown_path(path);
         Error::new(code, format!("{what} {path}: {err}"))
     }
 
