@@ -239,155 +239,25 @@ fn needles() -> Vec<&'static [u8]> {
     ]
 }
 
+/// What one survey of a tree finds: all the analysis holds but the tree and its parse errors.
+struct Found {
+    legacy: Vec<LegacyStatement>,
+    has_block: bool,
+    stdout_writes: Vec<StdoutWrite>,
+    answer: Vec<StdoutWrite>,
+    prints_json: Option<(usize, usize)>,
+    exit_traps: Vec<ExitTrap>,
+    /// The first legacy statement a parse error swallowed.
+    hidden: Option<(usize, usize)>,
+    dialect: Dialect,
+    out_of_reach: Vec<out_of_reach::OutOfReach>,
+    captured_and_printed: Option<usize>,
+    visited: usize,
+}
+
 /// Everything the analysis reads off a tree.
 fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize]) -> Analysis {
-    let (
-        legacy,
-        already_migrated,
-        stdout_writes,
-        exit_traps,
-        visited,
-        hidden,
-        prints_json,
-        dialect,
-        out_of_reach,
-        answer,
-        captured_and_printed,
-    ) = {
-        let mut survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), offsets);
-        let runtime = runtime_link::find(source).map(|r| r.range());
-        if let Some(range) = &runtime {
-            for sites in [
-                &mut survey.echoes,
-                &mut survey.printfs,
-                &mut survey.cats,
-                &mut survey.traps,
-            ] {
-                sites.retain(|site| !range.contains(&site.node.start_byte()));
-            }
-        }
-        let dialect = Dialect::detect(source);
-        let hidden = survey
-            .echoes
-            .iter()
-            .filter(|site| survey.reach(site) == Err(context::NotStdout::ParseError))
-            .filter_map(|site| legacy_statement(site.node, source, vocabulary, dialect))
-            .map(|s| (s.line, s.column))
-            .min();
-        let mut legacy: Vec<LegacyStatement> = survey
-            .echoes
-            .iter()
-            .filter(|site| survey.reach(site).is_ok())
-            .filter_map(|site| legacy_statement(site.node, source, vocabulary, dialect))
-            .collect();
-        legacy.extend(survey.echoes.iter().filter_map(|site| {
-            let tee = survey.tee_after(site, source)?;
-            let mut statement = legacy_statement(site.node, source, vocabulary, dialect)?;
-            statement.end = tee.end_byte();
-            statement.text =
-                String::from_utf8_lossy(&one_line(&source[statement.start..statement.end]))
-                    .into_owned();
-            statement.form = Form::Tee;
-            Some(statement)
-        }));
-        legacy.extend(
-            survey
-                .printfs
-                .iter()
-                .filter(|site| survey.reach(site).is_ok())
-                .filter_map(|site| legacy_statement(site.node, source, vocabulary, dialect)),
-        );
-        legacy.sort_by_key(|s| s.start);
-        let has_block = survey.marker_comment
-            || runtime.is_some()
-            || (memchr::memmem::find(source, BLOCK_DELIMITER.as_bytes()).is_some()
-                && survey.cats.iter().any(|site| {
-                    survey.reach(site).is_ok() && opens_json_heredoc(site.node, source)
-                }));
-        let mut stdout_writes: Vec<StdoutWrite> = survey
-            .echoes
-            .iter()
-            .chain(&survey.printfs)
-            .chain(&survey.cats)
-            .filter(|site| survey.reach(site).is_ok())
-            .filter(|site| {
-                // `legacy` is sorted by start: one search per site, not a scan (40,000 legacy
-                // lines made this quadratic).
-                legacy
-                    .binary_search_by_key(&site.node.start_byte(), |l| l.start)
-                    .is_err()
-            })
-            .filter(|site| !opens_json_heredoc(site.node, source))
-            .map(|site| stdout_write(site.node, source))
-            .collect();
-        stdout_writes.sort_by_key(|w| w.start);
-        // A document the script prints itself: a hand-written `EOF_JSON` heredoc, or writes that
-        // print a JSON object (those are not other output). skillmod's own block (its marker
-        // or runtime) is no such document.
-        let mut prints_json = None;
-        if !(survey.marker_comment || runtime.is_some()) {
-            prints_json = survey
-                .cats
-                .iter()
-                .find(|site| survey.reach(site).is_ok() && opens_json_heredoc(site.node, source))
-                .map(|site| stdout_write(site.node, source))
-                .map(|w| (w.line, w.column));
-            // Only the writes found above to reach stdout can be the document.
-            let writes: std::collections::HashSet<usize> =
-                stdout_writes.iter().map(|w| w.start).collect();
-            let json_writes: std::collections::HashSet<usize> = survey
-                .echoes
-                .iter()
-                .chain(&survey.printfs)
-                .chain(&survey.cats)
-                .filter(|site| writes.contains(&site.node.start_byte()))
-                .filter(|site| prints_json_object(site.node, source, dialect))
-                .map(|site| site.node.start_byte())
-                .collect();
-            prints_json = prints_json.or_else(|| {
-                stdout_writes
-                    .iter()
-                    .find(|w| json_writes.contains(&w.start))
-                    .map(|w| (w.line, w.column))
-            });
-            stdout_writes.retain(|w| !json_writes.contains(&w.start));
-        }
-        // Other stdout writes matter only in a script under the JSON contract (one with legacy
-        // lines or the JSON block); anywhere else they are just what the script prints.
-        let answer = if legacy.is_empty() && !has_block {
-            std::mem::take(&mut stdout_writes)
-        } else {
-            Vec::new()
-        };
-        let exit_traps = survey
-            .traps
-            .iter()
-            .filter_map(|site| exit_trap(site.node, source))
-            .collect();
-        let out_of_reach =
-            out_of_reach::find(&survey, tree.root_node(), source, vocabulary, &legacy);
-        let captured_and_printed = survey
-            .echoes
-            .iter()
-            .chain(&survey.printfs)
-            .filter(|site| survey.reach(site).is_ok() && survey.in_mixed_function(site))
-            .filter(|site| legacy.iter().any(|l| l.start == site.node.start_byte()))
-            .map(|site| site.node.start_position().row + 1)
-            .min();
-        (
-            legacy,
-            has_block,
-            stdout_writes,
-            exit_traps,
-            survey.visited,
-            hidden,
-            prints_json,
-            dialect,
-            out_of_reach,
-            answer,
-            captured_and_printed,
-        )
-    };
+    let found = survey_tree(&tree, source, vocabulary, offsets);
     let final_exit = final_top_level_exit(tree.root_node(), source);
     let misread = parser::redirects_across_lines(&tree, source);
     let parse_errors = parser::error_count(&tree) + misread.len();
@@ -401,10 +271,10 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
     // A parse error can swallow what follows it into a word, a string or a comment, so no
     // marker in the file can be trusted to be data: the file is not judged clean. With legacy
     // statements found, the rewrite is refused at the first error (check reports the same place).
-    let legacy_in_parse_error = match (parse_errors, legacy.is_empty()) {
+    let legacy_in_parse_error = match (parse_errors, found.legacy.is_empty()) {
         (0, _) => None,
         (_, false) => first_error,
-        (_, true) => hidden.or_else(|| {
+        (_, true) => found.hidden.or_else(|| {
             vocabulary
                 .marker_offsets(source)
                 .first()
@@ -414,20 +284,175 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
     Analysis {
         first_error,
         legacy_in_parse_error,
-        dialect,
+        dialect: found.dialect,
         tree,
-        legacy,
-        already_migrated,
+        legacy: found.legacy,
+        already_migrated: found.has_block,
         final_exit,
         parse_errors,
-        stdout_writes,
-        exit_traps,
-        prints_json,
-        out_of_reach,
-        answer,
-        captured_and_printed,
-        work: Work { nodes: visited },
+        stdout_writes: found.stdout_writes,
+        exit_traps: found.exit_traps,
+        prints_json: found.prints_json,
+        out_of_reach: found.out_of_reach,
+        answer: found.answer,
+        captured_and_printed: found.captured_and_printed,
+        work: Work {
+            nodes: found.visited,
+        },
     }
+}
+
+/// One survey of the tree, and what it finds.
+fn survey_tree(tree: &Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize]) -> Found {
+    let mut survey = Survey::new(tree, source, BLOCK_MARKER.as_bytes(), offsets);
+    let runtime = runtime_link::find(source).map(|r| r.range());
+    if let Some(range) = &runtime {
+        for sites in [
+            &mut survey.echoes,
+            &mut survey.printfs,
+            &mut survey.cats,
+            &mut survey.traps,
+        ] {
+            sites.retain(|site| !range.contains(&site.node.start_byte()));
+        }
+    }
+    let dialect = Dialect::detect(source);
+    let hidden = survey
+        .echoes
+        .iter()
+        .filter(|site| survey.reach(site) == Err(context::NotStdout::ParseError))
+        .filter_map(|site| legacy_statement(site.node, source, vocabulary, dialect))
+        .map(|s| (s.line, s.column))
+        .min();
+    let legacy = legacy_statements(&survey, source, vocabulary, dialect);
+    let own_block = survey.marker_comment || runtime.is_some();
+    let has_block = own_block
+        || (memchr::memmem::find(source, BLOCK_DELIMITER.as_bytes()).is_some()
+            && survey
+                .cats
+                .iter()
+                .any(|site| survey.reach(site).is_ok() && opens_json_heredoc(site.node, source)));
+    let (mut stdout_writes, prints_json) =
+        other_writes(&survey, source, &legacy, dialect, own_block);
+    // Other stdout writes matter only in a script under the JSON contract (one with legacy
+    // lines or the JSON block); anywhere else they are what the script answers.
+    let answer = if legacy.is_empty() && !has_block {
+        std::mem::take(&mut stdout_writes)
+    } else {
+        Vec::new()
+    };
+    let exit_traps = survey
+        .traps
+        .iter()
+        .filter_map(|site| exit_trap(site.node, source))
+        .collect();
+    let out_of_reach = out_of_reach::find(&survey, tree.root_node(), source, vocabulary, &legacy);
+    let captured_and_printed = survey
+        .echoes
+        .iter()
+        .chain(&survey.printfs)
+        .filter(|site| survey.reach(site).is_ok() && survey.in_mixed_function(site))
+        .filter(|site| legacy.iter().any(|l| l.start == site.node.start_byte()))
+        .map(|site| site.node.start_position().row + 1)
+        .min();
+    Found {
+        legacy,
+        has_block,
+        stdout_writes,
+        answer,
+        prints_json,
+        exit_traps,
+        hidden,
+        dialect,
+        out_of_reach,
+        captured_and_printed,
+        visited: survey.visited,
+    }
+}
+
+/// The legacy statements that reach stdout, sorted by start: echoes, `printf`s with a literal
+/// format, and echoes piped into a `tee` that prints them.
+fn legacy_statements(
+    survey: &Survey<'_, '_>,
+    source: &[u8],
+    vocabulary: Vocabulary,
+    dialect: Dialect,
+) -> Vec<LegacyStatement> {
+    let mut legacy: Vec<LegacyStatement> = survey
+        .echoes
+        .iter()
+        .chain(&survey.printfs)
+        .filter(|site| survey.reach(site).is_ok())
+        .filter_map(|site| legacy_statement(site.node, source, vocabulary, dialect))
+        .collect();
+    legacy.extend(survey.echoes.iter().filter_map(|site| {
+        let tee = survey.tee_after(site, source)?;
+        let mut statement = legacy_statement(site.node, source, vocabulary, dialect)?;
+        statement.end = tee.end_byte();
+        statement.text =
+            String::from_utf8_lossy(&one_line(&source[statement.start..statement.end]))
+                .into_owned();
+        statement.form = Form::Tee;
+        Some(statement)
+    }));
+    legacy.sort_by_key(|s| s.start);
+    legacy
+}
+
+/// The writes that reach stdout and are no legacy statement, sorted, and where the script prints
+/// a JSON document of its own (a hand-written `EOF_JSON` heredoc, or writes that print a JSON
+/// object: those are no other output). skillmod's own block (`own_block`) is no such document.
+fn other_writes(
+    survey: &Survey<'_, '_>,
+    source: &[u8],
+    legacy: &[LegacyStatement],
+    dialect: Dialect,
+    own_block: bool,
+) -> (Vec<StdoutWrite>, Option<(usize, usize)>) {
+    let writers = || {
+        survey
+            .echoes
+            .iter()
+            .chain(&survey.printfs)
+            .chain(&survey.cats)
+    };
+    let mut stdout_writes: Vec<StdoutWrite> = writers()
+        .filter(|site| survey.reach(site).is_ok())
+        .filter(|site| {
+            // `legacy` is sorted by start: one search per site, not a scan (40,000 legacy
+            // lines made this quadratic).
+            legacy
+                .binary_search_by_key(&site.node.start_byte(), |l| l.start)
+                .is_err()
+        })
+        .filter(|site| !opens_json_heredoc(site.node, source))
+        .map(|site| stdout_write(site.node, source))
+        .collect();
+    stdout_writes.sort_by_key(|w| w.start);
+    if own_block {
+        return (stdout_writes, None);
+    }
+    let heredoc = survey
+        .cats
+        .iter()
+        .find(|site| survey.reach(site).is_ok() && opens_json_heredoc(site.node, source))
+        .map(|site| stdout_write(site.node, source))
+        .map(|w| (w.line, w.column));
+    // Only the writes found above to reach stdout can be the document.
+    let writes: std::collections::HashSet<usize> = stdout_writes.iter().map(|w| w.start).collect();
+    let json_writes: std::collections::HashSet<usize> = writers()
+        .filter(|site| writes.contains(&site.node.start_byte()))
+        .filter(|site| prints_json_object(site.node, source, dialect))
+        .map(|site| site.node.start_byte())
+        .collect();
+    let prints_json = heredoc.or_else(|| {
+        stdout_writes
+            .iter()
+            .find(|w| json_writes.contains(&w.start))
+            .map(|w| (w.line, w.column))
+    });
+    stdout_writes.retain(|w| !json_writes.contains(&w.start));
+    (stdout_writes, prints_json)
 }
 
 /// A legacy statement when the echo prints a legacy line.
