@@ -128,11 +128,31 @@ impl Vocabulary {
         let mut hits: Vec<usize> = self
             .searcher()
             .find_overlapping_iter(source)
+            .filter(|m| self.reads(&source[m.start()..], m.end() - m.start()))
             .map(|m| m.start())
             .collect();
         hits.sort_unstable();
         hits.dedup();
         hits
+    }
+
+    /// Whether a marker found at the start of `text` (`len` bytes) is one this vocabulary reads:
+    /// `decorated` takes it upper case or capitalized and as a whole word (`COMPLETED` too), so
+    /// "successful" in a comment is no marker.
+    fn reads(self, text: &[u8], len: usize) -> bool {
+        if self != Vocabulary::Decorated {
+            return true;
+        }
+        let word = &text[..len];
+        let cased = word.iter().all(|b| !b.is_ascii_lowercase())
+            || (word[0].is_ascii_uppercase() && word[1..].iter().all(|b| !b.is_ascii_uppercase()));
+        let rest = &text[len..];
+        let rest = match rest.first() {
+            Some(b'd' | b'D') if word.eq_ignore_ascii_case(b"complete") => &rest[1..],
+            _ => rest,
+        };
+        let whole = word.ends_with(b":") || !rest.first().is_some_and(u8::is_ascii_alphabetic);
+        cased && whole
     }
 
     /// Whether `source` holds a marker of a success line (SUCCESS, COMPLETE) anywhere.
@@ -144,6 +164,7 @@ impl Vocabulary {
             Vocabulary::Decorated | Vocabulary::Original => self
                 .searcher()
                 .find_overlapping_iter(source)
+                .filter(|m| self.reads(&source[m.start()..], m.end() - m.start()))
                 .any(|m| m.pattern().as_usize() >= self.value_markers().len()),
         }
     }
@@ -284,18 +305,52 @@ fn is_colourless(segment: &Segment) -> bool {
     }
 }
 
-/// `$NAME` or `${NAME}` with an upper-case name: how scripts spell colour codes (`${GREEN}`,
-/// `$NC`, `${BOLD}`).
+/// `$NAME` or `${NAME}` named as scripts name colour codes: an upper-case name with a colour or
+/// style word in it (`${GREEN}`, `$NC`, `${BOLD}`, `$COLOR_RESET`, `${LIGHT_BLUE}`). Other
+/// upper-case variables are values (`echo "Complete: $N"` prints a count).
 fn is_colour_variable(source: &str) -> bool {
+    const WORDS: [&str; 27] = [
+        "RED",
+        "GREEN",
+        "YELLOW",
+        "BLUE",
+        "CYAN",
+        "MAGENTA",
+        "PURPLE",
+        "WHITE",
+        "BLACK",
+        "GRAY",
+        "GREY",
+        "ORANGE",
+        "NC",
+        "RESET",
+        "BOLD",
+        "DIM",
+        "NORMAL",
+        "RST",
+        "END",
+        "OFF",
+        "COLOR",
+        "COLOUR",
+        "CLR",
+        "UNDERLINE",
+        "BRIGHT",
+        "LIGHT",
+        "DARK",
+    ];
     let name = source.strip_prefix('$').unwrap_or("");
     let name = name
         .strip_prefix('{')
         .and_then(|n| n.strip_suffix('}'))
         .unwrap_or(name);
-    name.starts_with(|c: char| c.is_ascii_uppercase())
+    let upper = name.starts_with(|c: char| c.is_ascii_uppercase())
         && name
             .bytes()
-            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+    upper
+        && name
+            .split('_')
+            .any(|part| WORDS.contains(&part.trim_end_matches(|c: char| c.is_ascii_digit())))
 }
 
 /// The text without ANSI CSI sequences (`ESC [ params letter`, colours and styles).

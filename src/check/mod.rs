@@ -517,17 +517,30 @@ fn runtime_finding(
         message,
         kind: None,
         text: None,
-        fix: Some(format!(
-            "skillmod migrate {}{}",
-            if reason == "RUNTIME_FOREIGN" {
-                "--replace-runtime "
-            } else {
-                ""
-            },
-            crate::report::command_arg(shown)
-        )),
+        fix: Some(runtime_fix(reason, shown, &entry.runtime)),
         reason: Some(reason),
     })
+}
+
+/// The command that fixes an SKM007 finding: staging the runtime file git leaves out (migrate
+/// has nothing to do there), else migrate (with `--replace-runtime` for a foreign one).
+fn runtime_fix(reason: &str, shown: &str, runtime: &cache::Runtime) -> String {
+    match (reason, runtime) {
+        ("RUNTIME_UNTRACKED", cache::Runtime::File { relative, .. }) => {
+            let file = Path::new(shown)
+                .parent()
+                .map_or_else(|| PathBuf::from(relative), |dir| dir.join(relative));
+            format!(
+                "git add {}",
+                crate::report::command_arg(&file.to_string_lossy())
+            )
+        }
+        ("RUNTIME_FOREIGN", _) => format!(
+            "skillmod migrate --replace-runtime {}",
+            crate::report::command_arg(shown)
+        ),
+        _ => format!("skillmod migrate {}", crate::report::command_arg(shown)),
+    }
 }
 
 /// SKM007 for a script whose source line names `relative`: the severity, the reason and the

@@ -73,6 +73,8 @@ pub(crate) fn write_file(
         let fix = finding.fix.as_deref().unwrap_or_default();
         let what = if finding.code == Rule::StdoutWrite {
             "to send the other stdout writes to stderr"
+        } else if fix.starts_with("git add ") {
+            "to put the runtime the skill sources in the commit"
         } else {
             "to write or upgrade the runtime the skill sources"
         };

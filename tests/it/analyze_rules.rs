@@ -269,3 +269,39 @@ fn a_descriptor_written_against_its_operator_is_the_descriptor_not_an_argument()
         ]
     );
 }
+
+#[test]
+fn the_default_vocabulary_takes_whole_cased_markers_and_colour_names_only() {
+    let decorated = |source: &str| -> Vec<LegacyKind> {
+        let mut parser = BashParser::new().expect("parser");
+        analyze::analyze(&mut parser, source.as_bytes(), Vocabulary::Decorated)
+            .expect("analysis")
+            .legacy
+            .into_iter()
+            .map(|s| s.kind)
+            .collect()
+    };
+    // A count label is no result line: `$N` is a value, not a colour code.
+    assert!(decorated("N=1\necho \"Complete: $N\"\n").is_empty());
+    assert_eq!(
+        decorated(
+            "echo -e \"${GREEN}✓ Success${NC}\"\necho \"Created:out.md\"\necho \"  COMPLETED.\"\n"
+        ),
+        vec![
+            LegacyKind::Success,
+            LegacyKind::Created,
+            LegacyKind::Complete
+        ]
+    );
+    // "successful" in a comment is no marker: a parse error elsewhere is no SKM003 for it.
+    let mut parser = BashParser::new().expect("parser");
+    let src = "# 0 - Validation successful\nif [[ $line =~ \\${[A-Z_]+} ]]; then echo hi; fi\n";
+    let analysis =
+        analyze::analyze(&mut parser, src.as_bytes(), Vocabulary::Decorated).expect("analysis");
+    assert_eq!(analysis.legacy_in_parse_error, None);
+    assert!(
+        Vocabulary::Decorated
+            .marker_offsets(b"# successful, Successfully")
+            .is_empty()
+    );
+}

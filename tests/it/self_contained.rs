@@ -262,6 +262,9 @@ fn a_project_migrated_by_0_2_0_becomes_self_contained_in_one_run_and_restore_bri
         report["findings"][0]["reason"], "RUNTIME_UNTRACKED",
         "{report}"
     );
+    // Its fix is the `git add` that stages the runtime (migrate has nothing left to do).
+    let fix = report["findings"][0]["fix"].as_str().expect("fix");
+    assert!(fix.starts_with("git add skills/a/"), "{fix}");
     git(root, &["add", "-A"]);
     let (code, report) = json_report(root, &["check", "--include", "*.sh", "."]);
     assert_eq!(code, 0, "{report}");
