@@ -71,6 +71,24 @@ fn read_original(stdout: &str, status: Option<i32>) -> Option<(bool, f64)> {
     ))
 }
 
+/// `text` with the random part of every temp folder name (`/.tmpAbC123`) made the same.
+fn same_temp_names(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("/.tmp") {
+        out.push_str(&rest[..at + 5]);
+        rest = &rest[at + 5..];
+        let random = rest
+            .char_indices()
+            .take_while(|(_, c)| c.is_ascii_alphanumeric())
+            .count();
+        out.push_str("XXXXXX");
+        rest = &rest[random..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Which row of the README's outcome table a run falls in.
 #[derive(Debug, PartialEq)]
 enum Row {
@@ -95,14 +113,19 @@ fn compare(name: &str, shell: &str, before: &Ran, after: &Ran) -> Row {
     let doc: Value = serde_json::from_str(after.stdout.trim()).expect("one document");
     assert_eq!(after.status, before.status, "{name} ({shell}): exit status");
     assert_eq!(after.files, before.files, "{name} ({shell}): files written");
-    // The original stderr lines are still there, in order (the moved stdout lines among them).
-    let mut later = after.stderr.lines();
-    for line in before.stderr.lines() {
-        assert!(
-            later.any(|l| l == line),
-            "{name} ({shell}): stderr line {line:?} lost or out of order:\n{}",
-            after.stderr
-        );
+    // What a person saw is still there, in order: the original stderr lines, and its stdout lines
+    // (legacy result lines included), on the migrated skill's stderr. The two runs' temp folders
+    // differ only in their random names.
+    let after_stderr = same_temp_names(&after.stderr);
+    for stream in [&before.stderr, &before.stdout] {
+        let mut later = after_stderr.lines();
+        for line in same_temp_names(stream).lines() {
+            assert!(
+                later.any(|l| l == line),
+                "{name} ({shell}): the line {line:?} is lost or out of order:\n{}",
+                after.stderr
+            );
+        }
     }
     let success = doc["success"].as_bool().expect("success");
     let confidence = doc["confidence"].as_f64().expect("confidence");

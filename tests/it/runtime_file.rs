@@ -40,11 +40,12 @@ fn other_output_goes_to_stderr_and_stdout_is_the_document_alone() {
         let doc = strict_document(&stdout(&out));
         assert_eq!(doc["success"], true, "{shell}");
         assert_eq!(doc["deliverables"], serde_json::json!(["r.txt"]));
-        // The other writes, and the commands' own output, keep their order on stderr.
+        // Everything the script printed keeps its order on stderr: the other writes, the
+        // commands' own output, and the recorded result lines.
         let err = stderr(&out);
         assert_eq!(
             err.lines().collect::<Vec<_>>(),
-            ["Processing...", "step 1", "."],
+            ["Processing...", "step 1", ".", "Created: r.txt", "SUCCESS"],
             "{shell}"
         );
     }
