@@ -575,7 +575,7 @@ pub fn prints_json_refusal(line: usize, column: usize) -> Error {
 pub fn not_shell() -> Error {
     Error::new(
         "NOT_SHELL",
-        "not a shell script (no sh/bash/dash/ksh shebang, no .sh/.bash name, not sourced by a selected script): left alone",
+        "not a shell script (its shebang names another interpreter, or it has neither a sh/bash/dash/ksh shebang nor a .sh/.bash name; no selected script sources it): left alone",
     )
 }
 
