@@ -255,6 +255,18 @@ pub fn plan_capture_mode(
     }
     let mut plan = Plan::default();
     let root = analysis.tree.root_node();
+    // What goes at a statement's end is pushed before any LEGACY comment, which may go at the
+    // same place (the line's end) for an earlier statement on the line.
+    for statement in &analysis.legacy {
+        let line = statement.line;
+        if statement.form != Form::Echo {
+            let end = statement.end;
+            plan.push(end, end, ")\"", Reason::DisableLegacy { line });
+        }
+        if let Some(at) = super::placement::ends_and_or_list(&analysis.tree, statement.start) {
+            plan.push(at, at, " || :", Reason::DisableLegacy { line });
+        }
+    }
     for statement in &analysis.legacy {
         let kind = match statement.kind {
             LegacyKind::Success | LegacyKind::Complete => "success",
@@ -272,12 +284,6 @@ pub fn plan_capture_mode(
             // `printf …` or `echo … | tee FILE` runs whole inside the recorder's argument: the
             // value is the text it printed, its words are expanded once (in a subshell, as a
             // pipeline's are; printf changes nothing else) and tee's FILE is written as before.
-            plan.push(
-                statement.end,
-                statement.end,
-                ")\"",
-                Reason::DisableLegacy { line },
-            );
             super::place_legacy_comment(&mut plan, analysis, source, statement);
             let open = format!("{recorder} {kind} \"$(");
             plan.push(

@@ -22,6 +22,44 @@ const COMMENT_SAFE_CONTAINERS: &[&str] = &[
     "pipeline",
 ];
 
+/// Where the statement starting at `start` ends when it ends an `A && B || STATEMENT` list. There
+/// ShellCheck (SC2015) takes any command but `echo`, `printf`, `:`, `true` or `exit` for one that
+/// may fail, so a recorder in that place gets ` || :` after it: the same status (the recorder
+/// returns 0), no new finding.
+pub(crate) fn ends_and_or_list(tree: &Tree, start: usize) -> Option<usize> {
+    let mut node = tree
+        .root_node()
+        .descendant_for_byte_range(start, start + 1)?;
+    while let Some(parent) = node.parent().filter(|p| p.kind() != "list") {
+        if parent.start_byte() != start {
+            return None;
+        }
+        node = parent;
+    }
+    let list = node.parent()?;
+    let operator = |n: tree_sitter::Node<'_>| {
+        let mut cursor = n.walk();
+        n.children(&mut cursor)
+            .find(|c| !c.is_named())
+            .map(|c| c.kind().to_string())
+    };
+    let left = list.named_child(0)?;
+    let shape = list
+        .named_child(1)
+        .is_some_and(|right| right.id() == node.id())
+        && operator(list).as_deref() == Some("||")
+        && left.kind() == "list"
+        && operator(left).as_deref() == Some("&&");
+    // `A && B || C >&2`: tree-sitter-bash hangs the redirection on the list, bash on C; the
+    // ` || :` goes after it, so it stays C's.
+    let end = list
+        .parent()
+        .filter(|p| p.kind() == "redirected_statement")
+        .filter(|p| p.child_by_field_name("body").map(|b| b.id()) == Some(list.id()))
+        .map_or(node.end_byte(), |p| p.end_byte());
+    shape.then_some(end)
+}
+
 /// The line ending a file uses (from its first line break).
 pub(crate) fn line_ending(source: &[u8]) -> &'static str {
     match memchr::memchr(b'\n', source) {
