@@ -29,8 +29,10 @@ pub(crate) struct Site<'t> {
 }
 
 #[derive(Debug)]
-struct Function<'s> {
+struct Function<'s, 't> {
     name: &'s [u8],
+    /// The `function_definition` node.
+    node: Node<'t>,
     parent: Option<usize>,
 }
 
@@ -52,7 +54,7 @@ pub(crate) struct Survey<'s, 't> {
     /// Nodes the walks entered: the work the survey did, for tests that bound it.
     pub visited: usize,
     calls: Vec<Call<'s, 't>>,
-    functions: Vec<Function<'s>>,
+    functions: Vec<Function<'s, 't>>,
     captured: Vec<bool>,
     /// Functions captured at one call and printing to stdout at another.
     mixed: Vec<&'s [u8]>,
@@ -270,6 +272,23 @@ impl<'s, 't> Survey<'s, 't> {
             .map(|call| call.site.node)
     }
 
+    /// The function definition the site lies in directly: its name and node.
+    pub fn function_of(&self, site: &Site<'t>) -> Option<(&'s [u8], Node<'t>)> {
+        let function = &self.functions[site.function?];
+        Some((function.name, function.node))
+    }
+
+    /// The commands the walk met that run no utility it reads (function calls among them), each
+    /// with its literal name.
+    pub fn calls(&self) -> impl Iterator<Item = (&'s [u8], &Site<'t>)> {
+        self.calls.iter().map(|call| (call.name, &call.site))
+    }
+
+    /// True when the script defines a function of this name.
+    pub fn defines(&self, name: &[u8]) -> bool {
+        self.functions.iter().any(|f| f.name == name)
+    }
+
     /// Ok when the site's output is the script's stdout.
     pub fn reach(&self, site: &Site<'_>) -> Result<(), NotStdout> {
         match site.blocked {
@@ -468,6 +487,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
         {
             self.survey.functions.push(Function {
                 name: &self.source[name.start_byte()..name.end_byte()],
+                node,
                 parent: function,
             });
             function = Some(self.survey.functions.len() - 1);

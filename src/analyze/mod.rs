@@ -3,6 +3,7 @@
 
 pub mod context;
 pub mod flow;
+pub mod helpers;
 pub mod legacy;
 pub mod misreads;
 pub mod out_of_reach;
@@ -69,6 +70,10 @@ pub enum Form {
     /// An echo piped into a `tee` that prints it (`echo "SUCCESS" | tee -a log`); the statement
     /// runs to the end of the `tee` command, whose FILE must still be written.
     Tee,
+    /// A call of one of the script's functions that prints the arguments it is given
+    /// (`print_success "Created: $f"`): the call stays, and capture mode records from its
+    /// arguments.
+    Helper(helpers::Passes),
 }
 
 /// Everything the rewrite and the reports need to know about one script.
@@ -351,6 +356,7 @@ fn survey_tree(tree: &Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[us
         .echoes
         .iter()
         .chain(&survey.printfs)
+        .chain(survey.calls().map(|(_, site)| site))
         .filter(|site| survey.reach(site).is_ok() && survey.in_mixed_function(site))
         .filter(|site| legacy.iter().any(|l| l.start == site.node.start_byte()))
         .map(|site| site.node.start_position().row + 1)
@@ -395,6 +401,7 @@ fn legacy_statements(
         statement.form = Form::Tee;
         Some(statement)
     }));
+    legacy.extend(helpers::calls(survey, source, vocabulary, dialect));
     legacy.sort_by_key(|s| s.start);
     legacy
 }

@@ -17,6 +17,9 @@ pub enum Form {
     Printf,
     TrapAction,
     Variable,
+    /// A call of a command the script does not define, in a script that sources other files or
+    /// uses `eval`: a helper defined there may print the line it is handed.
+    Call,
 }
 
 impl Form {
@@ -27,6 +30,7 @@ impl Form {
             Form::Printf => "a `printf` whose format is computed or prints several lines",
             Form::TrapAction => "a `trap` action",
             Form::Variable => "a variable's value",
+            Form::Call => "the arguments of a command defined elsewhere (a sourced file, `eval`)",
         }
     }
 }
@@ -49,13 +53,14 @@ pub(super) fn find(
     legacy: &[LegacyStatement],
 ) -> Vec<OutOfReach> {
     let mut out: Vec<OutOfReach> = Vec::new();
+    let elsewhere = loads_code(source);
     for at in vocabulary.marker_offsets(source) {
         if legacy.iter().any(|s| (s.start..s.end).contains(&at)) {
             continue;
         }
         let Some(form) = root
             .descendant_for_byte_range(at, at + 1)
-            .and_then(|node| form_around(node, survey, source, vocabulary))
+            .and_then(|node| form_around(node, survey, source, vocabulary, elsewhere))
         else {
             continue;
         };
@@ -77,6 +82,7 @@ fn form_around(
     survey: &Survey<'_, '_>,
     source: &[u8],
     vocabulary: Vocabulary,
+    elsewhere: bool,
 ) -> Option<Form> {
     let reaches = |sites: &[super::context::Site<'_>], command: Node<'_>| {
         sites
@@ -108,9 +114,24 @@ fn form_around(
                 return vocabulary.classify(&text).map(|_| Form::Variable);
             }
             "command" => {
-                return match invocation(ancestor, source)?.name.as_str() {
+                let invocation = invocation(ancestor, source)?;
+                return match invocation.name.as_str() {
                     "trap" => Some(Form::TrapAction),
                     "printf" => reaches(&survey.printfs, ancestor).then_some(Form::Printf),
+                    name if elsewhere && !survey.defines(name.as_bytes()) => {
+                        let call = survey
+                            .calls()
+                            .any(|(_, s)| s.node.id() == ancestor.id() && survey.reach(s).is_ok());
+                        let mut given = words::Printed::default();
+                        for (i, argument) in invocation.arguments(ancestor).into_iter().enumerate()
+                        {
+                            if i > 0 {
+                                given.push_literal(" ");
+                            }
+                            given.append(words::word_value(argument, source));
+                        }
+                        (call && vocabulary.classify(&given).is_some()).then_some(Form::Call)
+                    }
                     _ => None,
                 };
             }
@@ -118,4 +139,19 @@ fn form_around(
         }
     }
     None
+}
+
+/// Whether the script runs code from elsewhere: a line that sources a file (`source`, `.`) or
+/// runs `eval`.
+fn loads_code(source: &[u8]) -> bool {
+    source.split(|&b| b == b'\n').any(|line| {
+        let line = line.trim_ascii_start();
+        let find = |text: &[u8]| memchr::memmem::find(line, text).is_some();
+        line.starts_with(b". ")
+            || find(b"&& . ")
+            || find(b"; . ")
+            || line
+                .split(|&b| matches!(b, b' ' | b'\t' | b';' | b'&' | b'|' | b'('))
+                .any(|word| word == b"source" || word == b"eval")
+    })
 }

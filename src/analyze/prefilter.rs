@@ -32,6 +32,8 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
         return false;
     }
     let operators: Vec<usize> = memchr::memmem::find_iter(source, b"<<").collect();
+    // Found once, at the first marker on a line that names no printer.
+    let mut functions: Option<std::collections::HashSet<&[u8]>> = None;
     let (mut hit, mut operator) = (0, 0);
     let mut previous_continues = false;
     let mut start = 0;
@@ -49,6 +51,16 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
         if has_marker && (previous_continues || names_printer(line)) {
             return true;
         }
+        // `print_success "Created: $f"`: a function of the file may print what it is given.
+        if has_marker
+            && words(line).any(|w| {
+                functions
+                    .get_or_insert_with(|| defined_functions(source))
+                    .contains(w)
+            })
+        {
+            return true;
+        }
         previous_continues = line.trim_ascii_end().ends_with(b"\\");
         start = end + 1;
         let opens = operators.get(operator).is_some_and(|&o| o < end);
@@ -60,6 +72,55 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
         }
     }
     false
+}
+
+/// The words a line could name a command with.
+fn words(line: &[u8]) -> impl Iterator<Item = &[u8]> {
+    line.split(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.'))
+        .filter(|w| !w.is_empty())
+}
+
+/// The names `source` may define functions by: the word before each `()` (blanks allowed inside
+/// and before), and the word after each `function`.
+fn defined_functions(source: &[u8]) -> std::collections::HashSet<&[u8]> {
+    let is_name = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.');
+    let mut names = std::collections::HashSet::new();
+    for open in memchr::memchr_iter(b'(', source) {
+        let closes = source[open + 1..]
+            .iter()
+            .find(|b| !matches!(b, b' ' | b'\t'))
+            .is_some_and(|&b| b == b')');
+        if !closes {
+            continue;
+        }
+        let end = open
+            - source[..open]
+                .iter()
+                .rev()
+                .take_while(|b| matches!(b, b' ' | b'\t'))
+                .count();
+        let start = end
+            - source[..end]
+                .iter()
+                .rev()
+                .take_while(|b| is_name(b))
+                .count();
+        if start < end {
+            names.insert(&source[start..end]);
+        }
+    }
+    for at in memchr::memmem::find_iter(source, b"function") {
+        let rest = &source[at + b"function".len()..];
+        let blanks = rest
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+        let name = rest[blanks..].iter().take_while(|b| is_name(b)).count();
+        if blanks > 0 && name > 0 {
+            names.insert(&rest[blanks..blanks + name]);
+        }
+    }
+    names
 }
 
 /// Whether `source` holds a marker once quotes and backslashes are taken out (`"SUC"'CESS'` reads

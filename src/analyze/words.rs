@@ -27,11 +27,11 @@ impl Printed {
         }
     }
 
-    fn push_dynamic(&mut self, source: String) {
+    pub(crate) fn push_dynamic(&mut self, source: String) {
         self.segments.push(Segment::Dynamic(source));
     }
 
-    fn append(&mut self, other: Printed) {
+    pub(crate) fn append(&mut self, other: Printed) {
         for segment in other.segments {
             match segment {
                 Segment::Literal(text) => self.push_literal(&text),
@@ -214,8 +214,15 @@ pub(crate) fn printf_output(command: Node<'_>, source: &[u8]) -> Option<Printed>
         let value = values.next().unwrap_or_default();
         match (conversion, spec.is_empty(), value.as_literal()) {
             ('s', true, _) => printed.append(value),
-            ('b', true, Some(literal)) => {
-                printed.push_literal(&escapes(&literal, Escapes::Echo(Dialect::Posix)))
+            ('b', true, _) => {
+                for segment in value.segments {
+                    match segment {
+                        Segment::Literal(literal) => {
+                            printed.push_literal(&escapes(&literal, Escapes::Echo(Dialect::Posix)))
+                        }
+                        Segment::Dynamic(source) => printed.push_dynamic(source),
+                    }
+                }
             }
             ('d' | 'i', true, Some(n)) if n.parse::<i64>().is_ok() => printed.push_literal(&n),
             _ => printed.push_dynamic(format!("%{spec}{conversion}")),

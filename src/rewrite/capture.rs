@@ -259,9 +259,13 @@ pub fn plan_capture_mode(
     // same place (the line's end) for an earlier statement on the line.
     for statement in &analysis.legacy {
         let line = statement.line;
-        if statement.form != Form::Echo {
+        if matches!(statement.form, Form::Printf | Form::Tee) {
             let end = statement.end;
             plan.push(end, end, ")\"", Reason::DisableLegacy { line });
+        }
+        // A helper's call keeps its place and its status; no recorder ends the list.
+        if matches!(statement.form, Form::Helper(_)) {
+            continue;
         }
         if let Some(at) = super::placement::ends_and_or_list(&analysis.tree, statement.start) {
             plan.push(at, at, " || :", Reason::DisableLegacy { line });
@@ -280,6 +284,19 @@ pub fn plan_capture_mode(
             Role::Library => LIBRARY_RECORDER,
         };
         let line = statement.line;
+        if let Form::Helper(passes) = statement.form {
+            // The call runs inside the recorder, which reads the value from the arguments it
+            // passes on: they are expanded once. Without the runtime, a library's call is as
+            // it was (`${__skm_r:+…}` expands to nothing).
+            let passes = passes.as_arg();
+            let via = match role {
+                Role::Script => format!("__skm_via {kind} {passes} "),
+                Role::Library => format!("${{__skm_r:+__skm_via {kind} {passes}}} "),
+            };
+            let at = statement.printer.start;
+            plan.push(at, at, via, Reason::DisableLegacy { line });
+            continue;
+        }
         if statement.form != Form::Echo {
             // `printf …` or `echo … | tee FILE` runs whole inside the recorder's argument: the
             // value is the text it printed, its words are expanded once (in a subshell, as a

@@ -87,6 +87,18 @@ fn disable_statement(
     statement: &LegacyStatement,
 ) {
     let line = statement.line;
+    if let crate::analyze::Form::Helper(_) = statement.form {
+        // A helper's call still runs (its other work, its line for whoever watches): only its
+        // output leaves stdout, for stderr.
+        plan.push(
+            statement.end,
+            statement.end,
+            " >&2",
+            Reason::DisableLegacy { line },
+        );
+        place_legacy_comment(plan, analysis, source, statement);
+        return;
+    }
     if statement.form == crate::analyze::Form::Tee {
         // `echo … | tee FILE`: the file is still written; only the copy on stdout goes.
         plan.push(

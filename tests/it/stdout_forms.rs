@@ -1,5 +1,6 @@
 //! Every literal form of stdout output (issue 31, point 3): `>&1`, `>/dev/stdout`, `command echo`,
-//! `/bin/echo`, a pipe through `tee`, `-e` escapes. For each fixture under fixtures/stdout_forms,
+//! `/bin/echo`, a pipe through `tee`, `-e` escapes, a helper function that prints what it is
+//! handed (issue 30, point 3). For each fixture under fixtures/stdout_forms,
 //! the text the original prints (run through its shell, read by `validate`) and check's finding
 //! agree; migrate's rewrite in both modes is the line case.json states; and the migrated script
 //! prints one document `validate --strict` accepts while keeping the side effects (`tee`'s FILE).
@@ -122,7 +123,7 @@ fn each_stdout_form_is_rewritten_as_stated_and_keeps_its_side_effects() {
             let text = std::fs::read_to_string(&script).expect("migrated");
             let line = text
                 .lines()
-                .find(|l| l.contains("# LEGACY (replaced with JSON): "))
+                .find(|l| l.contains("# LEGACY (replaced with JSON): ") || l.contains("__skm_via "))
                 .unwrap_or_default();
             assert_eq!(line, case.spec[mode], "{name}");
             let (printed, files_after) = run_skill(shell, &skill);
