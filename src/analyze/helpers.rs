@@ -71,6 +71,8 @@ fn helpers<'s>(
     dialect: Dialect,
 ) -> HashMap<&'s [u8], Helper> {
     let mut helpers = HashMap::new();
+    // Per function (by node id): the variables it assigns from its arguments, found once.
+    let mut copies: HashMap<usize, HashMap<String, Passes>> = HashMap::new();
     for site in survey.echoes.iter().chain(&survey.printfs) {
         let Some((name, function)) = survey.function_of(site) else {
             continue;
@@ -87,14 +89,24 @@ fn helpers<'s>(
         let Some(printed) = printed.filter(|p| vocabulary.classify(p).is_none()) else {
             continue;
         };
-        let copies = argument_copies(function, source);
-        let slot = printed
-            .segments
-            .iter()
-            .enumerate()
-            .find_map(|(i, segment)| match segment {
-                Segment::Dynamic(text) => passes(text, &copies).map(|p| (i, p)),
-                Segment::Literal(_) => None,
+        let dynamic = || {
+            printed
+                .segments
+                .iter()
+                .enumerate()
+                .filter_map(|(i, segment)| match segment {
+                    Segment::Dynamic(text) => Some((i, text)),
+                    Segment::Literal(_) => None,
+                })
+        };
+        let none = HashMap::new();
+        let slot = dynamic()
+            .find_map(|(i, text)| passes(text, &none).map(|p| (i, p)))
+            .or_else(|| {
+                let copies = copies
+                    .entry(function.id())
+                    .or_insert_with(|| argument_copies(function, source));
+                dynamic().find_map(|(i, text)| passes(text, copies).map(|p| (i, p)))
             });
         if let Some((slot, passes)) = slot {
             helpers.insert(

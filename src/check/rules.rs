@@ -74,8 +74,8 @@ impl Rule {
                 code: "SKM001",
                 name: "legacy-output",
                 severity: Severity::Error,
-                summary: "an `echo` prints a legacy result line to the script's stdout",
-                explanation: "An echo prints a legacy result line (SUCCESS, COMPLETE, Confidence:, Created:, Modified:) to the script's own stdout, where callers expect the JSON contract. Run `skillmod migrate` on the script to replace it with the JSON block, or suppress it with `# skillmod: ignore[SKM001]`.",
+                summary: "an `echo` (or a helper function of the script) prints a legacy result line to the script's stdout",
+                explanation: "An echo prints a legacy result line (SUCCESS, COMPLETE, Confidence:, Created:, Modified:) to the script's own stdout, where callers expect the JSON contract. So does a call that hands such a line to a function of the script that prints its arguments (`print_success \"Created: $f\"`, where `print_success() { echo -e \"${GREEN}✓${NC} $1\"; }`): capture mode records it from the call's arguments and keeps the call. Run `skillmod migrate` on the script to replace it with the JSON block, or suppress it with `# skillmod: ignore[SKM001]`.",
                 example: "#!/bin/bash\nmake build\necho \"SUCCESS\"\n",
             },
             Rule::StdoutWrite => &Spec {
@@ -146,8 +146,8 @@ impl Rule {
                 code: "SKM010",
                 name: "out-of-reach",
                 severity: Severity::Note,
-                summary: "legacy-looking text in a form check cannot read as output (a heredoc printed by `cat`, a computed or multi-line `printf`, a `trap` action, a variable); shown with `--verbose`",
-                explanation: "check reads what an `echo`, a `printf` with a literal one-line format, or an `echo` piped into `tee` prints. Text that reaches stdout another way is out of its reach: a heredoc printed by `cat`, a `printf` whose format is computed or prints several lines, a `trap` action, a variable printed later. Such a script may still print legacy lines at run time, which neither check nor migrate sees. Print each result line with its own literal `echo`, or record it with the runtime's functions (`skillmod_success`, `skillmod_created PATH`).",
+                summary: "legacy-looking text in a form check cannot read as output (a heredoc printed by `cat`, a computed or multi-line `printf`, a `trap` action, a variable, a helper defined in another file); shown with `--verbose`",
+                explanation: "check reads what an `echo`, a `printf` with a literal one-line format, an `echo` piped into `tee`, or a helper function the script defines prints. Text that reaches stdout another way is out of its reach: a heredoc printed by `cat`, a `printf` whose format is computed or prints several lines, a `trap` action, a variable printed later, the arguments of a command the script does not define when it sources other files or runs `eval` (a helper defined there). Such a script may still print legacy lines at run time, which neither check nor migrate sees. Print each result line with its own literal `echo`, or record it with the runtime's functions (`skillmod_success`, `skillmod_created PATH`).",
                 example: "#!/bin/bash\ncat <<EOF\nSUCCESS\nEOF\n",
             },
         }

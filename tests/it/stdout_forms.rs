@@ -215,3 +215,92 @@ fn a_function_captured_at_one_call_and_printed_at_another_is_found_and_refused()
     );
     assert_eq!(std::fs::read(&script).expect("script"), before);
 }
+
+#[test]
+fn a_helper_defined_in_a_sourced_file_is_a_note_naming_the_call() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        &tmp.path().join("s"),
+        "execute.sh",
+        b"#!/bin/bash\n. \"$(dirname \"$0\")/lib.bash\"\ntouch out.txt\nprint_success \"Created: out.txt\"\nsay_it \"Created: x\" >&2\n",
+    );
+    write_script(
+        &tmp.path().join("s"),
+        "lib.bash",
+        b"print_success() { echo \"$1\"; }\nsay_it() { echo \"$1\"; }\n",
+    );
+    let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s/execute.sh"]));
+    assert_eq!(verbose.status.code(), Some(0), "{}", stdout(&verbose));
+    let notes: Vec<&str> = stdout(&verbose)
+        .lines()
+        .filter(|l| l.contains("SKM010"))
+        .map(|l| l.split(": SKM010 ").next().unwrap_or_default())
+        .collect();
+    // The call on stdout is named; the one sent to stderr is no output.
+    assert_eq!(notes, ["s/execute.sh:4:16"], "{}", stdout(&verbose));
+    assert!(
+        stdout(&verbose).contains("a command defined elsewhere"),
+        "{}",
+        stdout(&verbose)
+    );
+}
+
+#[test]
+fn a_helper_call_in_a_library_records_with_the_runtime_and_prints_without_it() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let skill = tmp.path().join("s");
+    std::fs::create_dir_all(&skill).expect("skill");
+    std::fs::write(skill.join("SKILL.md"), "---\nname: s\ndescription: s\n---\n").expect("SKILL.md");
+    write_script(
+        &skill,
+        "execute.sh",
+        b"#!/bin/bash\n. \"$(dirname \"$0\")/lib.sh\"\nmake_it out.txt\necho SUCCESS\n",
+    );
+    let library = b"say() { echo \"\xe2\x9c\x93 $1\"; }\nmake_it() { touch \"$1\"; say \"Created: $1\"; }\n";
+    write_script(&skill, "lib.sh", library);
+    let out = run(skillmod(tmp.path()).args(["migrate", "--no-backup", "s"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let migrated = std::fs::read_to_string(skill.join("lib.sh")).expect("library");
+    assert!(
+        migrated.contains("${__skm_r:+__skm_via created 1} say \"Created: $1\""),
+        "{migrated}"
+    );
+    let run_skill = run(std::process::Command::new("bash")
+        .arg("execute.sh")
+        .current_dir(&skill));
+    let document = validated(tmp.path(), &stdout(&run_skill), true);
+    assert_eq!(document["value"]["deliverables"], serde_json::json!(["out.txt"]));
+    assert!(stderr(&run_skill).contains("✓ Created: out.txt"), "{}", stderr(&run_skill));
+    // A script without the runtime that sources the library gets the helper's line on stdout.
+    write_script(
+        &skill,
+        "plain.sh",
+        b"#!/bin/bash\n. \"$(dirname \"$0\")/lib.sh\"\nmake_it other.txt\n",
+    );
+    let plain = run(std::process::Command::new("bash")
+        .arg("plain.sh")
+        .current_dir(&skill));
+    assert_eq!(stdout(&plain), "✓ Created: other.txt\n");
+}
+
+#[test]
+fn a_helper_call_expands_its_arguments_once() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let skill = tmp.path().join("s");
+    write_script(
+        &skill,
+        "execute.sh",
+        b"#!/bin/bash\nok() { echo \"[OK] $*\"; }\nok \"Created: $(echo run >> calls.txt; touch out.txt; echo out.txt)\"\n",
+    );
+    let out = run(skillmod(tmp.path()).args(["migrate", "--no-backup", "s"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let ran = run(std::process::Command::new("bash")
+        .arg("execute.sh")
+        .current_dir(&skill));
+    let document = validated(tmp.path(), &stdout(&ran), true);
+    assert_eq!(document["value"]["deliverables"], serde_json::json!(["out.txt"]));
+    assert_eq!(
+        std::fs::read_to_string(skill.join("calls.txt")).expect("calls"),
+        "run\n"
+    );
+}
