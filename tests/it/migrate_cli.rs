@@ -574,7 +574,10 @@ fn docs_state_the_example_dry_run_as_it_is() {
         "and {} summary lines on stderr",
         stderr(&out).lines().count()
     );
-    assert!(page.contains(&summary), "docs/runtime.md should say: {summary}");
+    assert!(
+        page.contains(&summary),
+        "docs/runtime.md should say: {summary}"
+    );
     assert!(diff.contains(
         "+[ -n \"${__skm_rt-}\" ] || { __skm_f=$(dirname -- \"$(readlink -f -- \"${BASH_SOURCE:-$0}\" || echo \"$0\")\")/skillmod-runtime.sh; __skm_loaded=3 command . "
     ));
