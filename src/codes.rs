@@ -632,9 +632,14 @@ pub fn markdown() -> String {
          as the reason of a check finding, in validate's errors, and in the JSON document a \
          migrated skill prints. This file is generated from `src/codes.rs` \
          (`SKILLMOD_BLESS=1 cargo test --lib codes` rewrites it), and `cargo test` fails when it \
-         drifts from the source. check's rule codes SKM001–SKM008 are documented by \
-         `skillmod rule --all` and the README.\n",
+         drifts from the source.",
     );
+    out.push_str(&format!(
+        " check's rule codes {}–{} are documented by `skillmod rule --all` and \
+         [check.md](check.md#rules).\n",
+        crate::check::Rule::ALL[0].code(),
+        crate::check::Rule::ALL[crate::check::Rule::ALL.len() - 1].code()
+    ));
     for area in Area::ALL {
         out.push_str(&format!(
             "\n## {}\n\n| code | meaning |\n| --- | --- |\n",

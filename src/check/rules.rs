@@ -26,7 +26,7 @@ impl Severity {
 
 /// A rule `check` reports. Everything about a rule (code, name, severity, documentation, an
 /// example) is defined here once; printers, `skillmod rule`, suppression comments, `--select` and
-/// the README's rules table read it.
+/// the rules table of docs/check.md read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Rule {
     LegacyOutput,
@@ -205,7 +205,7 @@ impl Rule {
         Rule::ALL.map(Rule::code).join(", ")
     }
 
-    /// The README's rules table.
+    /// The rules table of docs/check.md.
     pub fn markdown_table() -> String {
         let mut table = String::from("| code | name | severity | meaning |\n|---|---|---|---|\n");
         for rule in Rule::ALL {
@@ -233,8 +233,12 @@ impl Serialize for Rule {
     }
 }
 
-/// Where the rules are documented.
+/// Where skillmod is documented.
 pub(crate) const DOCS_URL: &str = "https://github.com/OWNER/skillmod/blob/main/README.md";
+
+/// Where the rules are documented: the rules table of docs/check.md.
+pub(crate) const RULES_URL: &str =
+    "https://github.com/OWNER/skillmod/blob/main/docs/check.md#rules";
 
 /// One finding: a rule broken at a place, with a message and, where there is one, a fix.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -7,7 +7,8 @@
 //!   so arbitrary prose is never accepted.
 //! - Success: any legacy line, as the seeds' parser read it. Text from a run whose exit status is
 //!   known (`validate --run`) and that holds no success line takes its success from that status,
-//!   as a migrated skill without a success line does (see the README's outcome table).
+//!   as a migrated skill without a success line does (see the outcome table in
+//!   docs/runtime.md).
 //! - Confidence: the last `Confidence:` value, a number in 0..1 or an integer percentage; anything
 //!   else is reported (`CONFIDENCE_INVALID`) and the default is used, never a guess.
 //! - Deliverables: values that can be paths (see [`is_deliverable`]), each once, in order.

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::json_stream::{Array, field};
-use crate::check::rules::DOCS_URL;
+use crate::check::rules::{DOCS_URL, RULES_URL};
 use crate::check::{Finding, Rule, Severity};
 
 #[derive(Serialize)]
@@ -147,7 +147,7 @@ impl SarifWriter {
                     help: Text {
                         text: r.explanation().to_string(),
                     },
-                    help_uri: format!("{DOCS_URL}#rules"),
+                    help_uri: RULES_URL.to_string(),
                     default_configuration: Configuration {
                         level: level(r.severity()),
                     },

@@ -248,9 +248,9 @@ fn settled_files_are_answered_from_the_cache_and_edits_are_seen() {
 
 #[test]
 fn a_cache_restored_onto_a_fresh_clone_answers_every_unchanged_file() {
-    // The README's CI recipe: the cache folder travels (actions/cache) to a new checkout, where every
-    // file has a new path, inode and times. Nothing may need analysing again, so the cache file is
-    // not rewritten; an edited file still is analysed.
+    // The CI recipe of docs/ci.md: the cache folder travels (actions/cache) to a new checkout, where
+    // every file has a new path, inode and times. Nothing may need analysing again, so the cache
+    // file is not rewritten; an edited file still is analysed.
     let cache = tempfile::tempdir().expect("cache");
     let first = tempfile::tempdir().expect("clone");
     let second = tempfile::tempdir().expect("clone");

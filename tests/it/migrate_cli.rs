@@ -547,8 +547,8 @@ fn a_forced_run_that_changes_nothing_records_nothing_and_restore_undoes_the_firs
 }
 
 #[test]
-fn readme_states_the_example_dry_run_as_it_is() {
-    // The README's "Capture's diff" paragraph: a copy of fixtures/example outside git.
+fn docs_state_the_example_dry_run_as_it_is() {
+    // The "Capture's diff" paragraph of docs/runtime.md: a copy of fixtures/example outside git.
     let tmp = tempfile::tempdir().expect("tmp");
     for skill in ["generate-api", "lint-check", "deploy-docs", "already-json"] {
         let from = fixtures().join(format!("example/skills/{skill}/execute.sh"));
@@ -562,18 +562,22 @@ fn readme_states_the_example_dry_run_as_it_is() {
         .find_map(|l| l.strip_prefix("@@ -0,0 +1,"))
         .and_then(|l| l.strip_suffix(" @@"))
         .expect("the runtime file's hunk");
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README");
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/runtime.md"))
+            .expect("docs/runtime.md");
     let said = format!(
         "{} lines of diff on stdout, of which {runtime_lines} are the",
         diff.lines().count()
     );
-    assert!(readme.contains(&said), "README should say: {said}");
+    assert!(page.contains(&said), "docs/runtime.md should say: {said}");
     let summary = format!(
         "and {} summary lines on stderr",
         stderr(&out).lines().count()
     );
-    assert!(readme.contains(&summary), "README should say: {summary}");
+    assert!(
+        page.contains(&summary),
+        "docs/runtime.md should say: {summary}"
+    );
     assert!(diff.contains(
         "+[ -n \"${__skm_rt-}\" ] || { __skm_f=$(dirname -- \"$(readlink -f -- \"${BASH_SOURCE:-$0}\" || echo \"$0\")\")/skillmod-runtime.sh; __skm_loaded=3 command . "
     ));

@@ -1,9 +1,9 @@
 //! The outcome does not change (issue 20): each skill runs before and after a default `migrate`,
 //! in a fresh working folder, and what `validate` reads from the original output is what the
 //! migrated skill's one document says, except where the run tells more than the text did (the
-//! README's outcome table: a non-zero exit status, a success line never reached). Also held: the
-//! migrated stdout is one document `validate --strict` accepts, the exit status and the files
-//! written are the same, and the original stderr lines are still there, in order.
+//! outcome table of docs/runtime.md: a non-zero exit status, a success line never reached). Also
+//! held: the migrated stdout is one document `validate --strict` accepts, the exit status and the
+//! files written are the same, and the original stderr lines are still there, in order.
 //!
 //! Scripts: the shapes issue 20 found on public repositories, and (when `../shared/bench` is
 //! beside the project, as in CI) skills from `gen_skills.py`.
@@ -89,7 +89,7 @@ fn same_temp_names(text: &str) -> String {
     out
 }
 
-/// Which row of the README's outcome table a run falls in.
+/// Which row of the outcome table (docs/runtime.md) a run falls in.
 #[derive(Debug, PartialEq)]
 enum Row {
     Same,

@@ -385,26 +385,26 @@ fn an_unused_directive_is_reported_in_a_file_without_markers() {
     );
 }
 
-/// The README's rules table is the registry's, byte for byte; run with `SKILLMOD_BLESS=1` to
-/// rewrite it after changing a rule.
+/// The rules table of docs/check.md is the registry's, byte for byte; run with `SKILLMOD_BLESS=1`
+/// to rewrite it after changing a rule.
 #[test]
-fn readme_rules_table_is_generated_from_the_registry() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-    let readme = std::fs::read_to_string(&path).expect("README");
+fn docs_rules_table_is_generated_from_the_registry() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/check.md");
+    let page = std::fs::read_to_string(&path).expect("docs/check.md");
     let start = "<!-- rules table: generated from src/check/rules.rs; `cargo test` fails when it drifts -->\n";
     let end = "<!-- end of rules table -->\n";
-    let from = readme.find(start).expect("table start") + start.len();
-    let to = readme[from..].find(end).expect("table end") + from;
+    let from = page.find(start).expect("table start") + start.len();
+    let to = page[from..].find(end).expect("table end") + from;
     let table = skillmod::check::Rule::markdown_table();
     if std::env::var_os("SKILLMOD_BLESS").is_some() {
-        let blessed = format!("{}{table}{}", &readme[..from], &readme[to..]);
-        std::fs::write(&path, blessed).expect("write README");
+        let blessed = format!("{}{table}{}", &page[..from], &page[to..]);
+        std::fs::write(&path, blessed).expect("write docs/check.md");
         return;
     }
     assert_eq!(
-        &readme[from..to],
+        &page[from..to],
         table,
-        "README's rules table drifted from src/check/rules.rs (SKILLMOD_BLESS=1 cargo test --test it readme_rules_table rewrites it)"
+        "docs/check.md's rules table drifted from src/check/rules.rs (SKILLMOD_BLESS=1 cargo test --test it docs_rules_table rewrites it)"
     );
 }
 

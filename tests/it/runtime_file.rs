@@ -79,7 +79,7 @@ fn keep_stdout_prints_the_other_output_before_the_document_as_0_1_0_did() {
 fn sigterm_and_sigint_end_the_run_with_a_document_that_says_so() {
     let tmp = tempfile::tempdir().expect("tmp");
     // A busy loop of builtins: the shell takes the signal at once (it would wait for a
-    // foreground command to end first, as the README says).
+    // foreground command to end first, as docs/runtime.md says).
     let text = b"#!/bin/sh\necho \"Created: a.txt\"\nwhile :; do :; done\necho SUCCESS\n";
     let script = write_script(tmp.path(), "s/x/execute.sh", text);
     json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
@@ -495,10 +495,10 @@ fn an_inline_runtime_block_stands_alone_and_is_upgraded_in_place() {
         .expect("end marker");
     let runtime_lines = migrated.lines().count() - text.split(|&b| b == b'\n').count() + 1;
     assert_eq!(block, runtime_lines, "the block is lines 2..={}", block + 1);
-    let readme = std::fs::read_to_string(fixtures().join("../README.md")).expect("README");
+    let page = std::fs::read_to_string(fixtures().join("../docs/runtime.md")).expect("runtime.md");
     assert!(
-        readme.contains(&format!("block's length, {block} lines")),
-        "README states the shift: {block} lines"
+        page.contains(&format!("block's length, {block} lines")),
+        "docs/runtime.md states the shift: {block} lines"
     );
     // Copied alone into another project, from any folder, in sh and bash: one valid document.
     let elsewhere = tempfile::tempdir().expect("tmp");
