@@ -231,18 +231,15 @@ fn a_helper_defined_in_a_sourced_file_is_a_note_naming_the_call() {
     );
     let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s/execute.sh"]));
     assert_eq!(verbose.status.code(), Some(0), "{}", stdout(&verbose));
-    let notes: Vec<&str> = stdout(&verbose)
+    let text = stdout(&verbose);
+    let notes: Vec<&str> = text
         .lines()
         .filter(|l| l.contains("SKM010"))
         .map(|l| l.split(": SKM010 ").next().unwrap_or_default())
         .collect();
     // The call on stdout is named; the one sent to stderr is no output.
-    assert_eq!(notes, ["s/execute.sh:4:16"], "{}", stdout(&verbose));
-    assert!(
-        stdout(&verbose).contains("a command defined elsewhere"),
-        "{}",
-        stdout(&verbose)
-    );
+    assert_eq!(notes, ["s/execute.sh:4:16"], "{text}");
+    assert!(text.contains("a command defined elsewhere"), "{text}");
 }
 
 #[test]
