@@ -637,8 +637,8 @@ pub fn markdown() -> String {
     out.push_str(&format!(
         " check's rule codes {}–{} are documented by `skillmod rule --all` and \
          [check.md](check.md#rules).\n",
-        crate::check::Rule::ALL[0].code(),
-        crate::check::Rule::ALL[crate::check::Rule::ALL.len() - 1].code()
+        crate::domain::rules::Rule::ALL[0].code(),
+        crate::domain::rules::Rule::ALL[crate::domain::rules::Rule::ALL.len() - 1].code()
     ));
     for area in Area::ALL {
         out.push_str(&format!(

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use crate::analyze::Vocabulary;
 use crate::error::{Error, Result};
 use crate::fsio::limited;
-use crate::migrate::Mode;
+use crate::domain::modes::Mode;
 
 /// The file names looked for in each folder, in this order.
 pub(crate) const FILE_NAMES: [&str; 2] = ["skillmod.toml", ".skillmod.toml"];
@@ -43,7 +43,7 @@ pub struct Settings {
     /// (`--keep-stdout`).
     pub keep_stdout: Option<bool>,
     /// Where capture mode's runtime goes (`--runtime`): `file` or `inline`.
-    pub runtime: Option<crate::migrate::Placement>,
+    pub runtime: Option<crate::domain::modes::Placement>,
 }
 
 /// Settings files larger than this are refused (a real one is a few hundred bytes).
@@ -456,12 +456,12 @@ fn repository_of(dir: &Path) -> Option<&Path> {
 /// setting, else the default. Every command reads its settings from this one type.
 #[derive(Debug, Clone)]
 pub struct Resolved {
-    pub selection: crate::check::Selection,
+    pub selection: crate::domain::rules::Selection,
     pub mode: Mode,
     pub default_confidence: f64,
     pub vocabulary: Vocabulary,
     pub keep_stdout: bool,
-    pub runtime: crate::migrate::Placement,
+    pub runtime: crate::domain::modes::Placement,
 }
 
 impl Settings {
@@ -487,7 +487,7 @@ impl Settings {
             flag.clone().or_else(|| file.clone()).unwrap_or_default()
         };
         Resolved {
-            selection: crate::check::Selection {
+            selection: crate::domain::rules::Selection {
                 select: list(&self.select, &file.select),
                 ignore: list(&self.ignore, &file.ignore),
             },

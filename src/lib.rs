@@ -8,6 +8,7 @@ pub mod cli;
 pub mod codes;
 pub mod config;
 pub mod contract;
+pub mod domain;
 pub mod error;
 pub mod fsio;
 pub mod migrate;

@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::fsio::backup::{self, CheckedEntry};
 use crate::fsio::{atomic, display_path, sha256_hex};
-use crate::migrate::ErrorEntry;
+use crate::domain::refusal::ErrorEntry;
 
 /// The code of the answer "there is nothing to restore".
 pub const NO_BACKUPS: &str = "NO_BACKUPS";

@@ -4,7 +4,6 @@
 pub mod context;
 pub mod flow;
 pub mod helpers;
-pub mod legacy;
 pub mod misreads;
 pub mod out_of_reach;
 pub mod parser;
@@ -18,7 +17,7 @@ pub mod words;
 use serde::Serialize;
 use tree_sitter::{Node, Tree};
 
-pub use legacy::{LegacyKind, LegacyValue};
+pub use crate::domain::legacy::{LegacyKind, LegacyValue};
 pub use parser::BashParser;
 pub use shell::Dialect;
 pub use vocabulary::Vocabulary;

@@ -12,7 +12,7 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 use super::parser::{self, BashParser};
-use crate::check::rules::Rule;
+use crate::domain::rules::Rule;
 
 const DIRECTIVE: &[u8] = b"skillmod: ignore";
 

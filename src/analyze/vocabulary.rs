@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 use serde::{Deserialize, Serialize};
 
-use super::legacy::{LegacyKind, LegacyValue};
+use crate::domain::legacy::{LegacyKind, LegacyValue};
 use super::words::{Printed, Segment};
 
 #[derive(

@@ -2,7 +2,6 @@
 //! discovery, prefilter and analyzer as migrate, plus a content-hash cache for repeated runs.
 
 pub mod cache;
-pub mod rules;
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +15,7 @@ use crate::fsio::read::{ReadOutcome, read_script_at, stat};
 use crate::migrate::runtime::State;
 use cache::{Cache, Place};
 
-pub use rules::{Finding, Rule, Selection, Severity};
+pub use crate::domain::rules::{self, Finding, Rule, Selection, Severity};
 
 /// What checking one file gave: its findings (every rule, suppressions and the selection
 /// applied), and how the file counts in the summary.
@@ -88,7 +87,7 @@ pub struct Profile {
     pub vocabulary: Vocabulary,
     /// How migrate would rewrite the file (settings `mode`): capture mode moves other stdout
     /// writes to stderr, so they are one note, not a warning each.
-    pub mode: crate::migrate::Mode,
+    pub mode: crate::domain::modes::Mode,
     /// Capture mode would leave other output on stdout (the `keep-stdout` setting).
     pub keep_stdout: bool,
 }
@@ -160,7 +159,7 @@ pub(crate) fn check_file(
         Ok(script) if !Dialect::is_shell_file(selected, &script.body) => unread(
             &shown,
             selected,
-            ReadOutcome::Skipped(crate::migrate::not_shell()),
+            ReadOutcome::Skipped(crate::domain::refusal::not_shell()),
             options,
             profile,
         ),
@@ -727,7 +726,7 @@ fn report(
     // What migrate would refuse the file for, as it is (SKM008, with migrate's code).
     let refusal = match (entry.prints_json, &entry.capture_refusal) {
         (Some((line, column)), _) => {
-            let refusal = crate::migrate::prints_json_refusal(line, column);
+            let refusal = crate::domain::refusal::prints_json_refusal(line, column);
             Some((
                 line,
                 column,
@@ -735,7 +734,7 @@ fn report(
             ))
         }
         (None, Some((line, code, message)))
-            if profile.mode == crate::migrate::Mode::Capture
+            if profile.mode == crate::domain::modes::Mode::Capture
                 && !(profile.keep_stdout && code == crate::rewrite::capture::DESCRIPTOR_CLASH) =>
         {
             Some((*line, 1, format!("{code}: {message}")))
@@ -746,7 +745,7 @@ fn report(
     // warning.
     let refused = (refusal.is_some() && unmigrated) || entry.parse_error.is_some();
     let will_move = unmigrated
-        && profile.mode == crate::migrate::Mode::Capture
+        && profile.mode == crate::domain::modes::Mode::Capture
         && !profile.keep_stdout
         && refusal.is_none();
     let redirectable = !refused
@@ -1049,7 +1048,7 @@ fn check_staged(
     };
     let too_large = bytes.len() as u64 > options.max_size;
     if too_large && !Dialect::is_shell_file(path, bytes) {
-        let not_shell = ReadOutcome::Skipped(crate::migrate::not_shell());
+        let not_shell = ReadOutcome::Skipped(crate::domain::refusal::not_shell());
         return unread(&shown, path, not_shell, options, &Profile::default());
     }
     if too_large {
@@ -1069,7 +1068,7 @@ fn check_staged(
     }
     let body = crate::fsio::read::Script::from_body(bytes).body;
     if !Dialect::is_shell_file(path, &body) {
-        let not_shell = ReadOutcome::Skipped(crate::migrate::not_shell());
+        let not_shell = ReadOutcome::Skipped(crate::domain::refusal::not_shell());
         return unread(&shown, path, not_shell, options, &Profile::default());
     }
     match options.profiles.get_prepared(path) {

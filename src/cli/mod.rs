@@ -89,13 +89,13 @@ pub struct MigrateArgs {
     /// How to rewrite: `capture` records values at run time and prints the JSON on every exit
     /// path; `comment` disables the lines and appends a static block [default: capture].
     #[arg(long, value_enum)]
-    pub mode: Option<crate::migrate::Mode>,
+    pub mode: Option<crate::domain::modes::Mode>,
     /// Capture mode's runtime: `skill` (one skillmod-runtime.sh per skill folder, the folder
     /// holding SKILL.md, sourced by one line: the folder runs wherever it is copied), `project`
     /// (one file at the project root, 0.2.0's layout) or `inline` (a block after each shebang).
     /// Already-migrated scripts are converted to it [default: skill].
     #[arg(long, value_enum, value_name = "WHERE")]
-    pub runtime: Option<crate::migrate::Placement>,
+    pub runtime: Option<crate::domain::modes::Placement>,
     /// Replace a runtime file or block that is not skillmod's (edited, planted, of an unknown
     /// version), keeping a backup; without it such a runtime is an error and no script is
     /// pointed at it.

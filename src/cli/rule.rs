@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use super::{Format, RuleArgs};
-use crate::check::Rule;
+use crate::domain::rules::Rule;
 use crate::error::{Error, Result};
 use crate::report::rule_text;
 

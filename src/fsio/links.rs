@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::check::Severity;
+use crate::domain::rules::Severity;
 use crate::error::Error;
 
 /// Where a selected symlink leads.

@@ -106,7 +106,7 @@ pub fn read_script_at(
         // A large file that is no shell script by its name and first line is no script left
         // unjudged: it is not a shell script.
         if !head_is_shell(path) {
-            return Err(ReadOutcome::Skipped(crate::migrate::not_shell()));
+            return Err(ReadOutcome::Skipped(crate::domain::refusal::not_shell()));
         }
         return Err(ReadOutcome::Skipped(Error::new(
             "FILE_TOO_LARGE",

@@ -4,7 +4,9 @@
 use std::path::Path;
 
 use super::sourcing::Hosted;
-use super::{Change, ErrorEntry, FileReport, Mode, Options, Status, runtime};
+use super::{Change, FileReport, Options, Status, runtime};
+use crate::domain::modes::{Mode, Placement};
+use crate::domain::refusal::{ErrorEntry, not_shell, prints_json_refusal};
 use crate::analyze::shell::{Dialect, Judge};
 use crate::analyze::{
     self, Analysis, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, Vocabulary, flow, prefilter,
@@ -338,7 +340,7 @@ fn plan(
                         profile.placement,
                         &runtime.file_name,
                     );
-                    let inline = profile.placement == super::Placement::Inline;
+                    let inline = profile.placement == Placement::Inline;
                     if role.0 == Role::Script && !inline {
                         request_runtime(report, at.clone(), runtime, options);
                     }
@@ -501,7 +503,7 @@ fn upkeep(
     let current = runtime_link::find(body)?;
     let (at, relative) =
         runtime::location(path, &options.named, profile.placement, &runtime.file_name);
-    let inline = profile.placement == super::Placement::Inline;
+    let inline = profile.placement == Placement::Inline;
     let skill = skill_of(&at);
     let link = link(profile, runtime, analysis, &relative, &skill);
     let plan = capture::plan_convert(body, &current, &link);
@@ -556,27 +558,6 @@ fn request_runtime(
         path: at,
         runtime: runtime.clone(),
     });
-}
-
-/// Why a file with legacy markers and a parse error is not rewritten (check reports the same
-/// place as SKM003).
-/// Why a script that prints a JSON document of its own is not migrated (check reports the same
-/// as SKM008).
-pub fn prints_json_refusal(line: usize, column: usize) -> Error {
-    Error::new(
-        "PRINTS_JSON",
-        format!(
-            "line {line}:{column} already prints a JSON document on stdout, so migrating would print a second one; report through that document and drop the legacy lines, or suppress them with # skillmod: ignore[SKM001]"
-        ),
-    )
-}
-
-/// Why a file that is not a shell script is left alone (check says the same).
-pub fn not_shell() -> Error {
-    Error::new(
-        "NOT_SHELL",
-        "not a shell script (its shebang names another interpreter, or it has neither a sh/bash/dash/ksh shebang nor a .sh/.bash name; no selected script sources it): left alone",
-    )
 }
 
 /// Files that must not be replaced: a hard link would be split from its other names, and a
@@ -718,7 +699,7 @@ fn link<'a>(
         relative,
         default_confidence: profile.default_confidence,
         keep_stdout: profile.keep_stdout,
-        inline: (profile.placement == super::Placement::Inline).then_some(runtime.text.as_str()),
+        inline: (profile.placement == Placement::Inline).then_some(runtime.text.as_str()),
         bash: analysis.dialect == Dialect::Bash,
         failure: &runtime.failure,
         skill_name: skill,

@@ -11,10 +11,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-pub use file::{not_shell, prints_json_refusal, process_file};
+pub use file::process_file;
 
 use crate::analyze::{LegacyStatement, StdoutWrite};
 use crate::config::PerSettings;
+use crate::domain::modes::{Mode, Placement};
+use crate::domain::refusal::ErrorEntry;
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
 use crate::rewrite::Template;
@@ -29,22 +31,6 @@ pub enum Status {
     NoLegacy,
     Skipped,
     Failed,
-}
-
-/// An error entry in a file report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ErrorEntry {
-    pub code: &'static str,
-    pub message: String,
-}
-
-impl From<Error> for ErrorEntry {
-    fn from(e: Error) -> Self {
-        ErrorEntry {
-            code: e.code,
-            message: e.message,
-        }
-    }
 }
 
 /// The report for one file (the `files[]` entries of `--format json`).
@@ -64,7 +50,7 @@ pub struct FileReport {
     /// A selected script that could not be judged (too large, a FIFO, binary, a symlink that
     /// cannot be followed): `error` (failed, as check's SKM004 error) or `warning` (skipped).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub unjudged: Option<crate::check::Severity>,
+    pub unjudged: Option<crate::domain::rules::Severity>,
     /// The settings file that applied, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub settings: Option<String>,
@@ -98,43 +84,6 @@ pub struct Change {
     pub edits: Vec<(std::ops::Range<usize>, usize)>,
 }
 
-/// How legacy statements are rewritten.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// Replace each with `:` and append a static JSON block built from literal values.
-    Comment,
-    /// Record values at run time and print the JSON from an EXIT trap on every exit path.
-    #[default]
-    Capture,
-}
-
-/// Where capture mode's runtime goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Placement {
-    /// One `skillmod-runtime.sh` per skill folder (the folder holding SKILL.md), sourced by one
-    /// line after each shebang: a skill folder copied alone still runs.
-    #[default]
-    Skill,
-    /// One `skillmod-runtime.sh` at the project root (0.2.0's layout).
-    Project,
-    /// Deprecated name of `project`.
-    #[value(hide = true)]
-    File,
-    /// A readable block after each shebang.
-    Inline,
-}
-
-impl Placement {
-    /// `file` is `project`.
-    pub fn canonical(self) -> Placement {
-        match self {
-            Placement::File => Placement::Project,
-            other => other,
-        }
-    }
-}
 
 /// Settings for one migrate run.
 #[derive(Debug)]
@@ -194,7 +143,7 @@ impl Selected {
         let mut seen = std::collections::HashSet::new();
         let mut roots = crate::fsio::Roots::new(named);
         for file in files {
-            let strict = unjudged_severity(file, explicit) == crate::check::Severity::Error;
+            let strict = unjudged_severity(file, explicit) == crate::domain::rules::Severity::Error;
             let is_link = std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink());
             let target = match is_link.then(|| follow(file, &roots.root(file))) {
                 Some(Link::Inside(real)) => {

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::{Change, ErrorEntry, Options, Placement};
+use super::{Change, Options};
+use crate::domain::modes::Placement;
+use crate::domain::refusal::ErrorEntry;
 use crate::fsio::backup::Backups;
 use crate::fsio::{self, atomic, display_path, limited, sha256_hex};
 use crate::rewrite::capture::{self, RUNTIME_VERSION, Runtime};

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use super::runtime::{RuntimeReport, RuntimeStatus};
 use super::sourcing::Sourcing;
-use super::{Change, Mode, Options, Profile, RunReport, git};
+use super::{Change, Options, Profile, RunReport, git};
+use crate::domain::modes::Mode;
 use crate::config::PerSettings;
 use crate::error::{Error, Result};
 use crate::fsio::display_path;

@@ -101,7 +101,7 @@ impl Renderer {
 fn shown(findings: &[Finding], verbose: bool) -> Vec<Finding> {
     findings
         .iter()
-        .filter(|f| verbose || f.code != crate::check::Rule::OutOfReach)
+        .filter(|f| verbose || f.code != crate::domain::rules::Rule::OutOfReach)
         .cloned()
         .collect()
 }

@@ -52,7 +52,7 @@ fn property(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::analyze::LegacyKind;
-    use crate::check::Rule;
+    use crate::domain::rules::Rule;
 
     #[test]
     fn annotation_values_are_escaped_and_rooted() {

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use crate::check::Rule;
+use crate::domain::rules::Rule;
 
 /// `rules` as text, or as JSON (one object when `single`, else an array).
 pub fn write(out: &mut dyn Write, rules: &[Rule], json: bool, single: bool) -> io::Result<()> {

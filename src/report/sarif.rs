@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::json_stream::{Array, field};
-use crate::check::rules::{DOCS_URL, RULES_URL};
+use crate::domain::rules::{DOCS_URL, RULES_URL};
 use crate::check::{Finding, Rule, Severity};
 
 #[derive(Serialize)]

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::analyze::LegacyKind;
+use super::legacy::LegacyKind;
 
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -1,0 +1,42 @@
+//! What check and migrate both say about a file migrate leaves alone, and the error entry their
+//! reports carry.
+
+use serde::Serialize;
+
+use crate::error::Error;
+
+/// An error entry in a file report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ErrorEntry {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl From<Error> for ErrorEntry {
+    fn from(e: Error) -> Self {
+        ErrorEntry {
+            code: e.code,
+            message: e.message,
+        }
+    }
+}
+
+/// Why a script that prints a JSON document of its own is not migrated (check reports the same
+/// as SKM008).
+pub fn prints_json_refusal(line: usize, column: usize) -> Error {
+    Error::new(
+        "PRINTS_JSON",
+        format!(
+            "line {line}:{column} already prints a JSON document on stdout, so migrating would print a second one; report through that document and drop the legacy lines, or suppress them with # skillmod: ignore[SKM001]"
+        ),
+    )
+}
+
+/// Why a file that is not a shell script is left alone (check says the same).
+pub fn not_shell() -> Error {
+    Error::new(
+        "NOT_SHELL",
+        "not a shell script (its shebang names another interpreter, or it has neither a sh/bash/dash/ksh shebang nor a .sh/.bash name; no selected script sources it): left alone",
+    )
+}
+
