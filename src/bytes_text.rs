@@ -229,8 +229,76 @@ pub(crate) fn unquote_path(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// A path as one argument of a command a user can paste into a shell: a leading `-` gets `./`
+/// (never read as an option), and anything a shell would split or expand is single-quoted; a
+/// path whose bytes are not UTF-8 (marked text, see `bytes_text`) is written `$'…'` with octal
+/// escapes (bash, zsh, ksh).
+pub(crate) fn command_arg(path: &str) -> String {
+    let bytes = marked_bytes(path);
+    if std::str::from_utf8(&bytes).is_err() {
+        let mut out = String::from(if path.starts_with('-') { "$'./" } else { "$'" });
+        for &b in bytes.iter() {
+            match b {
+                b'\\' | b'\'' => out.push_str(&format!("\\{}", char::from(b))),
+                0x20..0x7f => out.push(char::from(b)),
+                b => out.push_str(&format!("\\{b:03o}")),
+            }
+        }
+        out.push('\'');
+        return out;
+    }
+    let path = if path.starts_with('-') {
+        format!("./{path}")
+    } else {
+        path.to_string()
+    };
+    let plain = |c: char| {
+        c.is_ascii_alphanumeric()
+            || matches!(c, '/' | '.' | '_' | '-' | '+' | ',' | ':' | '@' | '%' | '=')
+    };
+    if !path.is_empty() && path.chars().all(plain) {
+        return path;
+    }
+    format!("'{}'", path.replace('\'', "'\\''"))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_command_argument_is_never_an_option_and_never_split() {
+        assert_eq!(command_arg("skills/a/execute.sh"), "skills/a/execute.sh");
+        assert_eq!(command_arg("--exit-zero"), "./--exit-zero");
+        assert_eq!(command_arg("dir with space/x.sh"), "'dir with space/x.sh'");
+        assert_eq!(command_arg("it's $(x).sh"), "'it'\\''s $(x).sh'");
+    }
+
+    #[test]
+    fn paths_are_quoted_the_way_git_quotes_them() {
+        assert_eq!(quote_path("skills/a/execute.sh"), "skills/a/execute.sh");
+        assert_eq!(quote_path("my skill/x.sh"), "my skill/x.sh");
+        assert_eq!(quote_path("a\nb/x.sh"), "\"a\\nb/x.sh\"");
+        assert_eq!(quote_path("é.sh"), "\"\\303\\251.sh\"");
+        assert_eq!(quote_path("q\"\\.sh"), "\"q\\\"\\\\.sh\"");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_quoted_as_git_quotes_them_and_come_back() {
+        let marked = decode_marked(b"skills/caf\xe9/execute.sh");
+        assert_eq!(quote_path(&marked), "\"skills/caf\\351/execute.sh\"");
+        assert_eq!(command_arg(&marked), "$'skills/caf\\351/execute.sh'");
+        for bytes in [
+            &b"skills/caf\xe9/execute.sh"[..],
+            "é \"q\"\\\t\n.sh".as_bytes(),
+            b"plain/x.sh",
+            b"\x01\x7f\xff",
+        ] {
+            assert_eq!(unquote_path(&quote_bytes(bytes)).as_deref(), Some(bytes));
+        }
+        assert_eq!(unquote_path("\"a\\9\""), None);
+        assert_eq!(unquote_path("\"a\"b\""), None);
+        assert_eq!(unquote_path("\"open"), None);
+    }
+
     use super::*;
 
     #[test]

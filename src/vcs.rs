@@ -54,7 +54,7 @@ impl Repo {
                 format!(
                     "git {} failed: {}",
                     args.iter()
-                        .map(|a| crate::report::shown_path(Path::new(a.as_ref())).into_owned())
+                        .map(|a| crate::bytes_text::shown_path(Path::new(a.as_ref())).into_owned())
                         .collect::<Vec<_>>()
                         .join(" "),
                     String::from_utf8_lossy(&out.stderr).trim()
@@ -125,7 +125,7 @@ impl Repo {
                 code,
                 format!(
                     "is staged as a symbolic link to {}, {why}",
-                    crate::report::quote_path(&written)
+                    crate::bytes_text::quote_path(&written)
                 ),
             ))
         };
@@ -217,7 +217,7 @@ impl Repo {
                 "SYMLINK_BROKEN",
                 format!(
                     "and the index holds no file at {}: nothing was read; stage the target, or fix the link",
-                    crate::report::quote_path(&crate::fsio::display_path(&current, &self.root))
+                    crate::bytes_text::quote_path(&crate::fsio::display_path(&current, &self.root))
                 ),
             ),
         }

@@ -186,7 +186,7 @@ fn through_link(outcome: ReadOutcome, target: &Path) -> ReadOutcome {
     let name = |mut error: Error| {
         error.message = format!(
             "is a symbolic link to {}: {}",
-            crate::report::quote_path(&target.to_string_lossy()),
+            crate::bytes_text::quote_path(&target.to_string_lossy()),
             error.message
         );
         error
@@ -531,14 +531,14 @@ fn runtime_fix(reason: &str, shown: &str, runtime: &cache::Runtime) -> String {
                 .map_or_else(|| PathBuf::from(relative), |dir| dir.join(relative));
             format!(
                 "git add {}",
-                crate::report::command_arg(&file.to_string_lossy())
+                crate::bytes_text::command_arg(&file.to_string_lossy())
             )
         }
         ("RUNTIME_FOREIGN", _) => format!(
             "skillmod migrate --replace-runtime {}",
-            crate::report::command_arg(shown)
+            crate::bytes_text::command_arg(shown)
         ),
-        _ => format!("skillmod migrate {}", crate::report::command_arg(shown)),
+        _ => format!("skillmod migrate {}", crate::bytes_text::command_arg(shown)),
     }
 }
 
@@ -714,7 +714,7 @@ fn report(
     };
     let fix = format!(
         "skillmod migrate {vocabulary}{}",
-        crate::report::command_arg(&shown)
+        crate::bytes_text::command_arg(&shown)
     );
     let runtime =
         script.and_then(|path| runtime_finding(&shown, path, &entry, &options.runtimes, cache));

@@ -49,12 +49,12 @@ mod git_quoted {
     use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
 
     pub fn serialize<S: Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&crate::report::quote_os(path))
+        serializer.serialize_str(&crate::bytes_text::quote_os(path))
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<PathBuf, D::Error> {
         let text = String::deserialize(deserializer)?;
-        let bytes = crate::report::unquote_path(&text)
+        let bytes = crate::bytes_text::unquote_path(&text)
             .ok_or_else(|| D::Error::custom(format!("the path {text} is badly quoted")))?;
         path_of(bytes).ok_or_else(|| D::Error::custom("the path is not UTF-8"))
     }

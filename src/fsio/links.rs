@@ -75,7 +75,7 @@ pub fn outside_root(real: &Path, root: &Path) -> Error {
 }
 
 fn quoted(path: &str) -> String {
-    crate::report::quote_path(path)
+    crate::bytes_text::quote_path(path)
 }
 
 /// The codes of a selected file that could not be judged at all (check's SKM004 as an error or

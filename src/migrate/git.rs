@@ -68,7 +68,7 @@ pub(crate) fn mark_created(repos: &[Repo], runtimes: &[RuntimeReport]) {
         {
             eprintln!(
                 "note: {}: not marked for git (`git add --intent-to-add`): {}: {}; add it yourself with `git add`",
-                crate::report::quote_path(&runtime.path),
+                crate::bytes_text::quote_path(&runtime.path),
                 e.code,
                 e.message
             );

@@ -187,7 +187,7 @@ impl Session {
                 .iter()
                 .filter(|p| crate::fsio::canonical(p) != crate::fsio::canonical(base))
                 .map(|p| {
-                    crate::report::quote_path(&display_path(
+                    crate::bytes_text::quote_path(&display_path(
                         &crate::fsio::canonical(p),
                         &crate::fsio::canonical(base),
                     ))

@@ -35,9 +35,9 @@ pub(crate) fn write_file(
         };
         let style = palette.paint(Style::new().fg_color(Some(color.into())).bold());
         let place = if f.line > 0 {
-            format!("{}:{}:{}", super::quote_path(&f.path), f.line, f.column)
+            format!("{}:{}:{}", crate::bytes_text::quote_path(&f.path), f.line, f.column)
         } else {
-            super::quote_path(&f.path)
+            crate::bytes_text::quote_path(&f.path)
         };
         let what = match (f.kind, &f.text, f.reason) {
             (Some(kind), Some(text), _) => format!("{}: {text}", kind.as_str()),

@@ -34,8 +34,8 @@ pub(crate) fn write_unified(
     let removed = paint(Style::new().fg_color(Some(AnsiColor::Red.into())));
     let added = paint(Style::new().fg_color(Some(AnsiColor::Green.into())));
     let (old, new) = (
-        super::quote_path(&format!("a/{path}")),
-        super::quote_path(&format!("b/{path}")),
+        crate::bytes_text::quote_path(&format!("a/{path}")),
+        crate::bytes_text::quote_path(&format!("b/{path}")),
     );
     writeln!(out, "{header}--- {old}{header:#}")?;
     writeln!(out, "{header}+++ {new}{header:#}")?;

@@ -43,7 +43,7 @@ pub(crate) fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) 
         out,
         "{style}{:>16}{style:#} {}",
         status_label(file.status),
-        super::quote_path(&file.path)
+        crate::bytes_text::quote_path(&file.path)
     )?;
     for entry in file.errors.iter().chain(&file.notes) {
         writeln!(out, "{:>16} {}: {}", "", entry.code, entry.message)?;
@@ -141,12 +141,12 @@ pub(crate) fn write_runtime_files(
                 runtime.path
             )?,
             (RuntimeStatus::Kept | RuntimeStatus::Failed, _) => {
-                write!(out, "runtime {} {what}", super::quote_path(&runtime.path))?
+                write!(out, "runtime {} {what}", crate::bytes_text::quote_path(&runtime.path))?
             }
             _ => write!(
                 out,
                 "runtime {} {what} (version {})",
-                super::quote_path(&runtime.path),
+                crate::bytes_text::quote_path(&runtime.path),
                 runtime.version
             )?,
         }
@@ -160,7 +160,7 @@ pub(crate) fn write_runtime_files(
             write!(
                 out,
                 ": add it to your commit (`git add {}`)",
-                crate::report::command_arg(&runtime.path)
+                crate::bytes_text::command_arg(&runtime.path)
             )?;
         }
         writeln!(out)?;
@@ -183,7 +183,7 @@ fn write_runtime_group(
     let mut paths: Vec<String> = group
         .iter()
         .take(SHOWN)
-        .map(|r| crate::report::quote_path(&r.path))
+        .map(|r| crate::bytes_text::quote_path(&r.path))
         .collect();
     if group.len() > SHOWN {
         paths.push(format!("and {} more", group.len() - SHOWN));
