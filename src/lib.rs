@@ -16,4 +16,5 @@ pub mod parallel;
 pub mod report;
 pub mod restore;
 pub mod rewrite;
+pub mod unit;
 pub mod vcs;

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::domain::refusal::ErrorEntry;
 use crate::error::{Error, Result};
 use crate::fsio::backup::{self, CheckedEntry};
 use crate::fsio::{atomic, display_path, sha256_hex};
-use crate::domain::refusal::ErrorEntry;
 
 /// The code of the answer "there is nothing to restore".
 pub const NO_BACKUPS: &str = "NO_BACKUPS";
@@ -134,7 +134,9 @@ pub struct Untrusted {
 
 /// For each of `runs`, why it is not this user's own (None: it is).
 pub fn distrust(root: &Path, runs: &[String]) -> Vec<Option<Untrusted>> {
-    let journal = crate::fsio::journal::load(root);
+    let journal = crate::fsio::journal::load(root, |root, folder| {
+        crate::vcs::Repo::discover(root).is_none_or(|repo| repo.tracks_any_under(folder))
+    });
     let tracked = tracked_runs(root);
     let journal_path = journal
         .path
@@ -638,7 +640,7 @@ fn sources(script: &Path, runtime: &Path) -> bool {
     };
     match crate::analyze::runtime_link::find(&bytes) {
         Some(crate::analyze::runtime_link::RuntimeLine::Sourced { relative, .. }) => {
-            crate::fsio::canonical(&crate::migrate::runtime::named_by(script, &relative))
+            crate::fsio::canonical(&crate::unit::runtime::named_by(script, &relative))
                 == crate::fsio::canonical(runtime)
         }
         _ => false,

@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 use serde::{Deserialize, Serialize};
 
-use crate::domain::legacy::{LegacyKind, LegacyValue};
 use super::words::{Printed, Segment};
+use crate::domain::legacy::{LegacyKind, LegacyValue};
 
 #[derive(
     Debug,

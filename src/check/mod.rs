@@ -12,7 +12,7 @@ use crate::analyze::{self, BashParser, Vocabulary, prefilter, runtime_link};
 use crate::config::PerSettings;
 use crate::error::Error;
 use crate::fsio::read::{ReadOutcome, read_script_at, stat};
-use crate::migrate::runtime::State;
+use crate::unit::runtime::State;
 use cache::{Cache, Place};
 
 pub use crate::domain::rules::{self, Finding, Rule, Selection, Severity};
@@ -44,7 +44,7 @@ pub struct Options {
     /// What each file's settings (and the flags) say.
     pub profiles: PerSettings<Profile>,
     /// The runtime files migrated scripts source, each read once per run (SKM007).
-    pub runtimes: crate::migrate::runtime::States,
+    pub runtimes: crate::unit::runtime::States,
     /// The paths named on the command line (the working folder when none is): where each
     /// file's project root is, which a symlink must not lead out of.
     pub named: Vec<PathBuf>,
@@ -389,7 +389,7 @@ fn check_body_at(
                     out_of_reach: analysis.out_of_reach,
                     capture_refusal,
                     // Off the tree just parsed: no second parse.
-                    sourced: crate::migrate::sourcing::sourced_in(&analysis.tree, body),
+                    sourced: crate::unit::sourcing::sourced_in(&analysis.tree, body),
                     ..runtime_entry(body, runtime_link::find(body))
                 };
                 cache.put(key, entry.clone());
@@ -420,7 +420,7 @@ fn check_body_at(
 /// sources (which must be in its skill folder).
 fn unmarked_entry(body: &[u8]) -> Option<cache::Entry> {
     let link = runtime_link::find(body);
-    let sourced = crate::migrate::sourcing::sourced_lines(body);
+    let sourced = crate::unit::sourcing::sourced_lines(body);
     let mentions_suppression = analyze::suppress::Suppressions::may_occur(body);
     (mentions_suppression
         || link.is_some()
@@ -470,7 +470,7 @@ fn runtime_finding(
     shown: &str,
     script: &Path,
     entry: &cache::Entry,
-    runtimes: &crate::migrate::runtime::States,
+    runtimes: &crate::unit::runtime::States,
     cache: &Cache,
 ) -> Option<Finding> {
     use crate::rewrite::capture::RUNTIME_VERSION;
@@ -547,11 +547,11 @@ fn runtime_fix(reason: &str, shown: &str, runtime: &cache::Runtime) -> String {
 fn file_runtime(
     script: &Path,
     relative: &str,
-    runtimes: &crate::migrate::runtime::States,
+    runtimes: &crate::unit::runtime::States,
     cache: &Cache,
 ) -> Option<(rules::Severity, &'static str, String)> {
     use crate::rewrite::capture::RUNTIME_VERSION;
-    let file = crate::migrate::runtime::named_by(script, relative);
+    let file = crate::unit::runtime::named_by(script, relative);
     Some(match runtime_state(&file, runtimes, cache) {
         State::Current | State::Older(_) if runtimes.uncommitted(&file) => (
             rules::Severity::Error,
@@ -658,7 +658,7 @@ fn out_of_reach_notes(
 
 /// A runtime file's state, from the cache when its place (path and `stat`) is known there: a warm
 /// check reads no unchanged runtime file. `--staged` reads the index, never the cache.
-fn runtime_state(file: &Path, runtimes: &crate::migrate::runtime::States, cache: &Cache) -> State {
+fn runtime_state(file: &Path, runtimes: &crate::unit::runtime::States, cache: &Cache) -> State {
     use crate::rewrite::capture::RUNTIME_VERSION;
     let place = (!runtimes.staged())
         .then(|| std::fs::symlink_metadata(file).ok())

@@ -5,10 +5,10 @@ use std::io::Write;
 use super::{CheckArgs, working_dir};
 use crate::check::cache::Cache;
 use crate::check::{self, Options, Profile};
+use crate::config::targets::Targets;
 use crate::config::{PerSettings, Settings, list_flag};
 use crate::error::{Error, Result};
 use crate::fsio::named_root;
-use crate::fsio::targets::Targets;
 use crate::report::check_output::{CheckFormat, Renderer};
 use crate::report::check_text::{self, Palette};
 use crate::report::progress::Progress;
@@ -119,10 +119,10 @@ fn write_error(e: std::io::Error) -> Error {
 
 /// How runtime files are read: from git's index with --staged (as the commit will hold them),
 /// else from disk, in the work tree whose commits must hold them.
-fn runtime_states(base: &std::path::Path, staged: bool) -> crate::migrate::runtime::States {
+fn runtime_states(base: &std::path::Path, staged: bool) -> crate::unit::runtime::States {
     match crate::vcs::Repo::discover(base) {
-        Some(repo) if staged => crate::migrate::runtime::States::from_index(repo),
-        Some(repo) => crate::migrate::runtime::States::in_work_tree(repo),
+        Some(repo) if staged => crate::unit::runtime::States::from_index(repo),
+        Some(repo) => crate::unit::runtime::States::in_work_tree(repo),
         None => Default::default(),
     }
 }

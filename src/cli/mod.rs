@@ -1,5 +1,5 @@
 //! Command-line interface: the commands' flags are defined here (clap derive; the path flags
-//! every command shares are `fsio::targets::Targets`, beside the code that reads them); each
+//! every command shares are `config::targets::Targets`, beside the code that reads them); each
 //! command lives in its own module and returns an exit status, so tests can call them directly.
 
 pub mod check;
@@ -17,8 +17,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::sync::Arc;
 
 use crate::config::Resolver;
+use crate::config::targets::Targets;
 use crate::error::Result;
-use crate::fsio::targets::Targets;
 pub use crate::fsio::working_dir;
 use crate::report::Color;
 pub use crate::report::check_output::CheckFormat;

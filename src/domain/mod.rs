@@ -6,3 +6,6 @@ pub mod legacy;
 pub mod modes;
 pub mod refusal;
 pub mod rules;
+
+/// The script name selected anywhere, inside a skill folder or not.
+pub const DEFAULT_NAME: &str = "execute.sh";

@@ -39,4 +39,3 @@ pub fn not_shell() -> Error {
         "not a shell script (its shebang names another interpreter, or it has neither a sh/bash/dash/ksh shebang nor a .sh/.bash name; no selected script sources it): left alone",
     )
 }
-

@@ -129,8 +129,10 @@ impl Journal {
 }
 
 /// The journal of `root`. A journal that lies inside the project root counts only when the root
-/// is a git work tree that tracks nothing in the journal's folder (a repository could carry one).
-pub fn load(root: &Path) -> Journal {
+/// is a git work tree that tracks nothing in the journal's folder (a repository could carry one):
+/// `tracks(root, folder)` says whether the project's git tracks anything there (true when the
+/// root is no git work tree).
+pub fn load(root: &Path, tracks: impl FnOnce(&Path, &Path) -> bool) -> Journal {
     let Some(path) = path_of(root) else {
         return Journal {
             unusable: Some("neither XDG_STATE_HOME nor HOME is set".into()),
@@ -144,18 +146,12 @@ pub fn load(root: &Path) -> Journal {
     let real_root = crate::fsio::canonical(root);
     let folder = path.parent().unwrap_or(Path::new("."));
     let real_folder = crate::fsio::canonical(folder);
-    if real_folder.starts_with(&real_root) {
-        let tracked = match crate::vcs::Repo::discover(&real_root) {
-            Some(repo) => repo.tracks_any_under(&real_folder),
-            None => true,
-        };
-        if tracked {
-            journal.unusable = Some(format!(
-                "the journal {} lies inside the project, where a repository could have put it; set XDG_STATE_HOME to a folder outside the project",
-                path.display()
-            ));
-            return journal;
-        }
+    if real_folder.starts_with(&real_root) && tracks(&real_root, &real_folder) {
+        journal.unusable = Some(format!(
+            "the journal {} lies inside the project, where a repository could have put it; set XDG_STATE_HOME to a folder outside the project",
+            path.display()
+        ));
+        return journal;
     }
     let bytes = match crate::fsio::limited::read(&path, LIMIT, false) {
         Ok(bytes) => bytes,

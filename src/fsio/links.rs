@@ -99,7 +99,7 @@ pub fn unjudged(code: &str) -> bool {
 pub fn unjudged_severity(path: &Path, explicit: &std::collections::HashSet<PathBuf>) -> Severity {
     let default_name = path
         .file_name()
-        .is_some_and(|n| n == super::discover::DEFAULT_NAME);
+        .is_some_and(|n| n == crate::domain::DEFAULT_NAME);
     if default_name || explicit.contains(path) {
         Severity::Error
     } else {

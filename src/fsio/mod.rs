@@ -3,12 +3,10 @@
 
 pub mod atomic;
 pub mod backup;
-pub mod discover;
 pub mod journal;
 pub mod limited;
 pub mod links;
 pub mod read;
-pub mod targets;
 
 use std::path::{Path, PathBuf};
 

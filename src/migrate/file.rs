@@ -3,22 +3,22 @@
 
 use std::path::Path;
 
-use super::sourcing::Hosted;
 use super::{Change, FileReport, Options, Status, runtime};
-use crate::domain::modes::{Mode, Placement};
-use crate::domain::refusal::{ErrorEntry, not_shell, prints_json_refusal};
 use crate::analyze::shell::{Dialect, Judge};
 use crate::analyze::{
     self, Analysis, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, Vocabulary, flow, prefilter,
     runtime_link,
 };
-use crate::check::rules;
+use crate::domain::modes::{Mode, Placement};
+use crate::domain::refusal::{ErrorEntry, not_shell, prints_json_refusal};
+use crate::domain::rules;
 use crate::error::Error;
 use crate::fsio::backup::Backups;
 use crate::fsio::read::{ReadOutcome, Script, read_script};
 use crate::fsio::{atomic, display_path, sha256_hex};
 use crate::rewrite::capture::Role;
 use crate::rewrite::{self, Reason, capture, values};
+use crate::unit::sourcing::Hosted;
 
 /// Migrate one file; never panics on bad input, every problem is in the report. The steps, in
 /// order: read, analyze, gate (the refusals), plan, verify, write. Each step returns None once it
@@ -334,7 +334,7 @@ fn plan(
             }
             match &profile.runtime {
                 Some(runtime) => {
-                    let (at, relative) = runtime::location(
+                    let (at, relative) = crate::unit::runtime::location(
                         path,
                         &options.named,
                         profile.placement,
@@ -502,18 +502,21 @@ fn upkeep(
     let runtime = profile.runtime.as_ref()?;
     let current = runtime_link::find(body)?;
     let (at, relative) =
-        runtime::location(path, &options.named, profile.placement, &runtime.file_name);
+        crate::unit::runtime::location(path, &options.named, profile.placement, &runtime.file_name);
     let inline = profile.placement == Placement::Inline;
     let skill = skill_of(&at);
     let link = link(profile, runtime, analysis, &relative, &skill);
     let plan = capture::plan_convert(body, &current, &link);
     if let (Some(_), runtime_link::RuntimeLine::Sourced { relative: old, .. }) = (&plan, &current) {
-        let before = runtime::named_by(path, old);
+        let before = crate::unit::runtime::named_by(path, old);
         if before != at {
             report.released = Some(before);
         }
     }
-    if !inline && (plan.is_some() || runtime::state(&at) != runtime::State::Current) {
+    if !inline
+        && (plan.is_some()
+            || crate::unit::runtime::state(&at) != crate::unit::runtime::State::Current)
+    {
         request_runtime(report, at.clone(), runtime, options);
     }
     let plan = plan?;

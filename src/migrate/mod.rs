@@ -5,7 +5,6 @@ mod file;
 pub mod git;
 pub mod runtime;
 pub mod session;
-pub mod sourcing;
 
 use std::path::{Path, PathBuf};
 
@@ -84,7 +83,6 @@ pub struct Change {
     pub edits: Vec<(std::ops::Range<usize>, usize)>,
 }
 
-
 /// Settings for one migrate run.
 #[derive(Debug)]
 pub struct Options {
@@ -108,7 +106,7 @@ pub struct Options {
     /// Inside git without `--allow-dirty`: files with uncommitted changes, never rewritten.
     pub dirty: Option<std::collections::HashSet<PathBuf>>,
     /// Which selected scripts source which (capture mode).
-    pub sourcing: sourcing::Sourcing,
+    pub sourcing: crate::unit::sourcing::Sourcing,
     /// With `--staged`: files whose work tree differs from the index, never rewritten (the
     /// commit would not hold what was migrated).
     pub unstaged: Option<std::collections::HashSet<PathBuf>>,

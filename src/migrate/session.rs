@@ -6,12 +6,12 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::runtime::{RuntimeReport, RuntimeStatus};
-use super::sourcing::Sourcing;
 use super::{Change, Options, Profile, RunReport, git};
-use crate::domain::modes::Mode;
 use crate::config::PerSettings;
+use crate::domain::modes::Mode;
 use crate::error::{Error, Result};
 use crate::fsio::display_path;
+use crate::unit::sourcing::Sourcing;
 use crate::vcs::Repo;
 
 /// What the command line asks of the run, beyond each file's settings.

@@ -35,7 +35,12 @@ pub(crate) fn write_file(
         };
         let style = palette.paint(Style::new().fg_color(Some(color.into())).bold());
         let place = if f.line > 0 {
-            format!("{}:{}:{}", crate::bytes_text::quote_path(&f.path), f.line, f.column)
+            format!(
+                "{}:{}:{}",
+                crate::bytes_text::quote_path(&f.path),
+                f.line,
+                f.column
+            )
         } else {
             crate::bytes_text::quote_path(&f.path)
         };

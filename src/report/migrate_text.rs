@@ -140,9 +140,11 @@ pub(crate) fn write_runtime_files(
                 "runtime {} {what} (it declares version {v})",
                 runtime.path
             )?,
-            (RuntimeStatus::Kept | RuntimeStatus::Failed, _) => {
-                write!(out, "runtime {} {what}", crate::bytes_text::quote_path(&runtime.path))?
-            }
+            (RuntimeStatus::Kept | RuntimeStatus::Failed, _) => write!(
+                out,
+                "runtime {} {what}",
+                crate::bytes_text::quote_path(&runtime.path)
+            )?,
             _ => write!(
                 out,
                 "runtime {} {what} (version {})",

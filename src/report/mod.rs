@@ -96,7 +96,6 @@ pub(crate) fn root_relative(prefix: &str, path: &str) -> String {
     parts.join("/")
 }
 
-
 use crate::bytes_text::quote_path;
 
 /// `1 script`, `2 scripts`.

@@ -8,8 +8,8 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::json_stream::{Array, field};
-use crate::domain::rules::{DOCS_URL, RULES_URL};
 use crate::check::{Finding, Rule, Severity};
+use crate::domain::rules::{DOCS_URL, RULES_URL};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -247,13 +247,18 @@ fn a_helper_call_in_a_library_records_with_the_runtime_and_prints_without_it() {
     let tmp = tempfile::tempdir().expect("tmp");
     let skill = tmp.path().join("s");
     std::fs::create_dir_all(&skill).expect("skill");
-    std::fs::write(skill.join("SKILL.md"), "---\nname: s\ndescription: s\n---\n").expect("SKILL.md");
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: s\ndescription: s\n---\n",
+    )
+    .expect("SKILL.md");
     write_script(
         &skill,
         "execute.sh",
         b"#!/bin/bash\n. \"$(dirname \"$0\")/lib.sh\"\nmake_it out.txt\necho SUCCESS\n",
     );
-    let library = b"say() { echo \"\xe2\x9c\x93 $1\"; }\nmake_it() { touch \"$1\"; say \"Created: $1\"; }\n";
+    let library =
+        b"say() { echo \"\xe2\x9c\x93 $1\"; }\nmake_it() { touch \"$1\"; say \"Created: $1\"; }\n";
     write_script(&skill, "lib.sh", library);
     let out = run(skillmod(tmp.path()).args(["migrate", "--no-backup", "s"]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -266,8 +271,15 @@ fn a_helper_call_in_a_library_records_with_the_runtime_and_prints_without_it() {
         .arg("execute.sh")
         .current_dir(&skill));
     let document = validated(tmp.path(), &stdout(&run_skill), true);
-    assert_eq!(document["value"]["deliverables"], serde_json::json!(["out.txt"]));
-    assert!(stderr(&run_skill).contains("✓ Created: out.txt"), "{}", stderr(&run_skill));
+    assert_eq!(
+        document["value"]["deliverables"],
+        serde_json::json!(["out.txt"])
+    );
+    assert!(
+        stderr(&run_skill).contains("✓ Created: out.txt"),
+        "{}",
+        stderr(&run_skill)
+    );
     // A script without the runtime that sources the library gets the helper's line on stdout.
     write_script(
         &skill,
@@ -295,7 +307,10 @@ fn a_helper_call_expands_its_arguments_once() {
         .arg("execute.sh")
         .current_dir(&skill));
     let document = validated(tmp.path(), &stdout(&ran), true);
-    assert_eq!(document["value"]["deliverables"], serde_json::json!(["out.txt"]));
+    assert_eq!(
+        document["value"]["deliverables"],
+        serde_json::json!(["out.txt"])
+    );
     assert_eq!(
         std::fs::read_to_string(skill.join("calls.txt")).expect("calls"),
         "run\n"

@@ -162,7 +162,9 @@ fn legacy_in(bytes: &[u8], vocabulary: Vocabulary) -> Option<bool> {
     let mut legacy = analysis.legacy;
     if Suppressions::may_occur(bytes) {
         let (suppressions, _) = Suppressions::parse(&mut parser, bytes);
-        suppressions.retain(&mut legacy, crate::domain::rules::Rule::LegacyOutput, |l| l.start);
+        suppressions.retain(&mut legacy, crate::domain::rules::Rule::LegacyOutput, |l| {
+            l.start
+        });
     }
     (!legacy.is_empty()).then(|| {
         legacy

@@ -192,7 +192,7 @@ impl Targets {
                 }
             }
         }
-        let mut files = crate::fsio::discover::discover(&selection)?;
+        let mut files = crate::config::discover::discover(&selection)?;
         if let Some(repo) = repo {
             let mut wanted = std::collections::HashSet::new();
             if let Some(rev) = &self.changed_since {
@@ -256,7 +256,7 @@ fn staged_without_work_tree_copy(
         })
         .filter(|path| {
             let name = path.file_name().unwrap_or_default();
-            name == crate::fsio::discover::DEFAULT_NAME
+            name == crate::domain::DEFAULT_NAME
                 || (path.extension().is_some_and(|e| e == "sh" || e == "bash") && in_skill(path))
         })
         .cloned()

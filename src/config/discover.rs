@@ -14,12 +14,10 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use super::{STATE_DIR, canonical};
 use crate::config::{Config, PerSettings, Resolver};
+use crate::domain::DEFAULT_NAME;
 use crate::error::{Error, Result};
-
-/// The default script name inside a skill folder.
-pub(crate) const DEFAULT_NAME: &str = "execute.sh";
+use crate::fsio::{STATE_DIR, canonical};
 
 /// What to look at, as given on the command line.
 #[derive(Debug, Clone, Default)]
@@ -413,7 +411,7 @@ impl IgnoreCache {
         let Ok(path) = std::path::absolute(path) else {
             return false;
         };
-        let root = super::project_root(path.parent().unwrap_or(&path));
+        let root = crate::fsio::project_root(path.parent().unwrap_or(&path));
         let mut current = path.as_path();
         while let (Some(parent), Some(name)) = (current.parent(), current.file_name()) {
             let names = self
@@ -469,7 +467,7 @@ impl SkillFolders {
         if let Some(known) = self.known.lock().ok().and_then(|k| k.get(folder).copied()) {
             return known;
         }
-        let found = super::is_skill_folder(folder)
+        let found = crate::fsio::is_skill_folder(folder)
             || (!folder.join(".git").exists()
                 && folder.parent().is_some_and(|parent| self.in_skill(parent)));
         if let Ok(mut known) = self.known.lock() {
@@ -491,7 +489,7 @@ fn is_shell_file(path: &Path) -> bool {
             .and_then(|file| {
                 let mut head = Vec::with_capacity(256);
                 std::io::Read::read_to_end(&mut std::io::Read::take(file, 256), &mut head).ok()?;
-                Some(super::is_shell_script(path, &head))
+                Some(crate::fsio::is_shell_script(path, &head))
             })
             .unwrap_or(false),
     }

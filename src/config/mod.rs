@@ -4,6 +4,9 @@
 //! never passes silently. A settings file is data a repository supplies, so it is read as such:
 //! bounded, never blocking, and unable to point outside its repository.
 
+pub mod discover;
+pub mod targets;
+
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
@@ -12,9 +15,9 @@ use std::sync::{Arc, RwLock};
 use serde::Deserialize;
 
 use crate::analyze::Vocabulary;
+use crate::domain::modes::Mode;
 use crate::error::{Error, Result};
 use crate::fsio::limited;
-use crate::domain::modes::Mode;
 
 /// The file names looked for in each folder, in this order.
 pub(crate) const FILE_NAMES: [&str; 2] = ["skillmod.toml", ".skillmod.toml"];

@@ -1,0 +1,158 @@
+//! A skill's runtime file as check and migrate both read it: where it lies for a script (by
+//! default its skill folder, the nearest folder above it holding SKILL.md; with
+//! `runtime = "project"` the project root), which file a migrated script's source line names, and
+//! what state the file is in (missing, older, current, foreign), read once per run.
+
+use std::path::{Path, PathBuf};
+
+use crate::domain::modes::Placement;
+use crate::fsio::{self, limited};
+use crate::rewrite::capture::{self, RUNTIME_VERSION};
+
+/// Runtime files larger than this are not ours.
+pub(crate) const SIZE_LIMIT: u64 = 1 << 20;
+
+/// Where the runtime for `script` lies, and its path relative to the script's real folder (the
+/// source line resolves the script's real path, so symlinked folders and links to the script
+/// lead to the same place). `named` are the paths named on the command line, which place the
+/// project root outside git.
+pub fn location(
+    script: &Path,
+    named: &[PathBuf],
+    placement: Placement,
+    file_name: &str,
+) -> (PathBuf, String) {
+    let real = fsio::canonical(script);
+    let folder = real.parent().unwrap_or(&real).to_path_buf();
+    let root = fsio::canonical(&fsio::file_root(script, named));
+    let home = match placement {
+        Placement::Project | Placement::File => root,
+        Placement::Skill | Placement::Inline => fsio::skill_folder(&real, &root),
+    };
+    let depth = folder
+        .strip_prefix(&home)
+        .map_or(0, |p| p.components().count());
+    (home.join(file_name), "../".repeat(depth) + file_name)
+}
+
+/// The runtime file a migrated script's source line names, resolved from the script's folder.
+pub(crate) fn named_by(script: &Path, relative: &str) -> PathBuf {
+    let real = fsio::canonical(script);
+    let mut path = real.parent().unwrap_or(&real).to_path_buf();
+    for part in relative.split('/') {
+        match part {
+            ".." => {
+                path.pop();
+            }
+            "." | "" => {}
+            name => path.push(name),
+        }
+    }
+    path
+}
+
+/// What the state of a runtime file on disk is, for `check` and `migrate` alike. Only bytes that
+/// are a known runtime count as skillmod's: the version line alone proves nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum State {
+    Missing,
+    /// A released runtime older than this skillmod's, byte for byte.
+    Older(u32),
+    Current,
+    /// Not a runtime skillmod wrote: edited, planted, of an unknown version, or not a regular
+    /// file; with the version its first line declares, if any.
+    Foreign(Option<u32>),
+}
+
+/// The state of the runtime file at `path` (read without following a symlink).
+pub fn state(path: &Path) -> State {
+    if std::fs::symlink_metadata(path).is_err() {
+        return State::Missing;
+    }
+    match limited::read(path, SIZE_LIMIT, false) {
+        Err(_) => State::Foreign(None),
+        Ok(bytes) => state_of(&bytes),
+    }
+}
+
+/// The state of runtime bytes.
+fn state_of(bytes: &[u8]) -> State {
+    match crate::analyze::runtime_link::known_version(bytes) {
+        Some(v) if v == RUNTIME_VERSION => State::Current,
+        Some(v) if v < RUNTIME_VERSION => State::Older(v),
+        _ => State::Foreign(capture::version_of(bytes)),
+    }
+}
+
+/// `state` remembered per runtime file for one run: every script of a skill sources the same
+/// file, so it is read once, not once per script. With `--staged` the runtime is read from git's
+/// index, as the commit will hold it (a runtime left out of the commit is missing there).
+#[derive(Debug, Default)]
+pub struct States {
+    known: std::sync::Mutex<std::collections::HashMap<PathBuf, State>>,
+    index: Option<crate::vcs::Repo>,
+    /// The work tree check runs in, and (read once, when first asked) the files its index holds.
+    repo: Option<crate::vcs::Repo>,
+    indexed: std::sync::OnceLock<std::collections::HashSet<PathBuf>>,
+}
+
+impl States {
+    /// States read from `repo`'s index.
+    pub fn from_index(repo: crate::vcs::Repo) -> States {
+        States {
+            index: Some(repo),
+            ..States::default()
+        }
+    }
+
+    /// States read from disk, in the work tree of `repo`, whose commits must hold the runtimes.
+    pub fn in_work_tree(repo: crate::vcs::Repo) -> States {
+        States {
+            repo: Some(repo),
+            ..States::default()
+        }
+    }
+
+    /// Whether `path`, on disk in the work tree, is left out of git's index (untracked, or only
+    /// intent-to-add), so a commit would leave it out.
+    pub fn uncommitted(&self, path: &Path) -> bool {
+        let Some(repo) = &self.repo else {
+            return false;
+        };
+        // `path` is already real: `named_by` builds it from the script's real folder.
+        if !path.starts_with(&repo.root) {
+            return false;
+        }
+        let indexed = self
+            .indexed
+            .get_or_init(|| repo.indexed().unwrap_or_default());
+        // Unreadable index: nothing is claimed.
+        !indexed.is_empty() && !indexed.contains(path)
+    }
+
+    /// Whether states come from the index (`--staged`).
+    pub fn staged(&self) -> bool {
+        self.index.is_some()
+    }
+
+    pub fn state(&self, path: &Path) -> State {
+        if let Some(known) = self.known.lock().ok().and_then(|m| m.get(path).cloned()) {
+            return known;
+        }
+        let found = match &self.index {
+            None => state(path),
+            Some(repo) => match repo.index_contents(&[path.to_path_buf()]) {
+                // An intent-to-add entry (what migrate marks) is staged as the empty blob.
+                Ok(mut contents) => contents
+                    .remove(path)
+                    .filter(|bytes| !bytes.is_empty())
+                    .map_or(State::Missing, |bytes| state_of(&bytes)),
+                Err(_) => state(path),
+            },
+        };
+        if let Ok(mut known) = self.known.lock() {
+            known.insert(path.to_path_buf(), found.clone());
+        }
+        found
+    }
+}
