@@ -14,6 +14,8 @@ mod config_cli;
 mod contract;
 mod fuzz;
 mod git_cli;
+// Layers: src/'s modules import only lower ones, as ARCHITECTURE.md lists them (issue 32).
+mod layers;
 mod migrate_cli;
 mod migrate_fixtures;
 mod multi_repo;

@@ -391,7 +391,7 @@ fn an_unused_directive_is_reported_in_a_file_without_markers() {
 fn docs_rules_table_is_generated_from_the_registry() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/check.md");
     let page = std::fs::read_to_string(&path).expect("docs/check.md");
-    let start = "<!-- rules table: generated from src/check/rules.rs; `cargo test` fails when it drifts -->\n";
+    let start = "<!-- rules table: generated from src/domain/rules.rs; `cargo test` fails when it drifts -->\n";
     let end = "<!-- end of rules table -->\n";
     let from = page.find(start).expect("table start") + start.len();
     let to = page[from..].find(end).expect("table end") + from;
@@ -404,7 +404,7 @@ fn docs_rules_table_is_generated_from_the_registry() {
     assert_eq!(
         &page[from..to],
         table,
-        "docs/check.md's rules table drifted from src/check/rules.rs (SKILLMOD_BLESS=1 cargo test --test it docs_rules_table rewrites it)"
+        "docs/check.md's rules table drifted from src/domain/rules.rs (SKILLMOD_BLESS=1 cargo test --test it docs_rules_table rewrites it)"
     );
 }
 
