@@ -302,3 +302,116 @@ if x; then exit 1; fi
         }
     }
 }
+
+/// True when the echo or printf `command` prints into a line an earlier statement began without
+/// ending it (`echo -n "Testing… "`, then `echo "✓ Success"`): what reaches stdout is one line,
+/// "Testing… ✓ Success", which is no result line to `validate` either. The earlier statement is the
+/// one that runs just before it on every path: found by walking back over statements that print
+/// nothing (assignments, `local`, tests, commands whose stdout is redirected) and out of an
+/// `if` whose conditions print nothing or a `{ … }` group. Anything else in between (a loop, a
+/// `case`, a function's start, a command that may print) and the answer is no.
+pub fn continues_line(command: Node<'_>, source: &[u8]) -> bool {
+    let mut node = statement_of(command);
+    for _ in 0..MAX_DEPTH {
+        let mut previous = node.prev_named_sibling();
+        while let Some(before) = previous {
+            if before.kind() == "comment" || prints_nothing(before, source) {
+                previous = before.prev_named_sibling();
+                continue;
+            }
+            return leaves_line_open(before, source);
+        }
+        let Some(parent) = node.parent() else {
+            return false;
+        };
+        node = match parent.kind() {
+            "compound_statement" => parent,
+            "if_statement" | "elif_clause" | "else_clause" => {
+                let statement = std::iter::successors(Some(parent), |n| n.parent())
+                    .find(|n| n.kind() == "if_statement")
+                    .unwrap_or(parent);
+                let mut cursor = statement.walk();
+                let conditions_silent = statement
+                    .children_by_field_name("condition", &mut cursor)
+                    .filter(|c| c.is_named())
+                    .all(|c| prints_nothing(c, source));
+                if !conditions_silent {
+                    return false;
+                }
+                statement
+            }
+            _ => return false,
+        };
+    }
+    false
+}
+
+/// The statement a command stands for in its list: the command, or the redirection around it.
+fn statement_of(command: Node<'_>) -> Node<'_> {
+    match command.parent() {
+        Some(p) if p.kind() == "redirected_statement" => p,
+        _ => command,
+    }
+}
+
+/// A statement that writes nothing to stdout whatever it does: an assignment, a declaration
+/// (`local x=$(…)`), a test (`[ … ]`, `[[ … ]]`), or a command whose stdout is redirected.
+fn prints_nothing(node: Node<'_>, source: &[u8]) -> bool {
+    match node.kind() {
+        "variable_assignment" | "variable_assignments" | "declaration_command" | "test_command" => {
+            true
+        }
+        "redirected_statement" => super::context::redirects_stdout(node, source),
+        "command" => {
+            matches!(
+                command_name_bytes(node, source),
+                Some(b"[" | b"test" | b":" | b"true")
+            ) || (node.child_by_field_name("name").is_none())
+        }
+        "negated_command" => node
+            .named_child(0)
+            .is_some_and(|c| prints_nothing(c, source)),
+        _ => false,
+    }
+}
+
+/// An `echo -n …` (a flag word holding `n`) or a `printf` whose literal format does not end
+/// with a newline, printing on stdout: it leaves its line open.
+fn leaves_line_open(statement: Node<'_>, source: &[u8]) -> bool {
+    if statement.kind() != "command" {
+        return false;
+    }
+    let Some(invocation) = super::context::invocation(statement, source) else {
+        return false;
+    };
+    let arguments = invocation.arguments(statement);
+    let literal = |n: &Node<'_>| super::words::word_value(*n, source).as_literal();
+    match invocation.name.as_str() {
+        "echo" => arguments
+            .iter()
+            .map_while(|a| literal(a).filter(|t| t.len() > 1 && t.starts_with('-')))
+            .take_while(|t| t[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E')))
+            .any(|t| t.contains('n')),
+        "printf" => arguments.first().and_then(literal).is_some_and(|format| {
+            !format.is_empty() && !format.starts_with('-') && !format.ends_with("\\n")
+        }),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod continuation_tests {
+    use crate::analyze::{BashParser, Vocabulary, analyze};
+
+    fn legacy_lines(script: &str) -> Vec<usize> {
+        let mut parser = BashParser::new().expect("parser");
+        let analysis = analyze(&mut parser, script.as_bytes(), Vocabulary::Decorated).expect("a");
+        analysis.legacy.iter().map(|l| l.line).collect()
+    }
+
+    #[test]
+    fn a_result_after_an_echo_n_fragment_is_no_line_of_its_own() {
+        let script = "#!/bin/bash\necho -n \"Testing PUT... \"\nif wrangler put k v &> /dev/null; then\n  echo -e \"${GREEN}✓ Success${NC}\"\nelse\n  echo FAILED\nfi\nx=$(date)\necho SUCCESS\n";
+        assert_eq!(legacy_lines(script), vec![9]);
+    }
+}

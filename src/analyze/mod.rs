@@ -475,6 +475,10 @@ fn legacy_statement(
         _ => (words::echo_output(command, source, dialect), Form::Echo),
     };
     let (kind, value) = vocabulary.classify(&printed)?;
+    // The end of a line an `echo -n` began is no line of its own (validate reads it whole).
+    if flow::continues_line(command, source) {
+        return None;
+    }
     // From the command's name (after any `VAR=value` prefix) to the word naming the utility.
     let printer = command.child_by_field_name("name")?.start_byte()..invocation.word.end_byte();
     let position = command.start_position();
