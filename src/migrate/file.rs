@@ -223,11 +223,15 @@ fn gate(
         report.status = Status::NoLegacy;
         return None;
     }
+    let part = capture_part(path, analysis, &script.body, options);
+    // Nothing says whether it runs on its own or is sourced: neither role is given it.
+    if profile.mode == Mode::Capture && upkeep.is_none() && part == Part::Unknown {
+        return stop(report, Status::Skipped, no_shebang_refusal());
+    }
     // A library prints into the script that sources it, and a script written against the
     // runtime (`skillmod_success`, …) prints its document: only another script's stdout is an
     // answer.
-    let exempt = !script.body.starts_with(b"#!")
-        || options.sourcing.is_library(path)
+    let exempt = matches!(part, Part::Library(_))
         || memchr::memmem::find(&script.body, b"skillmod_").is_some();
     if let Some(refusal) = answer_refusal(analysis, profile, hosted, upkeep.is_some() || exempt) {
         return stop(report, Status::Skipped, refusal);
@@ -326,10 +330,14 @@ fn plan(
             )
         }
         (None, Mode::Capture) => {
-            let role = capture_role(path, analysis, &script.body, options);
-            if let Some(note) = role_note(role, hosted) {
+            let part = capture_part(path, analysis, &script.body, options);
+            if let Some(note) = part_note(part, hosted) {
                 report.notes.push(note.into());
             }
+            let role = match part {
+                Part::Library(_) => Role::Library,
+                Part::Script { .. } | Part::Unknown => Role::Script,
+            };
             match &profile.runtime {
                 Some(runtime) => {
                     let (at, relative) = runtime::location(
@@ -339,17 +347,17 @@ fn plan(
                         &runtime.file_name,
                     );
                     let inline = profile.placement == super::Placement::Inline;
-                    if role.0 == Role::Script && !inline {
+                    if role == Role::Script && !inline {
                         request_runtime(report, at.clone(), runtime, options);
                     }
                     let skill = skill_of(&at);
                     let link = link(profile, runtime, analysis, &relative, &skill);
-                    report.stdout_to_stderr = role.0 == Role::Script && !profile.keep_stdout;
+                    report.stdout_to_stderr = role == Role::Script && !profile.keep_stdout;
                     capture::plan_capture_mode(
                         analysis,
                         &script.body,
                         &link,
-                        role.0,
+                        role,
                         hosted.map(|h| h.success),
                     )
                 }
@@ -615,42 +623,60 @@ fn judge(analysis: &Analysis, before: &[u8], after: &[u8]) -> Option<Error> {
     ))
 }
 
-/// Why a script is a library, if it is one: no shebang, sourced by another selected script, or
-/// a `return` outside every function.
+/// How capture mode takes a file: a script, a library (and what says so), or, when nothing
+/// tells, neither (refused with `NO_SHEBANG`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// A script that runs on its own: it has a shebang, or was named with `--skill-path` (then
+    /// migrate writes one, so the runtime line is line 2).
+    Script { shebang: bool },
+    /// A script meant to be sourced: it gets no runtime or EXIT trap of its own.
+    Library(LibraryReason),
+    /// No shebang, no top-level `return`, sourced by no selected script, not named with
+    /// `--skill-path`: a script run as `bash FILE` or a library sourced from elsewhere.
+    Unknown,
+}
+
+/// What says a script is a library: another selected script sources it, or it returns at top
+/// level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum LibraryReason {
-    NoShebang,
     Sourced,
     TopLevelReturn,
 }
 
-fn capture_role(
-    path: &Path,
-    analysis: &Analysis,
-    body: &[u8],
-    options: &Options,
-) -> (Role, Option<LibraryReason>) {
-    let reason = if !body.starts_with(b"#!") {
-        Some(LibraryReason::NoShebang)
-    } else if options.sourcing.is_library(path) {
-        Some(LibraryReason::Sourced)
-    } else if returns_at_top_level(analysis, body) {
-        Some(LibraryReason::TopLevelReturn)
+fn capture_part(path: &Path, analysis: &Analysis, body: &[u8], options: &Options) -> Part {
+    if options.sourcing.is_library(path) {
+        Part::Library(LibraryReason::Sourced)
+    } else if analysis.returns_at_top_level(body) {
+        Part::Library(LibraryReason::TopLevelReturn)
+    } else if body.starts_with(b"#!") {
+        Part::Script { shebang: true }
+    } else if options
+        .selected
+        .named_scripts
+        .contains(&crate::fsio::canonical(path))
+    {
+        Part::Script { shebang: false }
     } else {
-        None
-    };
-    match reason {
-        Some(_) => (Role::Library, reason),
-        None => (Role::Script, None),
+        Part::Unknown
     }
 }
 
-fn role_note((_, reason): (Role, Option<LibraryReason>), hosted: Option<&Hosted>) -> Option<Error> {
-    let why = match reason {
-        Some(LibraryReason::NoShebang) => "has no shebang",
-        Some(LibraryReason::Sourced) => "is sourced by another selected script",
-        Some(LibraryReason::TopLevelReturn) => "returns at top level",
-        None => {
+fn part_note(part: Part, hosted: Option<&Hosted>) -> Option<Error> {
+    let why = match part {
+        Part::Library(LibraryReason::Sourced) => "is sourced by another selected script",
+        Part::Library(LibraryReason::TopLevelReturn) => "returns at top level",
+        Part::Script { shebang: false } => {
+            return Some(Error::new(
+                "SHEBANG_ADDED",
+                format!(
+                    "has no shebang and was named with --skill-path, so it is migrated as a script: `{}` is written as its first line, before the line that loads the runtime",
+                    capture::ADDED_SHEBANG
+                ),
+            ));
+        }
+        Part::Script { shebang: true } | Part::Unknown => {
             return hosted.map(|hosted| {
                 let names: Vec<String> = hosted
                     .libraries
@@ -675,10 +701,16 @@ fn role_note((_, reason): (Role, Option<LibraryReason>), hosted: Option<&Hosted>
     ))
 }
 
-/// A `return` outside functions.
-fn returns_at_top_level(analysis: &Analysis, body: &[u8]) -> bool {
-    memchr::memmem::find(body, b"return").is_some()
-        && flow::has_top_level_return(analysis.tree.root_node(), body)
+/// Why a script with no shebang that nothing marks as a library is left alone (check reports
+/// the same as SKM008).
+pub fn no_shebang_refusal() -> Error {
+    Error::new(
+        "NO_SHEBANG",
+        format!(
+            "has no shebang, no selected script sources it, and it does not return at top level: it may be a script run as `bash FILE` or a library sourced from elsewhere, so it is left as it is (taken as a library, its result lines would print nothing when it runs on its own). If it runs on its own, give it a shebang (`{}`) or name it with --skill-path FILE (migrate then writes that shebang); if it is a library, select the script that sources it too",
+            capture::ADDED_SHEBANG
+        ),
+    )
 }
 
 /// The line of a last command that always exits.

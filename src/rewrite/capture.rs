@@ -544,8 +544,17 @@ fn block_text(settings: &str, text: &str) -> String {
     block
 }
 
+/// The shebang written first in a script that has none (one named with `--skill-path`), so
+/// the runtime goes on line 2 as in every other script. Bash, as such a script is read.
+pub const ADDED_SHEBANG: &str = "#!/usr/bin/env bash";
+
 /// Put the runtime block after the shebang: every later line moves down by the block's lines.
+/// A script without one gets `ADDED_SHEBANG` in front of the block.
 fn insert_block(plan: &mut Plan, source: &[u8], block: &str) {
+    if !source.starts_with(b"#!") {
+        plan.push(0, 0, format!("{ADDED_SHEBANG}\n{block}"), Reason::Runtime);
+        return;
+    }
     let first_end = placement::line_end(source, 0);
     match memchr::memchr(b'\n', &source[first_end..]) {
         Some(i) => plan.push(
@@ -586,8 +595,9 @@ fn settings(link: &Link, need: Need) -> String {
 /// source line nor the settings give one; the same one `validate` reads legacy text with.
 pub use crate::contract::legacy_text::DEFAULT_CONFIDENCE;
 
-/// Put the source line after the shebang (a script always has one: without it, it is a
-/// library). Every later line moves down by exactly one.
+/// Put the source line after the shebang. Every later line moves down by exactly one; a
+/// script without a shebang (named with `--skill-path`) gets `ADDED_SHEBANG` and the line in
+/// front of its first line, which moves down by two.
 fn insert_source_line(plan: &mut Plan, source: &[u8], line: &str) {
     let eol = placement::line_ending(source);
     // In a CRLF file the shell reads the `\r` as part of the last word (`}\r` closes nothing):
@@ -597,6 +607,16 @@ fn insert_source_line(plan: &mut Plan, source: &[u8], line: &str) {
     } else {
         line.to_string()
     };
+    // The shebang ends in `\n` alone: the kernel would read a `\r` into the program's name.
+    if !source.starts_with(b"#!") {
+        plan.push(
+            0,
+            0,
+            format!("{ADDED_SHEBANG}\n{line}{eol}"),
+            Reason::Runtime,
+        );
+        return;
+    }
     let first_end = placement::line_end(source, 0);
     match memchr::memchr(b'\n', &source[first_end..]) {
         Some(i) => plan.push(
