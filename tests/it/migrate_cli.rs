@@ -121,18 +121,16 @@ fn second_run_changes_no_byte() {
         Value::Null,
         "second run took a backup"
     );
-    let statuses: Vec<&str> = report["files"]
-        .as_array()
-        .expect("files")
-        .iter()
-        .filter_map(|f| f["status"].as_str())
-        .collect();
-    assert_eq!(statuses.len(), names.len());
+    let files = report["files"].as_array().expect("files");
+    assert_eq!(files.len(), names.len());
+    // A script without a shebang (the BOM case) is left as it is, run after run.
+    let left = |f: &Value| f["status"] == "skipped" && error_codes(&f["errors"]) == ["NO_SHEBANG"];
     assert!(
-        statuses
-            .iter()
-            .all(|s| matches!(*s, "already_migrated" | "no_legacy")),
-        "{statuses:?}"
+        files.iter().all(|f| matches!(
+            f["status"].as_str(),
+            Some("already_migrated" | "no_legacy")
+        ) || left(f)),
+        "{report}"
     );
 }
 
