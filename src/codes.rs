@@ -288,7 +288,7 @@ pub(crate) const CODES: &[Code] = &[
     c(
         "NOTHING_TO_CHANGE",
         Area::Migrate,
-        "A note: the rewrite (under `--force`, of a library already in its migrated form, say) is byte for byte the file as it is, so nothing was written, backed up or committed. Nothing to do.",
+        "A note: the rewrite is byte for byte the file as it is, so nothing was written, backed up or committed: a library already in its migrated form under `--force` (status `already_migrated`), or a library with no legacy line of its own, which gets no runtime (status `no_legacy`: it was never migrated). Nothing to do.",
     ),
     c(
         "NO_SHEBANG",

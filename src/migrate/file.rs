@@ -53,7 +53,7 @@ fn migrate_steps(
     let plan = plan(
         report, path, &script, &analysis, profile, hosted, upkeep, options,
     )?;
-    let change = verify(report, &script, &analysis, &plan, options, parser)?;
+    let change = verify(report, path, &script, &analysis, &plan, options, parser)?;
     write(report, path, &script, change, options, backups)
 }
 
@@ -392,6 +392,7 @@ fn plan(
 /// a real write, accepted by the real shell where it accepted the original.
 fn verify(
     report: &mut FileReport,
+    path: &Path,
     script: &Script,
     analysis: &Analysis,
     plan: &rewrite::Plan,
@@ -402,15 +403,15 @@ fn verify(
         Ok(body) => body,
         Err(e) => return stop(report, Status::Failed, e),
     };
-    // A rewrite that changes no byte (a library already in its migrated form, under --force)
-    // is no migration: nothing is written, backed up or committed, and the report says why.
+    // A rewrite that changes no byte is no migration: nothing is written, backed up or
+    // committed, and the report says why. A library already in its migrated form (under
+    // --force: its hooks are there) is already migrated; one never migrated (no legacy line of
+    // its own, and no runtime for a library) is not.
     if body == script.body {
-        report.status = Status::AlreadyMigrated;
+        let message = nothing_to_change(report, path, analysis, &script.body, options);
         report.notes.push(ErrorEntry {
             code: "NOTHING_TO_CHANGE",
-            message:
-                "the rewrite is byte-for-byte the file as it is; nothing was written or recorded"
-                    .into(),
+            message,
         });
         return None;
     }
@@ -431,6 +432,34 @@ fn verify(
             .map(|e| (prefix + e.start..prefix + e.end, e.replacement.len()))
             .collect(),
     })
+}
+
+/// Why a rewrite changes no byte, and the file's true status in the report.
+fn nothing_to_change(
+    report: &mut FileReport,
+    path: &Path,
+    analysis: &Analysis,
+    body: &[u8],
+    options: &Options,
+) -> String {
+    const NOTHING: &str = "nothing was written or recorded";
+    if analysis.already_migrated || capture::has_library_hooks(body) {
+        report.status = Status::AlreadyMigrated;
+        return format!("the rewrite is byte-for-byte the file as it is; {NOTHING}");
+    }
+    report.status = Status::NoLegacy;
+    let why = match capture_part(path, analysis, body, options) {
+        Part::Library(LibraryReason::Sourced) => "is sourced by another selected script",
+        Part::Library(LibraryReason::TopLevelReturn) => "returns at top level",
+        Part::Script { .. } | Part::Unknown => {
+            return format!("has no legacy line, and the rewrite changes no byte; {NOTHING}");
+        }
+    };
+    // Said once, here: no runtime or trap "was added" to a file left as it is.
+    report.notes.retain(|n| n.code != "SOURCED_LIBRARY");
+    format!(
+        "a library ({why}) with no legacy line of its own: it gets no runtime, so there is nothing to change; {NOTHING}"
+    )
 }
 
 /// Back up and replace the file atomically (only if it is still what was read); a dry run

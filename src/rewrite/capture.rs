@@ -128,6 +128,14 @@ pub const DESCRIPTOR_CLASH: &str = "DESCRIPTOR_CLASH";
 /// The descriptor the runtime keeps the skill's real stdout on (the template's `exec 8>&1`).
 const SAVED_STDOUT: &str = "8";
 
+/// Whether a script holds a migrated library's hooks (`${__skm_r:-:}`, `${__skm_t:-trap}`):
+/// capture mode migrated it as a library.
+pub(crate) fn has_library_hooks(source: &[u8]) -> bool {
+    [LIBRARY_RECORDER, LIBRARY_TRAP]
+        .iter()
+        .any(|hook| memchr::memmem::find(source, hook.as_bytes()).is_some())
+}
+
 /// Why capture mode cannot rewrite a script as it is, found before any edit (check reports the
 /// same as SKM008): the line, and the refusal. `NAME_CLASH` for the runtime's reserved names,
 /// `TRAP_UNSUPPORTED` for a trap whose signal list is computed at run time, `DESCRIPTOR_CLASH`

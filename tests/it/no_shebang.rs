@@ -2,7 +2,7 @@
 //! (`bash execute.sh`, as a SKILL.md says) or is sourced. check reports it (SKM008 `NO_SHEBANG`)
 //! and migrate leaves it as it is, unless a selected script sources it (a library, as before) or
 //! `--skill-path` names it (a script on purpose: migrate writes a shebang). Its result lines are
-//! never silenced.
+//! never silenced. A library with nothing to change is reported so, not as already migrated.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,19 +11,25 @@ use serde_json::Value;
 
 use crate::common::*;
 
-/// Copy the skill folder `fixtures/no_shebang/NAME` to `dir/skills/NAME`.
+/// Copy the skill folder `fixtures/no_shebang/NAME` (and its subfolders) to `dir/skills/NAME`.
 fn copy_skill(name: &str, dir: &Path) -> PathBuf {
-    let from = fixtures().join("no_shebang").join(name);
-    let to = dir.join("skills").join(name);
-    for entry in std::fs::read_dir(&from).expect("fixture folder").flatten() {
-        let file = entry.file_name();
-        write_script(
-            dir,
-            &format!("skills/{name}/{}", file.to_string_lossy()),
-            &std::fs::read(entry.path()).expect("read fixture"),
-        );
+    fn copy(from: &Path, dir: &Path, rel: &str) {
+        for entry in std::fs::read_dir(from).expect("fixture folder").flatten() {
+            let rel = format!("{rel}/{}", entry.file_name().to_string_lossy());
+            if entry.path().is_dir() {
+                copy(&entry.path(), dir, &rel);
+            } else {
+                let text = std::fs::read(entry.path()).expect("read fixture");
+                write_script(dir, &rel, &text);
+            }
+        }
     }
-    to
+    copy(
+        &fixtures().join("no_shebang").join(name),
+        dir,
+        &format!("skills/{name}"),
+    );
+    dir.join("skills").join(name)
 }
 
 /// `bash SCRIPT` run in the script's folder: exit status, stdout, stderr.
@@ -285,4 +291,62 @@ fn a_library_without_a_shebang_is_still_a_library_beside_the_script_that_sources
     assert_eq!(doc["deliverables"], serde_json::json!(["artefact.txt"]));
     let (code, check) = json_report(tmp.path(), &["check", "."]);
     assert_eq!(code, 0, "{check}");
+}
+
+#[test]
+fn a_library_with_nothing_to_change_is_not_called_already_migrated() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let skill = copy_skill("library-chain", tmp.path());
+    // common.sh has no legacy line; it sources report.sh, which has one.
+    let common = skill.join("lib/common.sh");
+    let common_text = std::fs::read(&common).expect("read");
+
+    let out = run(skillmod(tmp.path()).args(["migrate", "."]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stderr(&out);
+    let line = text
+        .lines()
+        .find(|l| l.ends_with("lib/common.sh"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        line.trim_start(),
+        "no legacy skills/library-chain/lib/common.sh"
+    );
+    assert!(!text.contains("already migrated skills"), "{text}");
+    assert!(
+        text.contains("2 migrated, 0 already migrated, 1 no legacy"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read(&common).expect("read"), common_text);
+    // report.sh's line reaches the document execute.sh prints.
+    let (status, out, err) = bash(&skill.join("execute.sh"));
+    assert_eq!(status, Some(0), "{err}");
+    let doc: Value = serde_json::from_str(out.trim()).expect("one document");
+    assert_eq!(
+        doc["deliverables"],
+        serde_json::json!(["build.txt", "done.flag"])
+    );
+
+    // Again with --force: the files migrated are already migrated; common.sh never was.
+    let (code, report) = json_report(tmp.path(), &["migrate", "--force", "."]);
+    assert_eq!(code, 0, "{report}");
+    for (path, status) in [
+        ("execute.sh", "already_migrated"),
+        ("lib/report.sh", "already_migrated"),
+        ("lib/common.sh", "no_legacy"),
+    ] {
+        assert_eq!(entry(&report, path)["status"], status, "{path}: {report}");
+    }
+    let common_entry = entry(&report, "lib/common.sh");
+    assert_eq!(error_codes(&common_entry["notes"]), ["NOTHING_TO_CHANGE"]);
+    assert!(
+        common_entry["notes"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("a library (is sourced by another selected script)")),
+        "{report}"
+    );
+    assert!(common_entry["backup"].is_null(), "{report}");
+    assert_eq!(report["summary"]["already_migrated"], 2, "{report}");
+    assert_eq!(report["summary"]["no_legacy"], 1, "{report}");
+    assert_eq!(std::fs::read(&common).expect("read"), common_text);
 }
