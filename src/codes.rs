@@ -288,7 +288,12 @@ pub(crate) const CODES: &[Code] = &[
     c(
         "NOTHING_TO_CHANGE",
         Area::Migrate,
-        "A note: the rewrite (under `--force`, of a library already in its migrated form, say) is byte for byte the file as it is, so nothing was written, backed up or committed. Nothing to do.",
+        "A note: the rewrite is byte for byte the file as it is, so nothing was written, backed up or committed: a library already in its migrated form under `--force` (status `already_migrated`), or a library with no legacy line of its own, which gets no runtime (status `no_legacy`: it was never migrated). Nothing to do.",
+    ),
+    c(
+        "NO_SHEBANG",
+        Area::Migrate,
+        "Capture mode: the script has no shebang, no selected script sources it, and it does not return at top level, so it may be a script run as `bash FILE` or a library sourced from elsewhere; it is left as it is (SKM008 in check). Taken as a library, its result lines would print nothing when it runs on its own. Give it a shebang if it runs on its own, select the script that sources it if it is a library, or name it with `--skill-path FILE` to migrate it as a script (`SHEBANG_ADDED`).",
     ),
     c(
         "PRINTS_JSON",
@@ -311,9 +316,14 @@ pub(crate) const CODES: &[Code] = &[
         "The shell's own syntax check (`bash -n`, `sh -n`, …) accepts the script but rejects the rewrite, so nothing was written. Migrate it by hand, and please report the script.",
     ),
     c(
+        "SHEBANG_ADDED",
+        Area::Migrate,
+        "A note: the script has no shebang and was named with `--skill-path`, which takes it as a script on purpose: migrate writes `#!/usr/bin/env bash` as its first line and the runtime line after it. Nothing to do.",
+    ),
+    c(
         "SOURCED_LIBRARY",
         Area::Migrate,
-        "A note: the script has no shebang, is sourced by another selected script, or returns at top level, so it is migrated as a library: no runtime or EXIT trap of its own, its legacy lines record into the runtime of the script that sources it. Nothing to do if it is a library.",
+        "A note: the script is sourced by another selected script, or returns at top level, so it is migrated as a library: no runtime or EXIT trap of its own, its legacy lines record into the runtime of the script that sources it. Nothing to do if it is a library.",
     ),
     c(
         "SOURCES_LIBRARY",

@@ -277,17 +277,33 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
     {
         return Err(Error::new(RUN_NOT_RECORDED, named.message.clone()));
     }
-    let chosen = choose_runs(request, &own, root)?;
+    // A run undone already is never offered, chosen or counted: restoring it changes nothing,
+    // or only undoes a later run.
+    let undone: std::collections::HashSet<&String> = own
+        .iter()
+        .zip(run_states(root, &own))
+        .filter(|(_, (_, undone))| *undone)
+        .map(|(run, _)| run)
+        .collect();
+    let chosen = choose_runs(request, &own, &undone)?;
     if chosen.is_empty() {
+        let folder = root.join(crate::fsio::STATE_DIR);
+        let which = match (&request.run, &request.since) {
+            (Some(id), _) => format!("run {id} is"),
+            (None, Some(since)) => format!(
+                "every backup run since '{since}' under {} is",
+                folder.display()
+            ),
+            (None, None) => format!("every backup run under {} is", folder.display()),
+        };
         let why = if own.is_empty() {
             format!(
                 "no backup run under {} is one this user's migrate recorded; each is named above with the reason",
-                root.join(crate::fsio::STATE_DIR).display()
+                folder.display()
             )
         } else {
             format!(
-                "every backup run under {} is undone already (each file is as it was before); `skillmod restore --list` shows them",
-                root.join(crate::fsio::STATE_DIR).display()
+                "{which} undone already (each file is as the run found it, or a later run found it so and migrated it again); `skillmod restore --list` shows the runs"
             )
         };
         return Ok(Report {
@@ -296,14 +312,10 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
             ..Report::default()
         });
     }
-    let older_runs: Vec<String> = match chosen.last() {
-        Some(oldest) => own.iter().filter(|r| *r < oldest).cloned().collect(),
-        None => Vec::new(),
-    };
     let filters = &request.filters;
     let mut report = Report {
         runs: chosen.clone(),
-        older_runs,
+        older_runs: Vec::new(),
         files: Vec::new(),
         warnings: Vec::new(),
         untrusted_runs: untrusted,
@@ -376,6 +388,17 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
         // Each run's files in path order, as every report prints them.
         report.files[first..].sort_by(|a, b| a.path.cmp(&b.path));
     }
+    // The older runs left to undo, as the files are now: one this restore undid too (its files
+    // are back as it found them) is not offered.
+    if let Some(oldest) = chosen.last() {
+        let older: Vec<String> = own.iter().filter(|r| *r < oldest).cloned().collect();
+        report.older_runs = older
+            .iter()
+            .zip(run_states(root, &older))
+            .filter(|(_, (_, undone))| !undone)
+            .map(|(run, _)| run.clone())
+            .collect();
+    }
     Ok(report)
 }
 
@@ -388,16 +411,24 @@ fn tracked_files(root: &Path) -> std::collections::HashSet<PathBuf> {
 }
 
 /// The runs to restore, newest first: `--run ID`, every run since `--since`, or the latest;
-/// `runs` are this user's own.
-fn choose_runs(request: &Request, runs: &[String], root: &Path) -> Result<Vec<String>> {
+/// `runs` are this user's own, and none of them `undone` is chosen (an `--run` of another
+/// user's run, restored on the user's word, is not judged).
+fn choose_runs(
+    request: &Request,
+    runs: &[String],
+    undone: &std::collections::HashSet<&String>,
+) -> Result<Vec<String>> {
     if let Some(id) = &request.run {
-        return Ok(vec![id.clone()]);
+        return Ok(if undone.contains(id) {
+            Vec::new()
+        } else {
+            vec![id.clone()]
+        });
     }
     if let Some(since) = &request.since {
         let from = since_key(since)?;
-        let mut chosen: Vec<String> = runs.iter().filter(|r| **r >= from).cloned().collect();
-        chosen.reverse();
-        if chosen.is_empty() {
+        let since_then: Vec<&String> = runs.iter().filter(|r| **r >= from).collect();
+        if since_then.is_empty() {
             return Err(Error::new(
                 "NO_BACKUPS",
                 format!(
@@ -405,42 +436,76 @@ fn choose_runs(request: &Request, runs: &[String], root: &Path) -> Result<Vec<St
                 ),
             ));
         }
-        return Ok(chosen);
+        return Ok(since_then
+            .into_iter()
+            .rev()
+            .filter(|r| !undone.contains(r))
+            .cloned()
+            .collect());
     }
-    // The latest run that is not undone already: restoring an undone run changes nothing.
+    // The latest run that is not undone already.
     Ok(runs
         .iter()
-        .zip(run_states(root, runs))
         .rev()
-        .find(|(_, (_, undone))| !undone)
-        .map(|(r, _)| vec![r.clone()])
+        .find(|r| !undone.contains(r))
+        .map(|r| vec![r.clone()])
         .unwrap_or_default())
 }
 
+/// A file of a backup run, and the state the run found it in (its hash; None: absent, the run
+/// created it).
+type RunFile = (PathBuf, Option<String>);
+
 /// Each of `runs` (oldest first), loaded once: how many files it holds, and whether it is
-/// undone: every file is as that run, or an older one, found it (a created file gone), so
-/// nothing is written to mark a run undone: the files say so. Each file is read once.
+/// undone. A run is undone when each of its files is as that run, or an older one, found it (a
+/// created file gone), or a later run found it so: then the run was undone (or reverted by hand)
+/// before that later run migrated the file again, and restoring it would only undo the later one.
+/// Nothing is written to mark a run undone: the files say so. Each file is read once.
 pub fn run_states(root: &Path, runs: &[String]) -> Vec<(usize, bool)> {
-    // Per path, the states runs found it in so far (None: absent, the run created it), and what
-    // it holds now.
-    let mut found: std::collections::HashMap<PathBuf, Vec<Option<String>>> = Default::default();
-    let mut now: std::collections::HashMap<PathBuf, Option<String>> = Default::default();
-    runs.iter()
+    // Each run's files, with the state it found each in (None: absent, the run created it).
+    let loaded: Vec<Option<(usize, Vec<RunFile>)>> = runs
+        .iter()
         .map(|run| {
-            let Ok(loaded) = backup::load_run(root, run) else {
+            let loaded = backup::load_run(root, run).ok()?;
+            let files = loaded
+                .entries
+                .iter()
+                .map(|e| {
+                    let before = (!e.entry.created).then(|| e.entry.sha256_before.clone());
+                    (e.target.clone(), before)
+                })
+                .collect();
+            Some((loaded.entries.len() + loaded.refused.len(), files))
+        })
+        .collect();
+    // Per path, the state each run found it in, in run order, and what it holds now.
+    let mut found: std::collections::HashMap<&Path, Vec<(usize, &Option<String>)>> =
+        Default::default();
+    for (index, files) in loaded.iter().enumerate() {
+        for (path, before) in files.iter().flat_map(|(_, files)| files) {
+            found.entry(path).or_default().push((index, before));
+        }
+    }
+    let mut now: std::collections::HashMap<&Path, Option<String>> = Default::default();
+    loaded
+        .iter()
+        .enumerate()
+        .map(|(index, files)| {
+            let Some((count, files)) = files else {
                 return (0, false);
             };
-            let mut all = !loaded.entries.is_empty();
-            for e in &loaded.entries {
-                let before = (!e.entry.created).then(|| e.entry.sha256_before.clone());
-                let states = found.entry(e.target.clone()).or_default();
-                states.push(before);
-                let current = now
-                    .entry(e.target.clone())
-                    .or_insert_with(|| current_hash(&e.target));
-                all &= states.contains(current);
-            }
-            (loaded.entries.len() + loaded.refused.len(), all)
+            let undone = !files.is_empty()
+                && files.iter().all(|(path, _)| {
+                    let states = found.get(path.as_path()).map_or(&[][..], Vec::as_slice);
+                    let (earlier, later) =
+                        states.split_at(states.partition_point(|(i, _)| *i <= index));
+                    let earlier: Vec<&Option<String>> = earlier.iter().map(|(_, s)| *s).collect();
+                    let current = now
+                        .entry(path.as_path())
+                        .or_insert_with(|| current_hash(path));
+                    earlier.contains(&&*current) || later.iter().any(|(_, s)| earlier.contains(s))
+                });
+            (*count, undone)
         })
         .collect()
 }

@@ -166,6 +166,19 @@ impl Analysis {
             legacy_found: !self.legacy.is_empty(),
         })
     }
+
+    /// Whether the script says by itself that it is sourced, not run: a `return` outside every
+    /// function.
+    pub fn returns_at_top_level(&self, source: &[u8]) -> bool {
+        memchr::memmem::find(source, b"return").is_some()
+            && flow::has_top_level_return(self.tree.root_node(), source)
+    }
+
+    /// Whether nothing in the script says if it runs on its own or is sourced: no shebang and no
+    /// top-level `return`. Only a selected script that sources it, or the user, can tell.
+    pub fn role_unknown(&self, source: &[u8]) -> bool {
+        !source.starts_with(b"#!") && !self.returns_at_top_level(source)
+    }
 }
 
 /// The work one analysis did.

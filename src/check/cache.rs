@@ -22,7 +22,7 @@ use crate::fsio::{STATE_DIR, limited};
 const MAX_ENTRIES: usize = 200_000;
 /// Bumped when the stored shape or the analysis changes, so old caches are dropped rather than
 /// misread or trusted.
-const FORMAT: &str = "14";
+const FORMAT: &str = "15";
 /// The cache file's name in its folder.
 const FILE_NAME: &str = "check.bin";
 
@@ -70,6 +70,9 @@ pub struct Entry {
     pub sourced: Vec<(usize, PathBuf)>,
     /// Legacy-looking text in forms the analysis cannot read as output.
     pub out_of_reach: Vec<crate::analyze::out_of_reach::OutOfReach>,
+    /// No shebang and no top-level `return`: whether it runs on its own or is sourced, only a
+    /// selected script that sources it (or `--skill-path`) tells (`Analysis::role_unknown`).
+    pub role_unknown: bool,
 }
 
 /// The capture runtime a migrated script loads, as its text says. The state of a runtime file on

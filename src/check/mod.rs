@@ -51,6 +51,21 @@ pub struct Options {
     /// The files named on the command line as files (not with `--force-select`): an error, not a
     /// warning, when they cannot be judged.
     pub explicit: std::collections::HashSet<PathBuf>,
+    /// The files named with `--skill-path` (canonical): scripts on purpose, shebang or not.
+    pub named_scripts: std::collections::HashSet<PathBuf>,
+    /// Which selected files another selected script sources, read only when a script without a
+    /// shebang asks (SKM008 `NO_SHEBANG` is reported for one no selected script sources).
+    pub sourcing: crate::unit::sourcing::Deferred,
+}
+
+/// Where the bytes checked come from, as far as the findings depend on it.
+#[derive(Debug, Clone, Copy)]
+struct Origin<'a> {
+    /// The file: its runtime and the files it sources are found from it (none for stdin).
+    script: Option<&'a Path>,
+    /// Named as a script on purpose (`--skill-path`, or the one script `check -` reads): one
+    /// without a shebang is a script, not `NO_SHEBANG`.
+    named: bool,
 }
 
 impl Profile {
@@ -135,6 +150,12 @@ pub(crate) fn check_file(
         Err(reason) => return unjudged(&shown, selected, &reason, options),
     };
     let path = path.as_path();
+    let origin = Origin {
+        script: Some(path),
+        named: options
+            .named_scripts
+            .contains(&crate::fsio::canonical(selected)),
+    };
     // Only a file this run would read can be answered from its place.
     let place = (meta.is_file() && meta.len() <= options.max_size)
         .then(|| cache.place_key(path, &meta, profile.vocabulary))
@@ -143,14 +164,7 @@ pub(crate) fn check_file(
         Some(Place::Clean) => return clean(),
         Some(Place::Analyzed(entry)) if !entry.mentions_suppression => {
             return report(
-                &shown,
-                Some(path),
-                *entry,
-                None,
-                options,
-                profile,
-                parser,
-                cache,
+                &shown, origin, *entry, None, options, profile, parser, cache,
             );
         }
         _ => {}
@@ -165,7 +179,7 @@ pub(crate) fn check_file(
         ),
         Ok(script) => check_body_at(
             &shown,
-            Some(path),
+            origin,
             &script.body,
             options,
             profile,
@@ -297,10 +311,14 @@ pub fn check_body(
     cache: &Cache,
     parser: &mut BashParser,
 ) -> FileCheck {
-    // A staged script has its place (its runtime is looked up); stdin's has none.
-    let script = options.runtimes.staged().then_some(path);
+    // A staged script has its place (its runtime is looked up); stdin's has none. The one script
+    // `check -` reads is named as `migrate --skill-path` would name it.
+    let origin = Origin {
+        script: options.runtimes.staged().then_some(path),
+        named: true,
+    };
     match options.profiles.get_prepared(path) {
-        Ok(profile) => check_body_at(shown, script, body, options, &profile, cache, parser, None),
+        Ok(profile) => check_body_at(shown, origin, body, options, &profile, cache, parser, None),
         Err(error) => whole_file(
             Rule::Unreadable,
             shown,
@@ -315,7 +333,7 @@ pub fn check_body(
 #[allow(clippy::too_many_arguments)]
 fn check_body_at(
     shown: &str,
-    script: Option<&Path>,
+    origin: Origin,
     body: &[u8],
     options: &Options,
     profile: &Profile,
@@ -337,7 +355,7 @@ fn check_body_at(
                 }
                 report(
                     shown,
-                    script,
+                    origin,
                     entry,
                     Some(body),
                     options,
@@ -359,6 +377,7 @@ fn check_body_at(
         Some(found) => found,
         None => match analyze::analyze(parser, body, profile.vocabulary) {
             Ok(analysis) => {
+                let role_unknown = analysis.role_unknown(body);
                 let capture_refusal = (!analysis.legacy.is_empty() && !analysis.already_migrated)
                     .then(|| crate::rewrite::capture::refusal(&analysis, body))
                     .flatten()
@@ -390,6 +409,7 @@ fn check_body_at(
                     capture_refusal,
                     // Off the tree just parsed: no second parse.
                     sourced: crate::unit::sourcing::sourced_in(&analysis.tree, body),
+                    role_unknown,
                     ..runtime_entry(body, runtime_link::find(body))
                 };
                 cache.put(key, entry.clone());
@@ -405,7 +425,7 @@ fn check_body_at(
     }
     report(
         shown,
-        script,
+        origin,
         entry,
         Some(body),
         options,
@@ -691,7 +711,7 @@ fn runtime_state(file: &Path, runtimes: &crate::unit::runtime::States, cache: &C
 #[allow(clippy::too_many_arguments)]
 fn report(
     shown: &str,
-    script: Option<&Path>,
+    origin: Origin,
     entry: cache::Entry,
     body: Option<&[u8]>,
     options: &Options,
@@ -712,13 +732,34 @@ fn report(
         Vocabulary::Decorated => String::new(),
         other => format!("--vocabulary {} ", other.as_str()),
     };
+    let capture = profile.mode == crate::domain::modes::Mode::Capture;
+    // A script without a shebang is migrated as a script only when named with `--skill-path`,
+    // as a library only beside a script that sources it (found only for such a file, once).
+    let sourced_by = (capture && !entry.legacy.is_empty() && entry.role_unknown && !origin.named)
+        .then(|| {
+            origin
+                .script
+                .and_then(|path| options.sourcing.sourced_by(path))
+        })
+        .flatten();
+    let with = match sourced_by {
+        _ if entry.role_unknown && origin.named => "--skill-path ".to_string(),
+        Some(host) => format!(
+            "{} ",
+            crate::bytes_text::command_arg(&crate::fsio::display_path(host, &options.base))
+        ),
+        None => String::new(),
+    };
     let fix = format!(
-        "skillmod migrate {vocabulary}{}",
+        "skillmod migrate {vocabulary}{with}{}",
         crate::bytes_text::command_arg(&shown)
     );
-    let runtime =
-        script.and_then(|path| runtime_finding(&shown, path, &entry, &options.runtimes, cache));
-    let outside = script.map_or_else(Vec::new, |path| outside_sources(&shown, path, &entry));
+    let runtime = origin
+        .script
+        .and_then(|path| runtime_finding(&shown, path, &entry, &options.runtimes, cache));
+    let outside = origin
+        .script
+        .map_or_else(Vec::new, |path| outside_sources(&shown, path, &entry));
     // Where the runtime moves stdout to stderr (a capture-migrated script, or one migrate would
     // migrate in capture mode), other writes are no contract breach: one note, not a warning each.
     let moved_by_runtime = entry.runtime.moves_stdout();
@@ -733,8 +774,18 @@ fn report(
                 format!("{}: {}", refusal.code, refusal.message),
             ))
         }
+        // Nothing says whether it runs on its own or is sourced.
+        _ if capture
+            && unmigrated
+            && entry.role_unknown
+            && !origin.named
+            && sourced_by.is_none() =>
+        {
+            let refusal = crate::domain::refusal::no_shebang_refusal();
+            Some((1, 1, format!("{}: {}", refusal.code, refusal.message)))
+        }
         (None, Some((line, code, message)))
-            if profile.mode == crate::domain::modes::Mode::Capture
+            if capture
                 && !(profile.keep_stdout && code == crate::rewrite::capture::DESCRIPTOR_CLASH) =>
         {
             Some((*line, 1, format!("{code}: {message}")))
@@ -1073,8 +1124,15 @@ fn check_staged(
     }
     match options.profiles.get_prepared(path) {
         Ok(profile) => {
-            let at = Some(script.as_path());
-            check_body_at(&shown, at, &body, options, &profile, cache, parser, None)
+            let origin = Origin {
+                script: Some(script.as_path()),
+                named: options
+                    .named_scripts
+                    .contains(&crate::fsio::canonical(path)),
+            };
+            check_body_at(
+                &shown, origin, &body, options, &profile, cache, parser, None,
+            )
         }
         Err(error) => {
             let default = Profile::default();

@@ -53,6 +53,8 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
             named => named,
         },
         explicit: targets.explicit_files(),
+        named_scripts: targets.named_scripts(),
+        sourcing: crate::unit::sourcing::Deferred::new(files.clone(), args.max_size),
     };
     let color = args.common.color.choice();
     let (mut stdout, colored) = crate::report::stdout(color);

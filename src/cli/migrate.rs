@@ -23,12 +23,13 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         named if named.is_empty() => vec![base.clone()],
         named => named,
     };
-    let selected = migrate::Selected::new(
+    let mut selected = migrate::Selected::new(
         &targets.files("migrate", &resolver)?,
         &named,
         &targets.explicit_files(),
         &base,
     );
+    selected.named_scripts = targets.named_scripts();
     let files = selected.files.clone();
     let profiles = profiles(args, resolver)?;
     let used = profiles.prepare(&files)?;

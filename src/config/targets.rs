@@ -18,7 +18,8 @@ pub struct Targets {
     /// Folder to search for skills (repeatable).
     #[arg(long = "skill-dir", value_name = "DIR")]
     pub skill_dirs: Vec<PathBuf>,
-    /// One script, whatever its name (repeatable).
+    /// One script, whatever its name; without a shebang it is still taken as a script, not a
+    /// library (repeatable).
     #[arg(long = "skill-path", value_name = "FILE")]
     pub skill_paths: Vec<PathBuf>,
     /// Also take files whose name matches GLOB when searching folders, e.g. '*.sh' (repeatable;
@@ -126,6 +127,20 @@ impl Targets {
             .filter(|p| !std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
             .chain(&self.skill_paths)
             .cloned()
+            .collect()
+    }
+
+    /// The files named with `--skill-path` (canonical paths): scripts on purpose, whatever their
+    /// name and with or without a shebang; none with `--force-select`. A positional file or an
+    /// `--include` match is no such statement: `skillmod migrate lib.sh` and `--include '*.sh'`
+    /// name libraries too.
+    pub fn named_scripts(&self) -> std::collections::HashSet<PathBuf> {
+        if self.force_select {
+            return Default::default();
+        }
+        self.skill_paths
+            .iter()
+            .map(|p| crate::fsio::canonical(p))
             .collect()
     }
 

@@ -39,3 +39,18 @@ pub fn not_shell() -> Error {
         "not a shell script (its shebang names another interpreter, or it has neither a sh/bash/dash/ksh shebang nor a .sh/.bash name; no selected script sources it): left alone",
     )
 }
+
+/// The shebang migrate gives a script named with `--skill-path` that has none.
+pub const ADDED_SHEBANG: &str = "#!/usr/bin/env bash";
+
+/// Why a script with no shebang that nothing marks as a library is left alone (check reports
+/// the same as SKM008).
+pub fn no_shebang_refusal() -> Error {
+    Error::new(
+        "NO_SHEBANG",
+        format!(
+            "has no shebang, no selected script sources it, and it does not return at top level: it may be a script run as `bash FILE` or a library sourced from elsewhere, so it is left as it is (taken as a library, its result lines would print nothing when it runs on its own). If it runs on its own, give it a shebang (`{}`) or name it with --skill-path FILE (migrate then writes that shebang); if it is a library, select the script that sources it too",
+            ADDED_SHEBANG
+        ),
+    )
+}

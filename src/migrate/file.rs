@@ -10,7 +10,7 @@ use crate::analyze::{
     runtime_link,
 };
 use crate::domain::modes::{Mode, Placement};
-use crate::domain::refusal::{ErrorEntry, not_shell, prints_json_refusal};
+use crate::domain::refusal::{ErrorEntry, no_shebang_refusal, not_shell, prints_json_refusal};
 use crate::domain::rules;
 use crate::error::Error;
 use crate::fsio::backup::Backups;
@@ -55,7 +55,7 @@ fn migrate_steps(
     let plan = plan(
         report, path, &script, &analysis, profile, hosted, upkeep, options,
     )?;
-    let change = verify(report, &script, &analysis, &plan, options, parser)?;
+    let change = verify(report, path, &script, &analysis, &plan, options, parser)?;
     write(report, path, &script, change, options, backups)
 }
 
@@ -225,11 +225,15 @@ fn gate(
         report.status = Status::NoLegacy;
         return None;
     }
+    let part = capture_part(path, analysis, &script.body, options);
+    // Nothing says whether it runs on its own or is sourced: neither role is given it.
+    if profile.mode == Mode::Capture && upkeep.is_none() && part == Part::Unknown {
+        return stop(report, Status::Skipped, no_shebang_refusal());
+    }
     // A library prints into the script that sources it, and a script written against the
     // runtime (`skillmod_success`, …) prints its document: only another script's stdout is an
     // answer.
-    let exempt = !script.body.starts_with(b"#!")
-        || options.sourcing.is_library(path)
+    let exempt = matches!(part, Part::Library(_))
         || memchr::memmem::find(&script.body, b"skillmod_").is_some();
     if let Some(refusal) = answer_refusal(analysis, profile, hosted, upkeep.is_some() || exempt) {
         return stop(report, Status::Skipped, refusal);
@@ -328,10 +332,14 @@ fn plan(
             )
         }
         (None, Mode::Capture) => {
-            let role = capture_role(path, analysis, &script.body, options);
-            if let Some(note) = role_note(role, hosted) {
+            let part = capture_part(path, analysis, &script.body, options);
+            if let Some(note) = part_note(part, hosted) {
                 report.notes.push(note.into());
             }
+            let role = match part {
+                Part::Library(_) => Role::Library,
+                Part::Script { .. } | Part::Unknown => Role::Script,
+            };
             match &profile.runtime {
                 Some(runtime) => {
                     let (at, relative) = crate::unit::runtime::location(
@@ -340,18 +348,18 @@ fn plan(
                         profile.placement,
                         &runtime.file_name,
                     );
-                    let inline = profile.placement == Placement::Inline;
-                    if role.0 == Role::Script && !inline {
+                    let inline = profile.placement == super::Placement::Inline;
+                    if role == Role::Script && !inline {
                         request_runtime(report, at.clone(), runtime, options);
                     }
                     let skill = skill_of(&at);
                     let link = link(profile, runtime, analysis, &relative, &skill);
-                    report.stdout_to_stderr = role.0 == Role::Script && !profile.keep_stdout;
+                    report.stdout_to_stderr = role == Role::Script && !profile.keep_stdout;
                     capture::plan_capture_mode(
                         analysis,
                         &script.body,
                         &link,
-                        role.0,
+                        role,
                         hosted.map(|h| h.success),
                     )
                 }
@@ -386,6 +394,7 @@ fn plan(
 /// a real write, accepted by the real shell where it accepted the original.
 fn verify(
     report: &mut FileReport,
+    path: &Path,
     script: &Script,
     analysis: &Analysis,
     plan: &rewrite::Plan,
@@ -396,15 +405,15 @@ fn verify(
         Ok(body) => body,
         Err(e) => return stop(report, Status::Failed, e),
     };
-    // A rewrite that changes no byte (a library already in its migrated form, under --force)
-    // is no migration: nothing is written, backed up or committed, and the report says why.
+    // A rewrite that changes no byte is no migration: nothing is written, backed up or
+    // committed, and the report says why. A library already in its migrated form (under
+    // --force: its hooks are there) is already migrated; one never migrated (no legacy line of
+    // its own, and no runtime for a library) is not.
     if body == script.body {
-        report.status = Status::AlreadyMigrated;
+        let message = nothing_to_change(report, path, analysis, &script.body, options);
         report.notes.push(ErrorEntry {
             code: "NOTHING_TO_CHANGE",
-            message:
-                "the rewrite is byte-for-byte the file as it is; nothing was written or recorded"
-                    .into(),
+            message,
         });
         return None;
     }
@@ -425,6 +434,34 @@ fn verify(
             .map(|e| (prefix + e.start..prefix + e.end, e.replacement.len()))
             .collect(),
     })
+}
+
+/// Why a rewrite changes no byte, and the file's true status in the report.
+fn nothing_to_change(
+    report: &mut FileReport,
+    path: &Path,
+    analysis: &Analysis,
+    body: &[u8],
+    options: &Options,
+) -> String {
+    const NOTHING: &str = "nothing was written or recorded";
+    if analysis.already_migrated || capture::has_library_hooks(body) {
+        report.status = Status::AlreadyMigrated;
+        return format!("the rewrite is byte-for-byte the file as it is; {NOTHING}");
+    }
+    report.status = Status::NoLegacy;
+    let why = match capture_part(path, analysis, body, options) {
+        Part::Library(LibraryReason::Sourced) => "is sourced by another selected script",
+        Part::Library(LibraryReason::TopLevelReturn) => "returns at top level",
+        Part::Script { .. } | Part::Unknown => {
+            return format!("has no legacy line, and the rewrite changes no byte; {NOTHING}");
+        }
+    };
+    // Said once, here: no runtime or trap "was added" to a file left as it is.
+    report.notes.retain(|n| n.code != "SOURCED_LIBRARY");
+    format!(
+        "a library ({why}) with no legacy line of its own: it gets no runtime, so there is nothing to change; {NOTHING}"
+    )
 }
 
 /// Back up and replace the file atomically (only if it is still what was read); a dry run
@@ -599,42 +636,60 @@ fn judge(analysis: &Analysis, before: &[u8], after: &[u8]) -> Option<Error> {
     ))
 }
 
-/// Why a script is a library, if it is one: no shebang, sourced by another selected script, or
-/// a `return` outside every function.
+/// How capture mode takes a file: a script, a library (and what says so), or, when nothing
+/// tells, neither (refused with `NO_SHEBANG`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// A script that runs on its own: it has a shebang, or was named with `--skill-path` (then
+    /// migrate writes one, so the runtime line is line 2).
+    Script { shebang: bool },
+    /// A script meant to be sourced: it gets no runtime or EXIT trap of its own.
+    Library(LibraryReason),
+    /// No shebang, no top-level `return`, sourced by no selected script, not named with
+    /// `--skill-path`: a script run as `bash FILE` or a library sourced from elsewhere.
+    Unknown,
+}
+
+/// What says a script is a library: another selected script sources it, or it returns at top
+/// level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum LibraryReason {
-    NoShebang,
     Sourced,
     TopLevelReturn,
 }
 
-fn capture_role(
-    path: &Path,
-    analysis: &Analysis,
-    body: &[u8],
-    options: &Options,
-) -> (Role, Option<LibraryReason>) {
-    let reason = if !body.starts_with(b"#!") {
-        Some(LibraryReason::NoShebang)
-    } else if options.sourcing.is_library(path) {
-        Some(LibraryReason::Sourced)
-    } else if returns_at_top_level(analysis, body) {
-        Some(LibraryReason::TopLevelReturn)
+fn capture_part(path: &Path, analysis: &Analysis, body: &[u8], options: &Options) -> Part {
+    if options.sourcing.is_library(path) {
+        Part::Library(LibraryReason::Sourced)
+    } else if analysis.returns_at_top_level(body) {
+        Part::Library(LibraryReason::TopLevelReturn)
+    } else if body.starts_with(b"#!") {
+        Part::Script { shebang: true }
+    } else if options
+        .selected
+        .named_scripts
+        .contains(&crate::fsio::canonical(path))
+    {
+        Part::Script { shebang: false }
     } else {
-        None
-    };
-    match reason {
-        Some(_) => (Role::Library, reason),
-        None => (Role::Script, None),
+        Part::Unknown
     }
 }
 
-fn role_note((_, reason): (Role, Option<LibraryReason>), hosted: Option<&Hosted>) -> Option<Error> {
-    let why = match reason {
-        Some(LibraryReason::NoShebang) => "has no shebang",
-        Some(LibraryReason::Sourced) => "is sourced by another selected script",
-        Some(LibraryReason::TopLevelReturn) => "returns at top level",
-        None => {
+fn part_note(part: Part, hosted: Option<&Hosted>) -> Option<Error> {
+    let why = match part {
+        Part::Library(LibraryReason::Sourced) => "is sourced by another selected script",
+        Part::Library(LibraryReason::TopLevelReturn) => "returns at top level",
+        Part::Script { shebang: false } => {
+            return Some(Error::new(
+                "SHEBANG_ADDED",
+                format!(
+                    "has no shebang and was named with --skill-path, so it is migrated as a script: `{}` is written as its first line, before the line that loads the runtime",
+                    crate::domain::refusal::ADDED_SHEBANG
+                ),
+            ));
+        }
+        Part::Script { shebang: true } | Part::Unknown => {
             return hosted.map(|hosted| {
                 let names: Vec<String> = hosted
                     .libraries
@@ -657,12 +712,6 @@ fn role_note((_, reason): (Role, Option<LibraryReason>), hosted: Option<&Hosted>
             "{why}, so it is taken as a library meant to be sourced: no runtime or EXIT trap was added; its legacy lines record into the runtime of the script that sources it (a no-op where that script has none)"
         ),
     ))
-}
-
-/// A `return` outside functions.
-fn returns_at_top_level(analysis: &Analysis, body: &[u8]) -> bool {
-    memchr::memmem::find(body, b"return").is_some()
-        && flow::has_top_level_return(analysis.tree.root_node(), body)
 }
 
 /// The line of a last command that always exits.

@@ -125,6 +125,9 @@ pub struct Selected {
     /// Files that fail the run when they cannot be judged: named on the command line, or named
     /// `execute.sh`, or a target one of those leads to (check's SKM004 errors).
     pub must_judge: std::collections::HashSet<PathBuf>,
+    /// The files named with `--skill-path` (canonical paths): scripts on purpose, so one without
+    /// a shebang is migrated as a script (`Targets::named_scripts`).
+    pub named_scripts: std::collections::HashSet<PathBuf>,
 }
 
 impl Selected {

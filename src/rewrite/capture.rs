@@ -128,6 +128,14 @@ pub const DESCRIPTOR_CLASH: &str = "DESCRIPTOR_CLASH";
 /// The descriptor the runtime keeps the skill's real stdout on (the template's `exec 8>&1`).
 const SAVED_STDOUT: &str = "8";
 
+/// Whether a script holds a migrated library's hooks (`${__skm_r:-:}`, `${__skm_t:-trap}`):
+/// capture mode migrated it as a library.
+pub(crate) fn has_library_hooks(source: &[u8]) -> bool {
+    [LIBRARY_RECORDER, LIBRARY_TRAP]
+        .iter()
+        .any(|hook| memchr::memmem::find(source, hook.as_bytes()).is_some())
+}
+
 /// Why capture mode cannot rewrite a script as it is, found before any edit (check reports the
 /// same as SKM008): the line, and the refusal. `NAME_CLASH` for the runtime's reserved names,
 /// `TRAP_UNSUPPORTED` for a trap whose signal list is computed at run time, `DESCRIPTOR_CLASH`
@@ -561,8 +569,17 @@ fn block_text(settings: &str, text: &str) -> String {
     block
 }
 
+/// The shebang written first in a script that has none (one named with `--skill-path`), so
+/// the runtime goes on line 2 as in every other script. Bash, as such a script is read.
+use crate::domain::refusal::ADDED_SHEBANG;
+
 /// Put the runtime block after the shebang: every later line moves down by the block's lines.
+/// A script without one gets `ADDED_SHEBANG` in front of the block.
 fn insert_block(plan: &mut Plan, source: &[u8], block: &str) {
+    if !source.starts_with(b"#!") {
+        plan.push(0, 0, format!("{ADDED_SHEBANG}\n{block}"), Reason::Runtime);
+        return;
+    }
     let first_end = placement::line_end(source, 0);
     match memchr::memchr(b'\n', &source[first_end..]) {
         Some(i) => plan.push(
@@ -603,8 +620,9 @@ fn settings(link: &Link, need: Need) -> String {
 /// source line nor the settings give one; the same one `validate` reads legacy text with.
 pub use crate::contract::legacy_text::DEFAULT_CONFIDENCE;
 
-/// Put the source line after the shebang (a script always has one: without it, it is a
-/// library). Every later line moves down by exactly one.
+/// Put the source line after the shebang. Every later line moves down by exactly one; a
+/// script without a shebang (named with `--skill-path`) gets `ADDED_SHEBANG` and the line in
+/// front of its first line, which moves down by two.
 fn insert_source_line(plan: &mut Plan, source: &[u8], line: &str) {
     let eol = placement::line_ending(source);
     // In a CRLF file the shell reads the `\r` as part of the last word (`}\r` closes nothing):
@@ -614,6 +632,16 @@ fn insert_source_line(plan: &mut Plan, source: &[u8], line: &str) {
     } else {
         line.to_string()
     };
+    // The shebang ends in `\n` alone: the kernel would read a `\r` into the program's name.
+    if !source.starts_with(b"#!") {
+        plan.push(
+            0,
+            0,
+            format!("{ADDED_SHEBANG}\n{line}{eol}"),
+            Reason::Runtime,
+        );
+        return;
+    }
     let first_end = placement::line_end(source, 0);
     match memchr::memchr(b'\n', &source[first_end..]) {
         Some(i) => plan.push(

@@ -6,7 +6,8 @@
 //! the first arguments of `source`/`.` commands, as far as they are literal (a leading expansion,
 //! `"$DIR/lib.sh"` or `"$(dirname "$0")/lib.sh"`, is taken as the script's own folder), and a
 //! library holds legacy lines when the analyzer finds some that its suppressions leave (a log
-//! helper printing `[SUCCESS] $1` holds none).
+//! helper printing `[SUCCESS] $1` holds none). check asks the same question (`Deferred`) of a
+//! script with no shebang only: one no selected script sources is neither role (`NO_SHEBANG`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -36,7 +37,8 @@ fn id_of(path: &Path) -> Option<FileId> {
 /// What the pre-pass found among the selected files.
 #[derive(Debug, Default, Clone)]
 pub struct Sourcing {
-    libraries: HashSet<FileId>,
+    /// Each library, and the first selected script (in path order) that sources it.
+    libraries: HashMap<FileId, PathBuf>,
     /// Scripts sourcing a library that holds legacy lines, and what they source.
     hosts: HashMap<FileId, Hosted>,
 }
@@ -54,6 +56,7 @@ pub struct Hosted {
 /// One selected file as the pre-pass read it.
 struct Scanned {
     id: FileId,
+    path: PathBuf,
     /// The files it sources that exist (and their paths), and whether each holds legacy lines
     /// (`None`: it holds none; else whether it holds a success line).
     sourced: Vec<(FileId, PathBuf, Option<bool>)>,
@@ -67,6 +70,20 @@ impl Sourcing {
         files: &[PathBuf],
         max_size: u64,
         vocabulary: &(dyn Fn(&Path) -> Vocabulary + Sync),
+    ) -> Sourcing {
+        Sourcing::scan_with(files, max_size, Some(vocabulary))
+    }
+
+    /// `scan` without reading the libraries: which selected files are libraries, and nothing of
+    /// what they hold (check's question).
+    pub fn libraries(files: &[PathBuf], max_size: u64) -> Sourcing {
+        Sourcing::scan_with(files, max_size, None)
+    }
+
+    fn scan_with(
+        files: &[PathBuf],
+        max_size: u64,
+        vocabulary: Option<&(dyn Fn(&Path) -> Vocabulary + Sync)>,
     ) -> Sourcing {
         // A library sourced by many scripts is read once.
         let libraries = std::sync::Mutex::new(HashMap::new());
@@ -86,7 +103,10 @@ impl Sourcing {
                 if *library == script.id || !selected.contains(library) {
                     continue;
                 }
-                sourcing.libraries.insert(library.clone());
+                sourcing
+                    .libraries
+                    .entry(library.clone())
+                    .or_insert_with(|| script.path.clone());
                 if let Some(success) = legacy {
                     let entry = sourcing.hosts.entry(script.id.clone()).or_default();
                     entry.success |= success;
@@ -99,7 +119,15 @@ impl Sourcing {
 
     /// True when another selected script sources `path`.
     pub fn is_library(&self, path: &Path) -> bool {
-        !self.libraries.is_empty() && id_of(path).is_some_and(|id| self.libraries.contains(&id))
+        self.sourced_by(path).is_some()
+    }
+
+    /// The first selected script (in path order) that sources `path`, if one does.
+    pub fn sourced_by(&self, path: &Path) -> Option<&Path> {
+        if self.libraries.is_empty() {
+            return None;
+        }
+        id_of(path).and_then(|id| self.libraries.get(&id).map(PathBuf::as_path))
     }
 
     /// For a script that sources libraries with legacy lines: what it needs to know of them.
@@ -112,12 +140,39 @@ impl Sourcing {
     }
 }
 
-/// Read one selected file: its identity and what it sources. None when it is not a file that
-/// could be migrated.
+/// Which selected files are libraries, read the first time someone asks: check asks only about
+/// a script with legacy lines and no shebang, so most runs never read it.
+#[derive(Debug, Default)]
+pub struct Deferred {
+    files: Vec<PathBuf>,
+    max_size: u64,
+    found: std::sync::OnceLock<Sourcing>,
+}
+
+impl Deferred {
+    /// `files` are the selected files, read (up to `max_size` bytes each) at the first question.
+    pub fn new(files: Vec<PathBuf>, max_size: u64) -> Deferred {
+        Deferred {
+            files,
+            max_size,
+            found: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The first selected script (in path order) that sources `path`, if one does.
+    pub fn sourced_by(&self, path: &Path) -> Option<&Path> {
+        self.found
+            .get_or_init(|| Sourcing::libraries(&self.files, self.max_size))
+            .sourced_by(path)
+    }
+}
+
+/// Read one selected file: its identity and what it sources (and, given a `vocabulary`, whether
+/// each library holds legacy lines). None when it is not a file that could be migrated.
 fn scan_one(
     path: &Path,
     max_size: u64,
-    vocabulary: &(dyn Fn(&Path) -> Vocabulary + Sync),
+    vocabulary: Option<&(dyn Fn(&Path) -> Vocabulary + Sync)>,
     libraries: &std::sync::Mutex<HashMap<FileId, Option<bool>>>,
 ) -> Option<Scanned> {
     let meta = std::fs::metadata(path).ok()?;
@@ -130,6 +185,9 @@ fn scan_one(
             let library = dir.join(&target);
             let meta = std::fs::metadata(&library).ok()?;
             let id = file_id(&library, &meta)?;
+            let Some(vocabulary) = vocabulary else {
+                return Some((id, library, None));
+            };
             let known = libraries.lock().ok()?.get(&id).copied();
             let legacy = known.unwrap_or_else(|| {
                 let legacy = read_small(&library, &meta, max_size)
@@ -142,7 +200,11 @@ fn scan_one(
             Some((id, library, legacy))
         })
         .collect();
-    Some(Scanned { id, sourced })
+    Some(Scanned {
+        id,
+        path: path.to_path_buf(),
+        sourced,
+    })
 }
 
 fn read_small(path: &Path, meta: &std::fs::Metadata, max_size: u64) -> Option<Vec<u8>> {

@@ -380,13 +380,20 @@ fn a_sourced_library_gets_no_runtime_and_its_values_reach_the_sourcing_script() 
 #[test]
 fn a_library_sourced_by_an_unmigrated_script_runs_quietly() {
     let tmp = tempfile::tempdir().expect("tmp");
+    // Migrated beside the skill that sources it, then sourced by a script that is not migrated.
+    write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/bash\n. \"$(dirname \"$0\")/lib.sh\"\nstep b.txt\n",
+    );
     write_script(
         tmp.path(),
         "s/lib.sh",
         b"# no shebang: meant to be sourced\nstep() { echo \"Created: $1\"; echo SUCCESS; }\n",
     );
     let report = migrate(tmp.path(), "capture", &["--include", "*.sh"]);
-    assert_eq!(report["files"][0]["notes"][0]["code"], "SOURCED_LIBRARY");
+    assert_eq!(report["files"][1]["path"], "s/lib.sh", "{report}");
+    assert_eq!(report["files"][1]["notes"][0]["code"], "SOURCED_LIBRARY");
     write_script(
         tmp.path(),
         "caller.sh",
@@ -560,13 +567,15 @@ fn the_time_token_inside_a_value_is_never_replaced() {
 #[test]
 fn a_bom_without_a_shebang_stays_valid() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let script = write_script(
-        tmp.path(),
-        "s/execute.sh",
-        b"\xEF\xBB\xBFecho \"Created: a\"\necho SUCCESS\n",
-    );
+    let text = b"\xEF\xBB\xBFecho \"Created: a\"\necho SUCCESS\n";
+    let script = write_script(tmp.path(), "s/execute.sh", text);
+    // Nothing says it is a script or a library: left as it is.
     let report = migrate(tmp.path(), "capture", &[]);
-    assert_eq!(report["files"][0]["notes"][0]["code"], "SOURCED_LIBRARY");
+    assert_eq!(report["files"][0]["errors"][0]["code"], "NO_SHEBANG");
+    assert_eq!(std::fs::read(&script).expect("read"), text);
+    // Named a script, it gets a shebang, after the BOM it keeps.
+    let report = migrate(tmp.path(), "capture", &["--skill-path", "s/execute.sh"]);
+    assert_eq!(report["files"][0]["notes"][0]["code"], "SHEBANG_ADDED");
     assert!(syntax_ok("bash", &script));
     assert!(
         std::fs::read(&script)

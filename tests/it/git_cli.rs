@@ -271,3 +271,38 @@ fn check_staged_reads_the_index_and_migrate_staged_refuses_unstaged_changes() {
         "untouched"
     );
 }
+
+#[test]
+fn git_add_advice_is_given_inside_git_only() {
+    for in_git in [false, true] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = tmp.path();
+        write_script(dir, "skills/a/execute.sh", LEGACY);
+        std::fs::write(dir.join("skills/a/SKILL.md"), "# a\n").expect("SKILL.md");
+        if in_git {
+            git_init(dir);
+            git(dir, &["add", "-A"]);
+            git(dir, &["commit", "-q", "-m", "initial"]);
+        }
+        let migrate = run(skillmod(dir).args(["migrate", "."]));
+        assert_eq!(migrate.status.code(), Some(0), "{}", stderr(&migrate));
+        let said = stderr(&migrate);
+        assert!(
+            said.contains("runtime skills/a/skillmod-runtime.sh created"),
+            "{said}"
+        );
+        assert_eq!(
+            said.contains("git add skills/a/skillmod-runtime.sh"),
+            in_git,
+            "in git: {in_git}: {said}"
+        );
+        // check: the runtime git does not track yet is SKM007, fixed by `git add`; outside git
+        // there is nothing to add, and nothing to report.
+        for format in ["text", "json"] {
+            let check = run(skillmod(dir).args(["check", "--format", format, "."]));
+            let all = format!("{}{}", stdout(&check), stderr(&check));
+            assert_eq!(check.status.code(), Some(i32::from(in_git)), "{all}");
+            assert_eq!(all.contains("git add"), in_git, "in git: {in_git}: {all}");
+        }
+    }
+}

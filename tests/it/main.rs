@@ -19,6 +19,8 @@ mod layers;
 mod migrate_cli;
 mod migrate_fixtures;
 mod multi_repo;
+// A script without a shebang: reported and left alone unless sourced or named (issue 30, point 7).
+mod no_shebang;
 mod one_judgement;
 mod outcome;
 mod packaging;

@@ -294,6 +294,30 @@ fn quiet_keeps_findings_and_errors_and_silent_prints_nothing() {
 }
 
 #[test]
+fn quiet_migrate_check_and_restore_print_nothing_when_all_goes_well() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(tmp.path(), "skills/a/execute.sh", LEGACY);
+    std::fs::write(tmp.path().join("skills/a/SKILL.md"), "# a\n").expect("SKILL.md");
+    // A migration that creates the skill's runtime and a backup run: nothing to say with -q.
+    for args in [
+        &["migrate", "-q", "."][..],
+        &["check", "-q", "."],
+        &["restore", "-q"],
+    ] {
+        let out = run(skillmod(tmp.path()).args(args));
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert_eq!(
+            (stdout(&out), stderr(&out)),
+            (String::new(), String::new()),
+            "{args:?}"
+        );
+    }
+    assert!(tmp.path().join(".skillmod/backups").is_dir());
+    assert!(!tmp.path().join("skills/a/skillmod-runtime.sh").exists());
+    assert_eq!(std::fs::read(&script).expect("read"), LEGACY);
+}
+
+#[test]
 fn check_reads_a_script_from_stdin_under_the_name_given() {
     let tmp = tempfile::tempdir().expect("tmp");
     let out = run_with_stdin(
