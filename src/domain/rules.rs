@@ -264,6 +264,39 @@ pub struct Finding {
     pub reason: Option<&'static str>,
 }
 
+impl Finding {
+    /// A finding of `rule` at its default severity, with no kind, text, fix or reason.
+    pub fn new(rule: Rule, path: &str, (line, column): (usize, usize), message: String) -> Finding {
+        Finding {
+            code: rule,
+            severity: rule.severity(),
+            path: path.to_string(),
+            line,
+            column,
+            message,
+            kind: None,
+            text: None,
+            fix: None,
+            reason: None,
+        }
+    }
+
+    pub fn severity(self, severity: Severity) -> Finding {
+        Finding { severity, ..self }
+    }
+
+    pub fn text(self, text: String) -> Finding {
+        Finding {
+            text: Some(text),
+            ..self
+        }
+    }
+
+    pub fn fix(self, fix: Option<String>) -> Finding {
+        Finding { fix, ..self }
+    }
+}
+
 /// Which codes count: `--select` (default all) minus `--ignore`; a code matches a listed prefix
 /// (`SKM00` selects them all), as ruff's selectors do. SKM003 always counts: a file that could
 /// not be read, or a parse error that may hide a legacy line, is never turned into a pass by

@@ -316,3 +316,36 @@ fn a_helper_call_expands_its_arguments_once() {
         "run\n"
     );
 }
+
+#[test]
+fn a_result_after_echo_n_is_read_alike_by_check_and_validate() {
+    // The line the run prints is "Testing PUT... ✓ Success": validate reads no result line there,
+    // and check finds none. An `echo` between them ends the fragment's line: then the result
+    // line is one of its own, for both.
+    for (script, legacy) in [
+        (
+            "#!/bin/bash\necho -n \"Testing PUT... \"\nif true >/dev/null; then\n  echo \"✓ Success\"\nfi\n",
+            false,
+        ),
+        (
+            "#!/bin/bash\necho -n \"Testing PUT... \"\necho\necho \"✓ Success\"\n",
+            true,
+        ),
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let skill = tmp.path().join("s");
+        write_script(&skill, "execute.sh", script.as_bytes());
+        let (printed, _) = run_skill("bash", &skill);
+        let saved = tmp.path().join("stdout.txt");
+        std::fs::write(&saved, &printed).expect("save");
+        let (code, report) = json_report(tmp.path(), &["validate", "stdout.txt"]);
+        assert_eq!(code == 0, legacy, "{script}: {printed:?} {report}");
+        let check = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+        assert_eq!(
+            check.status.code(),
+            Some(if legacy { 1 } else { 0 }),
+            "{script}: {}",
+            stdout(&check)
+        );
+    }
+}
