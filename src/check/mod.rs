@@ -109,16 +109,8 @@ pub struct Profile {
 
 fn file_finding(rule: Rule, path: &str, error: &Error) -> Finding {
     Finding {
-        code: rule,
-        severity: rule.severity(),
-        path: path.to_string(),
-        line: 0,
-        column: 0,
-        message: error.message.clone(),
-        kind: None,
-        text: None,
-        fix: None,
         reason: Some(error.code),
+        ..Finding::new(rule, path, (0, 0), error.message.clone())
     }
 }
 
@@ -526,18 +518,13 @@ fn runtime_finding(
             file_runtime(script, relative, runtimes, cache)?
         }
     };
+    // The runtime line follows the shebang in both forms.
+    let finding = Finding::new(Rule::RuntimeOutOfDate, shown, (2, 1), message)
+        .severity(severity)
+        .fix(Some(runtime_fix(reason, shown, &entry.runtime)));
     Some(Finding {
-        code: Rule::RuntimeOutOfDate,
-        severity,
-        path: shown.to_string(),
-        // The runtime line follows the shebang in both forms.
-        line: 2,
-        column: 1,
-        message,
-        kind: None,
-        text: None,
-        fix: Some(runtime_fix(reason, shown, &entry.runtime)),
         reason: Some(reason),
+        ..finding
     })
 }
 
@@ -631,21 +618,13 @@ fn outside_sources(shown: &str, script: &Path, entry: &cache::Entry) -> Vec<Find
         .iter()
         .filter_map(|(line, relative)| {
             let target = crate::fsio::canonical(&folder.join(relative));
-            (target.is_file() && !target.starts_with(&skill)).then(|| Finding {
-                code: Rule::NotSelfContained,
-                severity: Rule::NotSelfContained.severity(),
-                path: shown.to_string(),
-                line: *line,
-                column: 1,
-                message: format!(
+            (target.is_file() && !target.starts_with(&skill)).then(|| {
+                let message = format!(
                     "sources {}, outside its skill folder {}: the folder copied alone (an installed skill) lacks it",
                     relative.display(),
                     skill.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-                ),
-                kind: None,
-                text: None,
-                fix: None,
-                reason: None,
+                );
+                Finding::new(Rule::NotSelfContained, shown, (*line, 1), message)
             })
         })
         .collect()
@@ -658,20 +637,12 @@ fn out_of_reach_notes(
 ) -> Vec<Finding> {
     places
         .iter()
-        .map(|place| Finding {
-            code: Rule::OutOfReach,
-            severity: Rule::OutOfReach.severity(),
-            path: shown.to_string(),
-            line: place.line,
-            column: place.column,
-            message: format!(
+        .map(|place| {
+            let message = format!(
                 "legacy-looking text in {}, which check cannot read as output: if the skill prints it, print it with a literal `echo`",
                 place.form.describe()
-            ),
-            kind: None,
-            text: None,
-            fix: None,
-            reason: None,
+            );
+            Finding::new(Rule::OutOfReach, shown, (place.line, place.column), message)
         })
         .collect()
 }
@@ -712,26 +683,20 @@ fn runtime_state(file: &Path, runtimes: &crate::unit::runtime::States, cache: &C
 fn report(
     shown: &str,
     origin: Origin,
-    entry: cache::Entry,
+    mut entry: cache::Entry,
     body: Option<&[u8]>,
     options: &Options,
     profile: &Profile,
     parser: &mut BashParser,
     cache: &Cache,
 ) -> FileCheck {
-    let shown = shown.to_string();
     // A parse error where a marker lies: migrate refuses the file at this place (PARSE_ERROR), so
     // check reports it there as an error too, beside any legacy statement it did find.
     let unparsable = entry.parse_error.map(|failure| {
-        let mut finding = file_finding(Rule::Unreadable, &shown, &failure.refusal());
+        let mut finding = file_finding(Rule::Unreadable, shown, &failure.refusal());
         (finding.line, finding.column) = (failure.line, failure.column);
         finding
     });
-    // The vocabulary that found the lines must be the one that migrates them.
-    let vocabulary = match profile.vocabulary {
-        Vocabulary::Decorated => String::new(),
-        other => format!("--vocabulary {} ", other.as_str()),
-    };
     let capture = profile.mode == crate::domain::modes::Mode::Capture;
     // A script without a shebang is migrated as a script only when named with `--skill-path`,
     // as a library only beside a script that sources it (found only for such a file, once).
@@ -742,198 +707,58 @@ fn report(
                 .and_then(|path| options.sourcing.sourced_by(path))
         })
         .flatten();
-    let with = match sourced_by {
-        _ if entry.role_unknown && origin.named => "--skill-path ".to_string(),
-        Some(host) => format!(
-            "{} ",
-            crate::bytes_text::command_arg(&crate::fsio::display_path(host, &options.base))
-        ),
-        None => String::new(),
-    };
-    let fix = format!(
-        "skillmod migrate {vocabulary}{with}{}",
-        crate::bytes_text::command_arg(&shown)
-    );
-    let runtime = origin
-        .script
-        .and_then(|path| runtime_finding(&shown, path, &entry, &options.runtimes, cache));
-    let outside = origin
-        .script
-        .map_or_else(Vec::new, |path| outside_sources(&shown, path, &entry));
-    // Where the runtime moves stdout to stderr (a capture-migrated script, or one migrate would
-    // migrate in capture mode), other writes are no contract breach: one note, not a warning each.
-    let moved_by_runtime = entry.runtime.moves_stdout();
+    let fix = fix_command(shown, &origin, &entry, options, profile, sourced_by);
     let unmigrated = !entry.legacy.is_empty();
-    // What migrate would refuse the file for, as it is (SKM008, with migrate's code).
-    let refusal = match (entry.prints_json, &entry.capture_refusal) {
-        (Some((line, column)), _) => {
-            let refusal = crate::domain::refusal::prints_json_refusal(line, column);
-            Some((
-                line,
-                column,
-                format!("{}: {}", refusal.code, refusal.message),
-            ))
-        }
-        // Nothing says whether it runs on its own or is sourced.
-        _ if capture
-            && unmigrated
-            && entry.role_unknown
-            && !origin.named
-            && sourced_by.is_none() =>
-        {
-            let refusal = crate::domain::refusal::no_shebang_refusal();
-            Some((1, 1, format!("{}: {}", refusal.code, refusal.message)))
-        }
-        (None, Some((line, code, message)))
-            if capture
-                && !(profile.keep_stdout && code == crate::rewrite::capture::DESCRIPTOR_CLASH) =>
-        {
-            Some((*line, 1, format!("{code}: {message}")))
-        }
-        _ => None,
-    };
+    let refusal = migrate_refusal(&entry, &origin, profile, sourced_by.is_some());
     // Where migrate would refuse the file, it is no fix, and nothing moves: each write stays a
     // warning.
     let refused = (refusal.is_some() && unmigrated) || entry.parse_error.is_some();
-    let will_move = unmigrated
-        && profile.mode == crate::domain::modes::Mode::Capture
-        && !profile.keep_stdout
-        && refusal.is_none();
-    let redirectable = !refused
-        && (unmigrated
-            || matches!(
-                entry.runtime,
-                cache::Runtime::None | cache::Runtime::Block { .. }
-            ));
-    let writes = if moved_by_runtime {
-        Vec::new()
-    } else if will_move && !entry.stdout_writes.is_empty() {
-        let first = &entry.stdout_writes[0];
-        let lines: Vec<String> = entry
-            .stdout_writes
-            .iter()
-            .map(|w| w.line.to_string())
-            .collect();
-        vec![Finding {
-            code: Rule::StdoutWrite,
-            severity: rules::Severity::Note,
-            path: shown.clone(),
-            line: first.line,
-            column: first.column,
-            message: format!(
-                "{} other stdout write(s) (line {}) will go to stderr once migrated: capture mode's runtime moves them",
-                lines.len(),
-                lines.join(", ")
-            ),
-            kind: None,
-            text: None,
-            fix: (!refused).then(|| fix.clone()),
-            reason: None,
-        }]
+    let moves = if entry.runtime.moves_stdout() {
+        Moves::Already
+    } else if unmigrated && capture && !profile.keep_stdout && refusal.is_none() {
+        Moves::OnMigration
     } else {
-        entry
-            .stdout_writes
-            .into_iter()
-            .map(|w| Finding {
-                code: Rule::StdoutWrite,
-                severity: Rule::StdoutWrite.severity(),
-                path: shown.clone(),
-                line: w.line,
-                column: w.column,
-                message: format!(
-                    "`{}` writes to stdout beside the JSON contract; send it to stderr (`>&2`)",
-                    w.text
-                ),
-                kind: None,
-                text: Some(w.text),
-                // migrate redirects them before a migration (comment mode), and in a script
-                // that prints its document without the runtime; refused files get no fix.
-                fix: redirectable.then(|| format!("{fix} --stdout-to-stderr")),
-                reason: None,
-            })
-            .collect()
+        Moves::No {
+            redirectable: !refused
+                && (unmigrated
+                    || matches!(
+                        entry.runtime,
+                        cache::Runtime::None | cache::Runtime::Block { .. }
+                    )),
+        }
     };
-    let cannot_migrate = refusal.map(|(line, column, message)| Finding {
-        code: Rule::CannotMigrate,
-        severity: Rule::CannotMigrate.severity(),
-        path: shown.clone(),
-        line,
-        column,
-        message,
-        kind: None,
-        text: None,
-        fix: None,
-        reason: None,
-    });
-    let mut findings: Vec<Finding> = entry
-        .legacy
+    let fix = (!refused).then_some(fix);
+    let writes =
+        stdout_write_findings(shown, std::mem::take(&mut entry.stdout_writes), moves, &fix);
+    let mut findings: Vec<Finding> = std::mem::take(&mut entry.legacy)
         .into_iter()
-        .map(|l| Finding {
-            code: Rule::LegacyOutput,
-            severity: Rule::LegacyOutput.severity(),
-            path: shown.clone(),
-            line: l.line,
-            column: l.column,
-            message: format!("{}: `{}`", l.kind.description(), l.text),
-            kind: Some(l.kind),
-            text: Some(l.text),
-            fix: (!refused).then(|| fix.clone()),
-            reason: None,
+        .map(|l| {
+            Finding {
+                kind: Some(l.kind),
+                ..Finding::new(
+                    Rule::LegacyOutput,
+                    shown,
+                    (l.line, l.column),
+                    format!("{}: `{}`", l.kind.description(), l.text),
+                )
+            }
+            .text(l.text)
+            .fix(fix.clone())
         })
         .chain(writes)
         .collect();
-    let mut suppressed = 0;
-    if let Some(body) = body.filter(|_| entry.mentions_suppression) {
-        let (suppressions, invalid) = analyze::suppress::Suppressions::parse(parser, body);
-        let lines = LineStarts::new(body);
-        findings.sort_by_key(|f| (f.line, f.column));
-        let keys: Vec<(usize, &str)> = findings
-            .iter()
-            .map(|f| (lines.offset(f.line, f.column), f.code.code()))
-            .collect();
-        let mut drop = suppressions.suppresses(&keys).into_iter();
-        let before = findings.len();
-        findings.retain(|_| !drop.next().unwrap_or(false));
-        suppressed = before - findings.len();
-        findings.extend(invalid.into_iter().map(|bad| Finding {
-            code: Rule::InvalidSuppression,
-            severity: Rule::InvalidSuppression.severity(),
-            path: shown.clone(),
-            line: bad.line,
-            column: bad.column,
-            message: format!("{}; it suppresses nothing", bad.message),
-            kind: None,
-            text: None,
-            fix: None,
-            reason: None,
-        }));
-        if options.report_unused_suppressions {
-            findings.extend(
-                suppressions
-                    .unused()
-                    .into_iter()
-                    .map(|(line, column)| Finding {
-                        code: Rule::UnusedSuppression,
-                        severity: Rule::UnusedSuppression.severity(),
-                        path: shown.clone(),
-                        line,
-                        column,
-                        message: "this `# skillmod: ignore` comment suppresses nothing; remove it"
-                            .into(),
-                        kind: None,
-                        text: None,
-                        fix: None,
-                        reason: None,
-                    }),
-            );
-        }
-    }
+    let suppressed = match body.filter(|_| entry.mentions_suppression) {
+        Some(body) => apply_suppressions(&mut findings, shown, body, parser, options),
+        None => 0,
+    };
     // The refusal stands only while a legacy line is left to migrate (as in migrate); the note
     // that migrate will move the other writes, only while it would migrate the file.
     if findings.iter().any(|f| f.code == Rule::LegacyOutput) {
-        findings.extend(cannot_migrate);
+        findings.extend(refusal.map(|(line, column, message)| {
+            Finding::new(Rule::CannotMigrate, shown, (line, column), message)
+        }));
     } else {
-        findings.retain(|f| !(f.code == Rule::StdoutWrite && f.severity == rules::Severity::Note));
+        findings.retain(|f| !(f.code == Rule::StdoutWrite && f.severity == Severity::Note));
     }
     let outcome = if unparsable.is_some() {
         Outcome::Failed
@@ -941,9 +766,17 @@ fn report(
         Outcome::Checked
     };
     findings.extend(unparsable);
-    findings.extend(runtime);
-    findings.extend(outside);
-    findings.extend(out_of_reach_notes(&shown, &entry.out_of_reach));
+    findings.extend(
+        origin
+            .script
+            .and_then(|path| runtime_finding(shown, path, &entry, &options.runtimes, cache)),
+    );
+    findings.extend(
+        origin
+            .script
+            .map_or_else(Vec::new, |path| outside_sources(shown, path, &entry)),
+    );
+    findings.extend(out_of_reach_notes(shown, &entry.out_of_reach));
     // Code that is not skillmod's runs with the skill (SKM007 as an error): a repository's
     // settings cannot turn that off, as they cannot SKM003.
     findings.retain(|f| {
@@ -956,6 +789,170 @@ fn report(
         outcome,
         suppressed,
     }
+}
+
+/// The command that migrates the file as check read it: with the vocabulary that found its lines,
+/// and for a script without a shebang, named as migrate will take it (`--skill-path`, or beside
+/// the script that sources it).
+fn fix_command(
+    shown: &str,
+    origin: &Origin,
+    entry: &cache::Entry,
+    options: &Options,
+    profile: &Profile,
+    sourced_by: Option<&Path>,
+) -> String {
+    let vocabulary = match profile.vocabulary {
+        Vocabulary::Decorated => String::new(),
+        other => format!("--vocabulary {} ", other.as_str()),
+    };
+    let with = match sourced_by {
+        _ if entry.role_unknown && origin.named => "--skill-path ".to_string(),
+        Some(host) => format!(
+            "{} ",
+            crate::bytes_text::command_arg(&crate::fsio::display_path(host, &options.base))
+        ),
+        None => String::new(),
+    };
+    format!(
+        "skillmod migrate {vocabulary}{with}{}",
+        crate::bytes_text::command_arg(shown)
+    )
+}
+
+/// What migrate would refuse the file for, as it is (SKM008, with migrate's code): line, column
+/// and message.
+fn migrate_refusal(
+    entry: &cache::Entry,
+    origin: &Origin,
+    profile: &Profile,
+    sourced: bool,
+) -> Option<(usize, usize, String)> {
+    let capture = profile.mode == crate::domain::modes::Mode::Capture;
+    let said = |e: Error| format!("{}: {}", e.code, e.message);
+    match (entry.prints_json, &entry.capture_refusal) {
+        (Some((line, column)), _) => Some((
+            line,
+            column,
+            said(crate::domain::refusal::prints_json_refusal(line, column)),
+        )),
+        // Nothing says whether it runs on its own or is sourced.
+        _ if capture
+            && !entry.legacy.is_empty()
+            && entry.role_unknown
+            && !origin.named
+            && !sourced =>
+        {
+            Some((1, 1, said(crate::domain::refusal::no_shebang_refusal())))
+        }
+        (None, Some((line, code, message)))
+            if capture
+                && !(profile.keep_stdout && code == crate::rewrite::capture::DESCRIPTOR_CLASH) =>
+        {
+            Some((*line, 1, format!("{code}: {message}")))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a file's other stdout writes leave stdout: already (its runtime moves them), once
+/// migrated (capture mode would), or not (then a warning each, with a fix when migrate can
+/// redirect them).
+#[derive(Clone, Copy)]
+enum Moves {
+    Already,
+    OnMigration,
+    No { redirectable: bool },
+}
+
+/// SKM002: nothing where the runtime moves the writes already; one note where migrating moves
+/// them; else a warning for each.
+fn stdout_write_findings(
+    shown: &str,
+    writes: Vec<cache::LocatedWrite>,
+    moves: Moves,
+    fix: &Option<String>,
+) -> Vec<Finding> {
+    match moves {
+        Moves::Already => Vec::new(),
+        Moves::OnMigration => {
+            let Some(first) = writes.first() else {
+                return Vec::new();
+            };
+            let lines: Vec<String> = writes.iter().map(|w| w.line.to_string()).collect();
+            let message = format!(
+                "{} other stdout write(s) (line {}) will go to stderr once migrated: capture mode's runtime moves them",
+                lines.len(),
+                lines.join(", ")
+            );
+            vec![
+                Finding::new(
+                    Rule::StdoutWrite,
+                    shown,
+                    (first.line, first.column),
+                    message,
+                )
+                .severity(Severity::Note)
+                .fix(fix.clone()),
+            ]
+        }
+        Moves::No { redirectable } => writes
+            .into_iter()
+            .map(|w| {
+                let message = format!(
+                    "`{}` writes to stdout beside the JSON contract; send it to stderr (`>&2`)",
+                    w.text
+                );
+                // migrate redirects them before a migration (comment mode), and in a script
+                // that prints its document without the runtime; refused files get no fix.
+                let redirect = fix
+                    .as_ref()
+                    .filter(|_| redirectable)
+                    .map(|fix| format!("{fix} --stdout-to-stderr"));
+                Finding::new(Rule::StdoutWrite, shown, (w.line, w.column), message)
+                    .text(w.text)
+                    .fix(redirect)
+            })
+            .collect(),
+    }
+}
+
+/// Drop the findings the file's `# skillmod: ignore` comments suppress; add SKM006 for each
+/// invalid comment and, when asked, SKM005 for each that suppresses nothing. The number dropped.
+fn apply_suppressions(
+    findings: &mut Vec<Finding>,
+    shown: &str,
+    body: &[u8],
+    parser: &mut BashParser,
+    options: &Options,
+) -> usize {
+    let (suppressions, invalid) = analyze::suppress::Suppressions::parse(parser, body);
+    let lines = LineStarts::new(body);
+    findings.sort_by_key(|f| (f.line, f.column));
+    let keys: Vec<(usize, &str)> = findings
+        .iter()
+        .map(|f| (lines.offset(f.line, f.column), f.code.code()))
+        .collect();
+    let mut drop = suppressions.suppresses(&keys).into_iter();
+    let before = findings.len();
+    findings.retain(|_| !drop.next().unwrap_or(false));
+    let suppressed = before - findings.len();
+    findings.extend(invalid.into_iter().map(|bad| {
+        let message = format!("{}; it suppresses nothing", bad.message);
+        Finding::new(
+            Rule::InvalidSuppression,
+            shown,
+            (bad.line, bad.column),
+            message,
+        )
+    }));
+    if options.report_unused_suppressions {
+        findings.extend(suppressions.unused().into_iter().map(|place| {
+            let message = "this `# skillmod: ignore` comment suppresses nothing; remove it";
+            Finding::new(Rule::UnusedSuppression, shown, place, message.into())
+        }));
+    }
+    suppressed
 }
 
 /// Byte offsets of line starts, to turn a finding's line and column back into an offset.
