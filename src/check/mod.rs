@@ -369,41 +369,7 @@ fn check_body_at(
         Some(found) => found,
         None => match analyze::analyze(parser, body, profile.vocabulary) {
             Ok(analysis) => {
-                let role_unknown = analysis.role_unknown(body);
-                let capture_refusal = (!analysis.legacy.is_empty() && !analysis.already_migrated)
-                    .then(|| crate::rewrite::capture::refusal(&analysis, body))
-                    .flatten()
-                    .map(|(line, e)| (line, e.code.to_string(), e.message));
-                let entry = cache::Entry {
-                    parse_error: analysis.parse_failure(),
-                    legacy: analysis
-                        .legacy
-                        .into_iter()
-                        .map(|s| cache::Located {
-                            line: s.line,
-                            column: s.column,
-                            kind: s.kind,
-                            text: s.text,
-                        })
-                        .collect(),
-                    stdout_writes: analysis
-                        .stdout_writes
-                        .into_iter()
-                        .map(|w| cache::LocatedWrite {
-                            line: w.line,
-                            column: w.column,
-                            text: w.text,
-                        })
-                        .collect(),
-                    mentions_suppression: analyze::suppress::Suppressions::may_occur(body),
-                    prints_json: analysis.prints_json,
-                    out_of_reach: analysis.out_of_reach,
-                    capture_refusal,
-                    // Off the tree just parsed: no second parse.
-                    sourced: crate::unit::sourcing::sourced_in(&analysis.tree, body),
-                    role_unknown,
-                    ..runtime_entry(body, runtime_link::find(body))
-                };
+                let entry = entry_of(analysis, body);
                 cache.put(key, entry.clone());
                 entry
             }
@@ -677,6 +643,45 @@ fn runtime_state(file: &Path, runtimes: &crate::unit::runtime::States, cache: &C
     state
 }
 
+/// What check keeps of an analysis (and caches by content).
+fn entry_of(analysis: analyze::Analysis, body: &[u8]) -> cache::Entry {
+    let role_unknown = analysis.role_unknown(body);
+    let capture_refusal = (!analysis.legacy.is_empty() && !analysis.already_migrated)
+        .then(|| crate::rewrite::capture::refusal(&analysis, body))
+        .flatten()
+        .map(|(line, e)| (line, e.code.to_string(), e.message));
+    cache::Entry {
+        parse_error: analysis.parse_failure(),
+        legacy: analysis
+            .legacy
+            .into_iter()
+            .map(|s| cache::Located {
+                line: s.line,
+                column: s.column,
+                kind: s.kind,
+                text: s.text,
+            })
+            .collect(),
+        stdout_writes: analysis
+            .stdout_writes
+            .into_iter()
+            .map(|w| cache::LocatedWrite {
+                line: w.line,
+                column: w.column,
+                text: w.text,
+            })
+            .collect(),
+        mentions_suppression: analyze::suppress::Suppressions::may_occur(body),
+        prints_json: analysis.prints_json,
+        out_of_reach: analysis.out_of_reach,
+        capture_refusal,
+        // Off the tree just parsed: no second parse.
+        sourced: crate::unit::sourcing::sourced_in(&analysis.tree, body),
+        role_unknown,
+        ..runtime_entry(body, runtime_link::find(body))
+    }
+}
+
 /// The findings of an analysis, with the file's suppressions (`body`, needed only when the entry
 /// mentions one) and the selection applied.
 #[allow(clippy::too_many_arguments)]
@@ -713,38 +718,18 @@ fn report(
     // Where migrate would refuse the file, it is no fix, and nothing moves: each write stays a
     // warning.
     let refused = (refusal.is_some() && unmigrated) || entry.parse_error.is_some();
-    let moves = if entry.runtime.moves_stdout() {
-        Moves::Already
-    } else if unmigrated && capture && !profile.keep_stdout && refusal.is_none() {
-        Moves::OnMigration
-    } else {
-        Moves::No {
-            redirectable: !refused
-                && (unmigrated
-                    || matches!(
-                        entry.runtime,
-                        cache::Runtime::None | cache::Runtime::Block { .. }
-                    )),
-        }
-    };
+    let moves = Moves::of(
+        &entry,
+        capture && !profile.keep_stdout,
+        refusal.is_some(),
+        refused,
+    );
     let fix = (!refused).then_some(fix);
     let writes =
         stdout_write_findings(shown, std::mem::take(&mut entry.stdout_writes), moves, &fix);
     let mut findings: Vec<Finding> = std::mem::take(&mut entry.legacy)
         .into_iter()
-        .map(|l| {
-            Finding {
-                kind: Some(l.kind),
-                ..Finding::new(
-                    Rule::LegacyOutput,
-                    shown,
-                    (l.line, l.column),
-                    format!("{}: `{}`", l.kind.description(), l.text),
-                )
-            }
-            .text(l.text)
-            .fix(fix.clone())
-        })
+        .map(|l| legacy_finding(shown, l, &fix))
         .chain(writes)
         .collect();
     let suppressed = match body.filter(|_| entry.mentions_suppression) {
@@ -766,16 +751,16 @@ fn report(
         Outcome::Checked
     };
     findings.extend(unparsable);
-    findings.extend(
-        origin
-            .script
-            .and_then(|path| runtime_finding(shown, path, &entry, &options.runtimes, cache)),
-    );
-    findings.extend(
-        origin
-            .script
-            .map_or_else(Vec::new, |path| outside_sources(shown, path, &entry)),
-    );
+    if let Some(path) = origin.script {
+        findings.extend(runtime_finding(
+            shown,
+            path,
+            &entry,
+            &options.runtimes,
+            cache,
+        ));
+        findings.extend(outside_sources(shown, path, &entry));
+    }
     findings.extend(out_of_reach_notes(shown, &entry.out_of_reach));
     // Code that is not skillmod's runs with the skill (SKM007 as an error): a repository's
     // settings cannot turn that off, as they cannot SKM003.
@@ -789,6 +774,17 @@ fn report(
         outcome,
         suppressed,
     }
+}
+
+/// SKM001 for one legacy statement.
+fn legacy_finding(shown: &str, l: cache::Located, fix: &Option<String>) -> Finding {
+    let message = format!("{}: `{}`", l.kind.description(), l.text);
+    Finding {
+        kind: Some(l.kind),
+        ..Finding::new(Rule::LegacyOutput, shown, (l.line, l.column), message)
+    }
+    .text(l.text)
+    .fix(fix.clone())
 }
 
 /// The command that migrates the file as check read it: with the vocabulary that found its lines,
@@ -863,6 +859,28 @@ enum Moves {
     Already,
     OnMigration,
     No { redirectable: bool },
+}
+
+impl Moves {
+    /// For `entry`: `moving` when migrate would use capture mode's runtime without
+    /// `--keep-stdout`; `refusal` when migrate would refuse it, `refused` when that or a parse
+    /// error stops it.
+    fn of(entry: &cache::Entry, moving: bool, refusal: bool, refused: bool) -> Moves {
+        let unmigrated = !entry.legacy.is_empty();
+        if entry.runtime.moves_stdout() {
+            Moves::Already
+        } else if unmigrated && moving && !refusal {
+            Moves::OnMigration
+        } else {
+            let rewritable = matches!(
+                entry.runtime,
+                cache::Runtime::None | cache::Runtime::Block { .. }
+            );
+            Moves::No {
+                redirectable: !refused && (unmigrated || rewritable),
+            }
+        }
+    }
 }
 
 /// SKM002: nothing where the runtime moves the writes already; one note where migrating moves

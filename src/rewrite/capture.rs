@@ -262,7 +262,33 @@ pub fn plan_capture_mode(
         return Err(error);
     }
     let mut plan = Plan::default();
-    let root = analysis.tree.root_node();
+    record_legacy(&mut plan, analysis, source, role);
+    chain_traps(&mut plan, analysis, source, role);
+    if role == Role::Script {
+        // Success means what it meant: reaching a success line where the script has one off
+        // its failure paths; else (no success line, or legacy lines only before `exit 1`) a
+        // clean exit.
+        let success_line = library == Some(true)
+            || analysis.legacy.iter().any(|s| {
+                matches!(s.kind, LegacyKind::Success | LegacyKind::Complete) && !s.on_failure_path
+            });
+        let need = if success_line {
+            Need::SuccessLine
+        } else {
+            Need::ExitStatus
+        };
+        match link.inline {
+            Some(text) => insert_block(&mut plan, source, &runtime_block(link, need, text)),
+            None => insert_source_line(&mut plan, source, &source_line(link, need)),
+        }
+    }
+    Ok(plan)
+}
+
+/// Each legacy statement becomes a recording one: the echo's name turns into the recorder
+/// (`__skm_rec KIND …`), a `printf` or `tee` runs inside its argument, a helper's call inside
+/// `__skm_via`.
+fn record_legacy(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role) {
     // What goes at a statement's end is pushed before any LEGACY comment, which may go at the
     // same place (the line's end) for an earlier statement on the line.
     for statement in &analysis.legacy {
@@ -309,7 +335,7 @@ pub fn plan_capture_mode(
             // `printf …` or `echo … | tee FILE` runs whole inside the recorder's argument: the
             // value is the text it printed, its words are expanded once (in a subshell, as a
             // pipeline's are; printf changes nothing else) and tee's FILE is written as before.
-            super::place_legacy_comment(&mut plan, analysis, source, statement);
+            super::place_legacy_comment(plan, analysis, source, statement);
             let open = format!("{recorder} {kind} \"$(");
             plan.push(
                 statement.start,
@@ -319,7 +345,7 @@ pub fn plan_capture_mode(
             );
             continue;
         }
-        super::place_legacy_comment(&mut plan, analysis, source, statement);
+        super::place_legacy_comment(plan, analysis, source, statement);
         plan.push(
             statement.printer.start,
             statement.printer.end,
@@ -327,6 +353,12 @@ pub fn plan_capture_mode(
             Reason::DisableLegacy { line },
         );
     }
+}
+
+/// The script's own `trap … EXIT` commands are renamed to the runtime's chaining one, so they run
+/// before the document is printed instead of replacing the runtime's trap.
+fn chain_traps(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role) {
+    let root = analysis.tree.root_node();
     let chain = match role {
         Role::Script => "__skm_trap",
         Role::Library => LIBRARY_TRAP,
@@ -368,25 +400,6 @@ pub fn plan_capture_mode(
             }
         }
     }
-    if role == Role::Script {
-        // Success means what it meant: reaching a success line where the script has one off
-        // its failure paths; else (no success line, or legacy lines only before `exit 1`) a
-        // clean exit.
-        let success_line = library == Some(true)
-            || analysis.legacy.iter().any(|s| {
-                matches!(s.kind, LegacyKind::Success | LegacyKind::Complete) && !s.on_failure_path
-            });
-        let need = if success_line {
-            Need::SuccessLine
-        } else {
-            Need::ExitStatus
-        };
-        match link.inline {
-            Some(text) => insert_block(&mut plan, source, &runtime_block(link, need, text)),
-            None => insert_source_line(&mut plan, source, &source_line(link, need)),
-        }
-    }
-    Ok(plan)
 }
 
 /// The text of a single-quoted word as a double-quoted word with the same value.
