@@ -287,32 +287,8 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
         .collect();
     let chosen = choose_runs(request, &own, &undone)?;
     if chosen.is_empty() {
-        let folder = root.join(crate::fsio::STATE_DIR);
-        let which = match (&request.run, &request.since) {
-            (Some(id), _) => format!("run {id} is"),
-            (None, Some(since)) => format!(
-                "every backup run since '{since}' under {} is",
-                folder.display()
-            ),
-            (None, None) => format!("every backup run under {} is", folder.display()),
-        };
-        let why = if own.is_empty() {
-            format!(
-                "no backup run under {} is one this user's migrate recorded; each is named above with the reason",
-                folder.display()
-            )
-        } else {
-            format!(
-                "{which} undone already (each file is as the run found it, or a later run found it so and migrated it again); `skillmod restore --list` shows the runs"
-            )
-        };
-        return Ok(Report {
-            warnings: vec![format!("{NO_BACKUPS}: {why}")],
-            untrusted_runs: untrusted,
-            ..Report::default()
-        });
+        return Ok(nothing_chosen(root, request, own.is_empty(), untrusted));
     }
-    let filters = &request.filters;
     let mut report = Report {
         runs: chosen.clone(),
         older_runs: Vec::new(),
@@ -332,61 +308,7 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
         None => None,
     };
     for run in &chosen {
-        let first = report.files.len();
-        let loaded = backup::load_run(root, run)?;
-        report.warnings.extend(loaded.warnings);
-        for (path, error) in loaded.refused {
-            report.files.push(RestoredFile {
-                run: run.clone(),
-                path,
-                status: Status::Refused,
-                errors: vec![error.into()],
-            });
-        }
-        // Scripts first, then the files the run created (runtime files): one of those stays
-        // while a script of the run stays migrated (refused, failed, or not selected), since
-        // that script still sources it.
-        let (created, scripts): (Vec<&CheckedEntry>, Vec<&CheckedEntry>) =
-            loaded.entries.iter().partition(|e| e.entry.created);
-        // The scripts that stay migrated: not selected, or not restored.
-        let mut kept: Vec<&Path> = scripts
-            .iter()
-            .filter(|e| !selected(&e.target, filters))
-            .map(|e| e.target.as_path())
-            .collect();
-        for entry in scripts.into_iter().filter(|e| selected(&e.target, filters)) {
-            let (status, error) = restore_one(entry, request.force, None);
-            if matches!(status, Status::Refused | Status::Failed) {
-                kept.push(&entry.target);
-            }
-            report.files.push(RestoredFile {
-                run: run.clone(),
-                path: display_path(&entry.target, base),
-                status,
-                errors: error.into_iter().map(ErrorEntry::from).collect(),
-            });
-        }
-        for entry in created.into_iter().filter(|e| selected(&e.target, filters)) {
-            let (status, error) = if kept.iter().any(|script| sources(script, &entry.target)) {
-                (
-                    Status::Refused,
-                    Some(Error::new(
-                        "RUNTIME_STILL_USED",
-                        "left in place: a script of this run is still migrated and sources it; restore that script, then run restore again",
-                    )),
-                )
-            } else {
-                restore_one(entry, request.force, guard.as_ref())
-            };
-            report.files.push(RestoredFile {
-                run: run.clone(),
-                path: display_path(&entry.target, base),
-                status,
-                errors: error.into_iter().map(ErrorEntry::from).collect(),
-            });
-        }
-        // Each run's files in path order, as every report prints them.
-        report.files[first..].sort_by(|a, b| a.path.cmp(&b.path));
+        restore_run(&mut report, run, root, base, request, guard.as_ref())?;
     }
     // The older runs left to undo, as the files are now: one this restore undid too (its files
     // are back as it found them) is not offered.
@@ -710,4 +632,108 @@ fn sources(script: &Path, runtime: &Path) -> bool {
         }
         _ => false,
     }
+}
+
+/// The report when no run is chosen: why (none is this user's, or every one asked for is undone
+/// already), with the runs that are not this user's.
+fn nothing_chosen(
+    root: &Path,
+    request: &Request,
+    none_own: bool,
+    untrusted: Vec<Untrusted>,
+) -> Report {
+    let folder = root.join(crate::fsio::STATE_DIR);
+    let which = match (&request.run, &request.since) {
+        (Some(id), _) => format!("run {id} is"),
+        (None, Some(since)) => format!(
+            "every backup run since '{since}' under {} is",
+            folder.display()
+        ),
+        (None, None) => format!("every backup run under {} is", folder.display()),
+    };
+    let why = if none_own {
+        format!(
+            "no backup run under {} is one this user's migrate recorded; each is named above with the reason",
+            folder.display()
+        )
+    } else {
+        format!(
+            "{which} undone already (each file is as the run found it, or a later run found it so and migrated it again); `skillmod restore --list` shows the runs"
+        )
+    };
+    Report {
+        warnings: vec![format!("{NO_BACKUPS}: {why}")],
+        untrusted_runs: untrusted,
+        ..Report::default()
+    }
+}
+
+/// Restore one run's files into `report`: its scripts first, then the files it created, each
+/// run's entries in path order. `guard`: the files git tracks, which a run restored on the
+/// user's word (--trust) never removes.
+fn restore_run(
+    report: &mut Report,
+    run: &str,
+    root: &Path,
+    base: &Path,
+    request: &Request,
+    guard: Option<&std::collections::HashSet<PathBuf>>,
+) -> Result<()> {
+    let filters = &request.filters;
+    let first = report.files.len();
+    let loaded = backup::load_run(root, run)?;
+    report.warnings.extend(loaded.warnings);
+    for (path, error) in loaded.refused {
+        report.files.push(RestoredFile {
+            run: run.to_string(),
+            path,
+            status: Status::Refused,
+            errors: vec![error.into()],
+        });
+    }
+    // Scripts first, then the files the run created (runtime files): one of those stays
+    // while a script of the run stays migrated (refused, failed, or not selected), since
+    // that script still sources it.
+    let (created, scripts): (Vec<&CheckedEntry>, Vec<&CheckedEntry>) =
+        loaded.entries.iter().partition(|e| e.entry.created);
+    // The scripts that stay migrated: not selected, or not restored.
+    let mut kept: Vec<&Path> = scripts
+        .iter()
+        .filter(|e| !selected(&e.target, filters))
+        .map(|e| e.target.as_path())
+        .collect();
+    for entry in scripts.into_iter().filter(|e| selected(&e.target, filters)) {
+        let (status, error) = restore_one(entry, request.force, None);
+        if matches!(status, Status::Refused | Status::Failed) {
+            kept.push(&entry.target);
+        }
+        report.files.push(RestoredFile {
+            run: run.to_string(),
+            path: display_path(&entry.target, base),
+            status,
+            errors: error.into_iter().map(ErrorEntry::from).collect(),
+        });
+    }
+    for entry in created.into_iter().filter(|e| selected(&e.target, filters)) {
+        let (status, error) = if kept.iter().any(|script| sources(script, &entry.target)) {
+            (
+                Status::Refused,
+                Some(Error::new(
+                    "RUNTIME_STILL_USED",
+                    "left in place: a script of this run is still migrated and sources it; restore that script, then run restore again",
+                )),
+            )
+        } else {
+            restore_one(entry, request.force, guard)
+        };
+        report.files.push(RestoredFile {
+            run: run.to_string(),
+            path: display_path(&entry.target, base),
+            status,
+            errors: error.into_iter().map(ErrorEntry::from).collect(),
+        });
+    }
+    // Each run's files in path order, as every report prints them.
+    report.files[first..].sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(())
 }

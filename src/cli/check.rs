@@ -100,10 +100,17 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
             let _ = writeln!(stderr, "error: {}: {}: {}", e.path, e.code, e.message);
         }
     }
+    exit_status(args, &report, files.len())
+}
+
+/// The exit status, after what it needs said: nothing checked (exit 2 when paths were named), or
+/// that `--exit-zero` hides findings.
+fn exit_status(args: &CheckArgs, report: &check::CheckReport, files: usize) -> Result<i32> {
     let s = &report.summary;
     // A script that had to be judged and could not be is the answer (exit 1), not "nothing".
     if s.scripts_checked == 0 && s.errors == 0 && s.not_checked_errors == 0 {
-        targets.nothing_checked(files.len(), s.skipped, args.common.silent)?;
+        args.paths
+            .nothing_checked(files, s.skipped, args.common.silent)?;
     }
     let found = s.errors + s.findings + s.not_checked_errors;
     if args.exit_zero && found > 0 && !args.common.silent {
