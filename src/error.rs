@@ -4,6 +4,8 @@
 use std::fmt;
 use std::path::Path;
 
+use crate::codes::{self, Code};
+
 /// An error that stops a command (usage or I/O before any work) or fails one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
@@ -14,15 +16,15 @@ pub struct Error {
 }
 
 impl Error {
-    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
         Error {
-            code,
+            code: code.code,
             message: message.into(),
         }
     }
 
     /// An I/O error on `path`, with the operation that failed.
-    pub fn io(code: &'static str, what: &str, path: &Path, err: &std::io::Error) -> Self {
+    pub fn io(code: Code, what: &str, path: &Path, err: &std::io::Error) -> Self {
         let path = crate::bytes_text::shown_path(path);
         Error::new(code, format!("{what} {path}: {err}"))
     }
@@ -31,9 +33,9 @@ impl Error {
     /// is `BROKEN_PIPE`, which ends the command quietly, as a shell pipeline expects.
     pub fn output(what: &str, err: &std::io::Error) -> Self {
         if err.kind() == std::io::ErrorKind::BrokenPipe {
-            Error::new(BROKEN_PIPE, "the reader of the output went away")
+            Error::new(codes::BROKEN_PIPE, "the reader of the output went away")
         } else {
-            Error::new("IO_ERROR", format!("{what}: {err}"))
+            Error::new(codes::IO_ERROR, format!("{what}: {err}"))
         }
     }
 
@@ -54,4 +56,4 @@ impl std::error::Error for Error {}
 pub(crate) type Result<T> = std::result::Result<T, Error>;
 
 /// The code of an output nobody reads any more; `main` exits quietly on it.
-pub const BROKEN_PIPE: &str = "BROKEN_PIPE";
+pub const BROKEN_PIPE: &str = codes::BROKEN_PIPE.code;

@@ -21,7 +21,7 @@ static THREADS: AtomicUsize = AtomicUsize::new(0);
 pub(crate) fn set_jobs(jobs: Option<usize>) -> crate::error::Result<()> {
     match jobs {
         Some(0) => Err(crate::error::Error::new(
-            "INVALID_ARGUMENT",
+            crate::codes::INVALID_ARGUMENT,
             "--jobs must be at least 1",
         )),
         Some(n) => {
@@ -166,8 +166,7 @@ fn guarded<T>(
             .unwrap_or_else(|| "unknown panic".into());
         failed(
             path,
-            Error::new(
-                "INTERNAL_PANIC",
+            Error::new(crate::codes::INTERNAL_PANIC,
                 format!("skillmod crashed on this file ({what}); it was left unchanged. Please report it"),
             ),
         )

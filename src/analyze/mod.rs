@@ -150,7 +150,7 @@ impl ParseFailure {
                 "line {line}:{column}: a legacy marker lies in a script tree-sitter-bash cannot fully parse ({errors}, the first at {first_line}:{first_column}), so whether it is printed is unknown and migrate refuses the file; fix the syntax there, or check the script by hand"
             )
         };
-        crate::error::Error::new("PARSE_ERROR", message)
+        crate::error::Error::new(crate::codes::PARSE_ERROR, message)
     }
 }
 

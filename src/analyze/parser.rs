@@ -57,7 +57,7 @@ impl BashParser {
         let language: tree_sitter::Language = tree_sitter_bash::LANGUAGE.into();
         parser.set_language(&language).map_err(|e| {
             Error::new(
-                "PARSER_INIT_FAILED",
+                crate::codes::PARSER_INIT_FAILED,
                 format!("cannot load the bash grammar: {e}"),
             )
         })?;
@@ -78,7 +78,7 @@ impl BashParser {
     fn parse_with(&mut self, source: &[u8], old: Option<&Tree>) -> Result<Tree> {
         self.parser
             .parse(super::misreads::mask(source), old)
-            .ok_or_else(|| Error::new("PARSE_FAILED", "tree-sitter returned no tree"))
+            .ok_or_else(|| Error::new(crate::codes::PARSE_FAILED, "tree-sitter returned no tree"))
     }
 }
 

@@ -169,7 +169,11 @@ pub(crate) const NOW_ARGUMENT: &str = "\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"";
 
 /// The codes a run reports when it cannot load its runtime (the source line writes the part
 /// after `RUNTIME_` into the document's `RUNTIME_%s`).
-pub(crate) const CAUSES: [&str; 3] = ["RUNTIME_MISSING", "RUNTIME_UNREADABLE", "RUNTIME_VERSION"];
+pub(crate) const CAUSES: [&str; 3] = [
+    crate::codes::RUNTIME_MISSING.code,
+    crate::codes::RUNTIME_UNREADABLE.code,
+    crate::codes::RUNTIME_VERSION.code,
+];
 
 /// The parts of runtime 3's source line; `text` writes the line, and `parse` reads one back, so
 /// a line counts as skillmod's only when writing its parts again gives its very bytes.

@@ -288,8 +288,7 @@ impl Cache {
             None => match crate::fsio::backup::state_dir(root).and_then(|state| {
                 let cache = state.join("cache");
                 if std::fs::symlink_metadata(&cache).is_ok() && !crate::fsio::is_plain_folder(&cache) {
-                    return Err(crate::error::Error::new(
-                        "STATE_DIR_UNSAFE",
+                    return Err(crate::error::Error::new(crate::codes::STATE_DIR_UNSAFE,
                         format!(
                             "{} is a symlink or not a folder; remove it (it may have come with the repository). Checking without a cache",
                             cache.display()

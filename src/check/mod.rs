@@ -217,7 +217,7 @@ fn followed(
     match crate::fsio::links::follow(path, &root) {
         crate::fsio::links::Link::Inside(real) => {
             let meta = std::fs::symlink_metadata(&real)
-                .map_err(|e| Error::io("READ_FAILED", "cannot stat", &real, &e))?;
+                .map_err(|e| Error::io(crate::codes::READ_FAILED, "cannot stat", &real, &e))?;
             Ok((real, meta))
         }
         crate::fsio::links::Link::Refused(reason) => Err(reason),
@@ -456,25 +456,25 @@ fn runtime_finding(
         cache::Runtime::None => return None,
         cache::Runtime::Foreign => (
             rules::Severity::Error,
-            "RUNTIME_FOREIGN",
+            crate::codes::RUNTIME_FOREIGN.code,
             "line 2 stands where skillmod puts the runtime, but is not what skillmod writes (edited, or written by someone else): it is read as the script's own code; migrate --replace-runtime rewrites it".to_string(),
         ),
         cache::Runtime::Block { version, .. } if *version >= RUNTIME_VERSION => return None,
         cache::Runtime::Block { version, .. } => (
             rules::Severity::Warning,
-            "RUNTIME_OUTDATED",
+            crate::codes::RUNTIME_OUTDATED.code,
             format!(
                 "carries an inline runtime block, version {version}, older than this skillmod's {RUNTIME_VERSION}"
             ),
         ),
         cache::Runtime::OldInline => (
             rules::Severity::Warning,
-            "RUNTIME_OUTDATED",
+            crate::codes::RUNTIME_OUTDATED.code,
             "carries skillmod 0.1.0's one-line inline runtime; migrate replaces it by one line sourcing the skill's skillmod-runtime.sh".to_string(),
         ),
         cache::Runtime::File { version, .. } if *version < RUNTIME_VERSION => (
             rules::Severity::Warning,
-            "RUNTIME_OUTDATED",
+            crate::codes::RUNTIME_OUTDATED.code,
             format!(
                 "loads its runtime the {} way (version {version}, found from $0 at the project root): the skill folder copied alone exits 70 with no document; migrate gives each skill folder its runtime",
                 if *version == 2 { "0.2.0" } else { "old" }
@@ -498,7 +498,9 @@ fn runtime_finding(
 /// has nothing to do there), else migrate (with `--replace-runtime` for a foreign one).
 fn runtime_fix(reason: &str, shown: &str, runtime: &cache::Runtime) -> String {
     match (reason, runtime) {
-        ("RUNTIME_UNTRACKED", cache::Runtime::File { relative, .. }) => {
+        (reason, cache::Runtime::File { relative, .. })
+            if reason == crate::codes::RUNTIME_UNTRACKED.code =>
+        {
             let file = Path::new(shown)
                 .parent()
                 .map_or_else(|| PathBuf::from(relative), |dir| dir.join(relative));
@@ -507,7 +509,7 @@ fn runtime_fix(reason: &str, shown: &str, runtime: &cache::Runtime) -> String {
                 crate::bytes_text::command_arg(&file.to_string_lossy())
             )
         }
-        ("RUNTIME_FOREIGN", _) => format!(
+        (reason, _) if reason == crate::codes::RUNTIME_FOREIGN.code => format!(
             "skillmod migrate --replace-runtime {}",
             crate::bytes_text::command_arg(shown)
         ),
@@ -528,7 +530,7 @@ fn file_runtime(
     Some(match runtime_state(&file, runtimes, cache) {
         State::Current | State::Older(_) if runtimes.uncommitted(&file) => (
             rules::Severity::Error,
-            "RUNTIME_UNTRACKED",
+            crate::codes::RUNTIME_UNTRACKED.code,
             format!(
                 "sources {relative}, which git does not track (untracked, or only intent-to-add): a commit would leave it out, and every clone would print a RUNTIME_MISSING document and exit 70; `git add` it"
             ),
@@ -536,28 +538,28 @@ fn file_runtime(
         State::Current => return None,
         State::Missing if runtimes.staged() => (
             rules::Severity::Error,
-            "RUNTIME_MISSING",
+            crate::codes::RUNTIME_MISSING.code,
             format!(
                 "sources {relative}, which is not staged: every clone of the commit would print a RUNTIME_MISSING document and exit 70; stage it (`git add`)"
             ),
         ),
         State::Missing => (
             rules::Severity::Error,
-            "RUNTIME_MISSING",
+            crate::codes::RUNTIME_MISSING.code,
             format!(
                 "sources {relative}, which does not exist: a run prints a RUNTIME_MISSING document and exits 70"
             ),
         ),
         State::Older(v) => (
             rules::Severity::Warning,
-            "RUNTIME_OUTDATED",
+            crate::codes::RUNTIME_OUTDATED.code,
             format!(
                 "sources {relative}, runtime version {v}, older than this skillmod's {RUNTIME_VERSION}"
             ),
         ),
         State::Foreign(declared) => (
             rules::Severity::Error,
-            "RUNTIME_FOREIGN",
+            crate::codes::RUNTIME_FOREIGN.code,
             format!(
                 "sources {relative}, which is not a runtime skillmod wrote (edited, planted or of an unknown version{}): its code runs with the skill; migrate --replace-runtime replaces it",
                 declared.map_or_else(String::new, |v| format!("; it declares version {v}"))
@@ -1086,8 +1088,12 @@ impl Bodies {
             return Ok(Bodies::Stdin(stdin_name.unwrap_or("-").to_string(), body));
         }
         if staged {
-            let repo = crate::vcs::Repo::discover(&options.base)
-                .ok_or_else(|| Error::new("NOT_A_GIT_REPO", "--staged needs a git work tree"))?;
+            let repo = crate::vcs::Repo::discover(&options.base).ok_or_else(|| {
+                Error::new(
+                    crate::codes::NOT_A_GIT_REPO,
+                    "--staged needs a git work tree",
+                )
+            })?;
             return Ok(Bodies::Index(repo.staged_scripts(files)?));
         }
         Ok(Bodies::Files)
@@ -1119,7 +1125,7 @@ fn check_staged(
     }
     if too_large {
         let reason = Error::new(
-            "FILE_TOO_LARGE",
+            crate::codes::FILE_TOO_LARGE,
             format!(
                 "{} bytes (as staged) is over the {}-byte limit; raise it with --max-size",
                 bytes.len(),
@@ -1129,7 +1135,10 @@ fn check_staged(
         return unjudged(&shown, path, &reason, options);
     }
     if crate::fsio::read::is_binary(bytes) {
-        let reason = Error::new("BINARY_FILE", "binary file (NUL bytes, as staged)");
+        let reason = Error::new(
+            crate::codes::BINARY_FILE,
+            "binary file (NUL bytes, as staged)",
+        );
         return unjudged(&shown, path, &reason, options);
     }
     let body = crate::fsio::read::Script::from_body(bytes).body;

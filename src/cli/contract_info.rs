@@ -36,7 +36,7 @@ pub fn templates(args: &TemplatesArgs) -> Result<i32> {
             Some(t) => write!(out, "{}", t.source),
             None => {
                 return Err(Error::new(
-                    "TEMPLATE_NOT_FOUND",
+                    crate::codes::TEMPLATE_NOT_FOUND,
                     format!("no built-in template '{name}'; `skillmod templates` lists them"),
                 ));
             }

@@ -55,8 +55,12 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
     }
     match args.format {
         Format::Json => {
-            let json = serde_json::to_string_pretty(&report)
-                .map_err(|e| Error::new("IO_ERROR", format!("cannot encode the report: {e}")))?;
+            let json = serde_json::to_string_pretty(&report).map_err(|e| {
+                Error::new(
+                    crate::codes::IO_ERROR,
+                    format!("cannot encode the report: {e}"),
+                )
+            })?;
             let _ = writeln!(stdout, "{json}");
         }
         Format::Text if nothing && !args.common.silent => {
@@ -121,7 +125,7 @@ fn root(args: &RestoreArgs, base: &std::path::Path) -> Result<PathBuf> {
         [] => Ok(project_root(base)),
         [one] => Ok(one.clone()),
         _ => Err(Error::new(
-            "MULTIPLE_ROOTS",
+            crate::codes::MULTIPLE_ROOTS,
             "the paths lie in different projects, each with its own backups; restore one project at a time",
         )),
     }

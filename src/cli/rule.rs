@@ -11,8 +11,7 @@ use crate::report::rule_text;
 pub fn run(args: &RuleArgs) -> Result<i32> {
     let rules: Vec<Rule> = match &args.code {
         Some(code) => vec![Rule::from_code(&code.trim().to_ascii_uppercase()).ok_or_else(|| {
-            Error::new(
-                "UNKNOWN_RULE",
+            Error::new(crate::codes::UNKNOWN_RULE,
                 format!(
                     "'{code}' is not a rule; the rules are {} (`skillmod rule --all` explains them)",
                     Rule::known_codes()

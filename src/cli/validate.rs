@@ -51,7 +51,7 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
     }
     if results.is_empty() {
         return Err(Error::new(
-            "NO_INPUT",
+            crate::codes::NO_INPUT,
             "nothing to validate: pass files (or - for stdin), --jsonl, or --run SCRIPT",
         ));
     }

@@ -45,7 +45,7 @@ impl Selection {
         for path in paths {
             let meta = std::fs::symlink_metadata(path).map_err(|_| {
                 Error::new(
-                    "PATH_NOT_FOUND",
+                    crate::codes::PATH_NOT_FOUND,
                     format!(
                         "{} does not exist; pass an existing file or folder",
                         path.display()
@@ -73,7 +73,7 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
     for file in &selection.files {
         if std::fs::symlink_metadata(file).is_err() {
             return Err(Error::new(
-                "PATH_NOT_FOUND",
+                crate::codes::PATH_NOT_FOUND,
                 format!("{} does not exist; pass an existing file", file.display()),
             ));
         }
@@ -100,7 +100,7 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
     for dir in &selection.dirs {
         if !dir.is_dir() {
             return Err(Error::new(
-                "PATH_NOT_FOUND",
+                crate::codes::PATH_NOT_FOUND,
                 format!("{} is not a folder; pass an existing folder", dir.display()),
             ));
         }
@@ -300,7 +300,7 @@ fn name_matcher(include: &[String], origin: &str) -> Result<GlobSet> {
     for pattern in std::iter::once(DEFAULT_NAME).chain(include.iter().map(String::as_str)) {
         let glob = Glob::new(pattern).map_err(|e| {
             Error::new(
-                "INVALID_GLOB",
+                crate::codes::INVALID_GLOB,
                 format!("{origin}: '{pattern}' is not a valid glob: {e}"),
             )
         })?;
@@ -308,7 +308,7 @@ fn name_matcher(include: &[String], origin: &str) -> Result<GlobSet> {
     }
     builder.build().map_err(|e| {
         Error::new(
-            "INVALID_GLOB",
+            crate::codes::INVALID_GLOB,
             format!("{origin}: cannot build the globs: {e}"),
         )
     })
@@ -325,14 +325,14 @@ impl Exclude {
         for glob in globs {
             builder.add_line(None, glob).map_err(|e| {
                 Error::new(
-                    "INVALID_GLOB",
+                    crate::codes::INVALID_GLOB,
                     format!("{origin}: '{glob}' is not a valid glob: {e}"),
                 )
             })?;
         }
         let matcher = builder.build().map_err(|e| {
             Error::new(
-                "INVALID_GLOB",
+                crate::codes::INVALID_GLOB,
                 format!("{origin}: cannot build the globs: {e}"),
             )
         })?;

@@ -87,7 +87,7 @@ impl Config {
             let root = crate::fsio::canonical(root);
             if !target.is_some_and(|t| t.starts_with(&root)) {
                 return Err(Error::new(
-                    "CONFIG_UNSAFE",
+                    crate::codes::CONFIG_UNSAFE,
                     format!(
                         "{} is a symlink to a file outside {}; a settings file found in a repository must lie inside it. Remove the link, or run with --isolated",
                         path.display(),
@@ -98,8 +98,8 @@ impl Config {
         }
         let bytes = limited::read(&path, SIZE_LIMIT, true).map_err(|refused| {
             let code = match refused {
-                limited::Refused::Io(_) => "CONFIG_UNREADABLE",
-                _ => "CONFIG_UNSAFE",
+                limited::Refused::Io(_) => crate::codes::CONFIG_UNREADABLE,
+                _ => crate::codes::CONFIG_UNSAFE,
             };
             Error::new(
                 code,
@@ -112,7 +112,7 @@ impl Config {
         })?;
         let text = String::from_utf8(bytes).map_err(|e| {
             Error::new(
-                "CONFIG_INVALID",
+                crate::codes::CONFIG_INVALID,
                 format!(
                     "{}: not UTF-8 (byte {}); fix the file, or run with --isolated to ignore it",
                     path.display(),
@@ -122,7 +122,7 @@ impl Config {
         })?;
         let settings = parse(&text).map_err(|message| {
             Error::new(
-                "CONFIG_INVALID",
+                crate::codes::CONFIG_INVALID,
                 format!(
                     "{}: {message}; fix the file, or run with --isolated to ignore it",
                     path.display()
@@ -161,7 +161,7 @@ impl Config {
             .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
         let unsafe_template = |why: &str| {
             Error::new(
-                "TEMPLATE_UNSAFE",
+                crate::codes::TEMPLATE_UNSAFE,
                 format!(
                     "{shown}: template = '{}' {why}; a settings file names a built-in template or a file inside its repository",
                     spec.escape_default()
@@ -228,7 +228,7 @@ impl Resolver {
             Some(path) => {
                 if std::fs::symlink_metadata(path).is_err() {
                     return Err(Error::new(
-                        "CONFIG_NOT_FOUND",
+                        crate::codes::CONFIG_NOT_FOUND,
                         format!(
                             "--config {}: no such file; pass the path of a skillmod.toml",
                             path.display()
@@ -405,7 +405,10 @@ impl<T> PerSettings<T> {
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let value = Arc::new((self.build)(config).map_err(|e| match &config.path {
-            Some(file) => Error::new(e.code, format!("{}: {}", file.display(), e.message)),
+            Some(file) => Error {
+                message: format!("{}: {}", file.display(), e.message),
+                ..e
+            },
             None => e,
         })?);
         built.insert(config.path.clone(), value.clone());
@@ -474,7 +477,7 @@ impl Settings {
     pub fn from_flags(flags: Settings) -> Result<Settings> {
         match flags.default_confidence {
             Some(x) if !(0.0..=1.0).contains(&x) => Err(Error::new(
-                "INVALID_ARGUMENT",
+                crate::codes::INVALID_ARGUMENT,
                 format!("--default-confidence {x} is not between 0 and 1"),
             )),
             _ => Ok(flags),

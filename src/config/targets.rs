@@ -55,7 +55,7 @@ impl Targets {
             !self.force_select && self.paths.len() == 1 && self.paths[0].as_os_str() == "-";
         if name.is_some() && !from_stdin {
             return Err(Error::new(
-                "INVALID_ARGUMENT",
+                crate::codes::INVALID_ARGUMENT,
                 "--stdin-filename names the script read with `check -`; pass `-` as the only path, or drop the flag",
             ));
         }
@@ -169,7 +169,7 @@ impl Targets {
             return Ok(());
         }
         if !self.is_empty() {
-            return Err(Error::new("NOTHING_CHECKED", message));
+            return Err(Error::new(crate::codes::NOTHING_CHECKED, message));
         }
         if !silent {
             eprintln!("warning: {message}");
@@ -185,7 +185,7 @@ impl Targets {
             Some(
                 crate::vcs::Repo::discover(&crate::fsio::working_dir()?).ok_or_else(|| {
                     Error::new(
-                        "NOT_A_GIT_REPO",
+                        crate::codes::NOT_A_GIT_REPO,
                         "--changed-since and --staged need a git work tree",
                     )
                 })?,
@@ -199,7 +199,7 @@ impl Targets {
                 Some(repo) => selection.dirs.push(repo.root.clone()),
                 None => {
                     return Err(Error::new(
-                        "NO_PATHS",
+                        crate::codes::NO_PATHS,
                         format!(
                             "nothing to {what}: pass files or folders, --skill-dir DIR or --skill-path FILE"
                         ),

@@ -12,7 +12,7 @@
 //!
 //! let broken = r#"{"success": true, "confidence": 1.5, "deliverables": [], "metrics": {}, "errors": []}"#;
 //! let outcome = check_output(broken, &ParseOptions::new(Protocol::Json), &schema);
-//! assert_eq!(outcome.errors[0].code, "VALIDATION_FAILED");
+//! assert_eq!(outcome.errors[0].code, crate::codes::VALIDATION_FAILED.code);
 //! assert_eq!(outcome.errors[0].pointer.as_deref(), Some("/confidence"));
 //! ```
 
@@ -42,9 +42,9 @@ pub struct ContractError {
 }
 
 impl ContractError {
-    pub fn new(code: &'static str, message: impl Into<String>, context: Value) -> Self {
+    pub fn new(code: crate::codes::Code, message: impl Into<String>, context: Value) -> Self {
         ContractError {
-            code,
+            code: code.code,
             message: message.into(),
             pointer: None,
             context,
@@ -54,7 +54,7 @@ impl ContractError {
     /// True for "nothing to parse / malformed" (seed 003's ParsingError), false for "parsed but
     /// invalid" (InvalidOutputError).
     pub fn is_parse_error(&self) -> bool {
-        self.code != "VALIDATION_FAILED"
+        self.code != crate::codes::VALIDATION_FAILED.code
     }
 }
 

@@ -52,9 +52,9 @@ pub struct Limits {
 /// Run `script` with `args` in the folder `cwd`, within `limits`.
 pub fn run_skill(script: &Path, args: &[String], cwd: &Path, limits: Limits) -> Result<RunResult> {
     let source = std::fs::read(script)
-        .map_err(|e| Error::io("SCRIPT_NOT_FOUND", "cannot read", script, &e))?;
+        .map_err(|e| Error::io(crate::codes::SCRIPT_NOT_FOUND, "cannot read", script, &e))?;
     let absolute = std::path::absolute(script)
-        .map_err(|e| Error::io("SCRIPT_NOT_FOUND", "cannot resolve", script, &e))?;
+        .map_err(|e| Error::io(crate::codes::SCRIPT_NOT_FOUND, "cannot resolve", script, &e))?;
     let shell = Dialect::detect(&source).syntax_checker();
     let started = Instant::now();
     let deadline = started + limits.timeout;
@@ -68,7 +68,12 @@ pub fn run_skill(script: &Path, args: &[String], cwd: &Path, limits: Limits) -> 
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| Error::new("RUN_FAILED", format!("cannot start {shell}: {e}")))?;
+        .map_err(|e| {
+            Error::new(
+                crate::codes::RUN_FAILED,
+                format!("cannot start {shell}: {e}"),
+            )
+        })?;
     let pid = child.id();
     let (over_tx, over_rx) = mpsc::channel();
     let stdout = child
@@ -93,7 +98,12 @@ pub fn run_skill(script: &Path, args: &[String], cwd: &Path, limits: Limits) -> 
         }
         status = child
             .wait_timeout(left.min(Duration::from_millis(50)))
-            .map_err(|e| Error::new("RUN_FAILED", format!("waiting for the skill failed: {e}")))?;
+            .map_err(|e| {
+                Error::new(
+                    crate::codes::RUN_FAILED,
+                    format!("waiting for the skill failed: {e}"),
+                )
+            })?;
     }
     // A reader that stopped at the limit closes its pipe, so the script may have died of it.
     output_exceeded |= over_rx.try_recv().is_ok();
@@ -104,7 +114,10 @@ pub fn run_skill(script: &Path, args: &[String], cwd: &Path, limits: Limits) -> 
         deadline = Instant::now() + TERM_GRACE;
         while status.is_none() && Instant::now() < deadline {
             status = child.wait_timeout(Duration::from_millis(20)).map_err(|e| {
-                Error::new("RUN_FAILED", format!("waiting for the skill failed: {e}"))
+                Error::new(
+                    crate::codes::RUN_FAILED,
+                    format!("waiting for the skill failed: {e}"),
+                )
             })?;
         }
     }
@@ -201,10 +214,15 @@ pub(crate) fn read_capped(
     (&mut input)
         .take(max.saturating_add(1))
         .read_to_end(&mut buffer)
-        .map_err(|e| Error::new("INPUT_UNREADABLE", format!("cannot read {what}: {e}")))?;
+        .map_err(|e| {
+            Error::new(
+                crate::codes::INPUT_UNREADABLE,
+                format!("cannot read {what}: {e}"),
+            )
+        })?;
     if buffer.len() as u64 > max {
         return Err(Error::new(
-            "OUTPUT_TOO_LARGE",
+            crate::codes::OUTPUT_TOO_LARGE,
             format!("{what} is larger than {max} bytes; raise the limit with {flag}"),
         ));
     }

@@ -44,7 +44,7 @@ impl Schema {
             .ok_or_else(|| unknown(name))?;
         let document: Value = serde_json::from_str(builtin.source).map_err(|e| {
             Error::new(
-                "SCHEMA_INVALID",
+                crate::codes::SCHEMA_INVALID,
                 format!("built-in schema {name} is not JSON: {e}"),
             )
         })?;
@@ -57,7 +57,7 @@ impl Schema {
     /// use skillmod::contract::Schema;
     ///
     /// assert_eq!(Schema::load("skill-output-v1").expect("built in").name, "skill-output-v1");
-    /// assert_eq!(Schema::load("no-such-schema").map(|_| ()).map_err(|e| e.code), Err("SCHEMA_NOT_FOUND"));
+    /// assert_eq!(Schema::load("no-such-schema").map(|_| ()).map_err(|e| e.code), Err(crate::codes::SCHEMA_NOT_FOUND.code));
     /// ```
     pub fn load(spec: &str) -> Result<Schema> {
         let name = if spec == "envelope" {
@@ -72,11 +72,17 @@ impl Schema {
         if !path.is_file() {
             return Err(unknown(spec));
         }
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::io("SCHEMA_UNREADABLE", "cannot read schema", path, &e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::io(
+                crate::codes::SCHEMA_UNREADABLE,
+                "cannot read schema",
+                path,
+                &e,
+            )
+        })?;
         let document: Value = serde_json::from_str(&text).map_err(|e| {
             Error::new(
-                "SCHEMA_INVALID",
+                crate::codes::SCHEMA_INVALID,
                 format!("{} is not JSON: {e}", path.display()),
             )
         })?;
@@ -86,7 +92,7 @@ impl Schema {
     fn compile(name: &str, document: Value) -> Result<Schema> {
         let validator = jsonschema::validator_for(&document).map_err(|e| {
             Error::new(
-                "SCHEMA_INVALID",
+                crate::codes::SCHEMA_INVALID,
                 format!("schema {name} does not compile: {e}"),
             )
         })?;
@@ -105,7 +111,7 @@ impl Schema {
                 let pointer = e.instance_path().as_str().to_string();
                 let shown = if pointer.is_empty() { "/".to_string() } else { pointer.clone() };
                 ContractError {
-                    code: "VALIDATION_FAILED",
+                    code: crate::codes::VALIDATION_FAILED.code,
                     message: format!("{shown}: {e}"),
                     pointer: Some(pointer),
                     context: json!({ "schema": self.name, "schema_path": e.schema_path().as_str() }),
@@ -118,7 +124,7 @@ impl Schema {
 fn unknown(spec: &str) -> Error {
     let names: Vec<&str> = BUILTIN_SCHEMAS.iter().map(|s| s.name).collect();
     Error::new(
-        "SCHEMA_NOT_FOUND",
+        crate::codes::SCHEMA_NOT_FOUND,
         format!(
             "no built-in schema or file named '{spec}'; use one of {} or a path to a .json schema",
             names.join(", ")

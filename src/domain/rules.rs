@@ -323,7 +323,7 @@ impl Selection {
         for code in self.select.iter().chain(&self.ignore) {
             if code.trim().is_empty() {
                 return Err(crate::error::Error::new(
-                    "UNKNOWN_RULE",
+                    crate::codes::UNKNOWN_RULE,
                     format!(
                         "an empty rule code is not allowed (it would match every rule); name codes such as {}",
                         Rule::known_codes()
@@ -332,7 +332,7 @@ impl Selection {
             }
             if Rule::matching(code).next().is_none() {
                 return Err(crate::error::Error::new(
-                    "UNKNOWN_RULE",
+                    crate::codes::UNKNOWN_RULE,
                     format!(
                         "'{code}' matches no rule; the rules are {}",
                         Rule::known_codes()
@@ -342,7 +342,7 @@ impl Selection {
         }
         if self.ignore.iter().any(|c| c == Rule::Unreadable.code()) {
             return Err(crate::error::Error::new(
-                "RULE_NOT_IGNORABLE",
+                crate::codes::RULE_NOT_IGNORABLE,
                 "SKM003 cannot be ignored: an unreadable file or a parse error that may hide a legacy line is never a pass; fix the file, or use --exit-zero to exit 0 with the error still reported",
             ));
         }

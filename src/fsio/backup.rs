@@ -194,7 +194,7 @@ impl Backups {
         let original = original.unwrap_or_default();
         let relative = relative_to(root, path).ok_or_else(|| {
             Error::new(
-                "BACKUP_FAILED",
+                crate::codes::BACKUP_FAILED,
                 format!(
                     "{} is not under its project root {}",
                     path.display(),
@@ -204,7 +204,7 @@ impl Backups {
         })?;
         let mut runs = self.runs.lock().map_err(|_| {
             Error::new(
-                "BACKUP_FAILED",
+                crate::codes::BACKUP_FAILED,
                 "backup manifest lock poisoned by an earlier failure",
             )
         })?;
@@ -226,7 +226,7 @@ impl Backups {
         {
             let _ = std::fs::remove_file(&backup_path);
             return Err(Error::io(
-                "BACKUP_FAILED",
+                crate::codes::BACKUP_FAILED,
                 "cannot save a backup of",
                 path,
                 &e,
@@ -242,7 +242,7 @@ impl Backups {
         };
         let mut line = serde_json::to_vec(&entry).map_err(|e| {
             Error::new(
-                "BACKUP_FAILED",
+                crate::codes::BACKUP_FAILED,
                 format!("cannot encode the manifest entry: {e}"),
             )
         })?;
@@ -256,7 +256,7 @@ impl Backups {
             let _ = run.manifest.set_len(run.len);
             let _ = std::fs::remove_file(&backup_path);
             return Err(Error::io(
-                "BACKUP_FAILED",
+                crate::codes::BACKUP_FAILED,
                 "cannot append to the manifest in",
                 &run.dir,
                 &e,
@@ -272,7 +272,7 @@ impl Run {
         let state = state_dir(root)?;
         let backups = state.join("backups");
         std::fs::create_dir_all(&backups)
-            .map_err(|e| Error::io("BACKUP_FAILED", "cannot create", &backups, &e))?;
+            .map_err(|e| Error::io(crate::codes::BACKUP_FAILED, "cannot create", &backups, &e))?;
         plain_folder(&backups)?;
         super::ensure_state_ignored(&state);
         for attempt in 0..100 {
@@ -284,18 +284,26 @@ impl Run {
             let dir = backups.join(&id);
             match std::fs::create_dir(&dir) {
                 Ok(()) => {
-                    std::fs::create_dir(dir.join("files"))
-                        .map_err(|e| Error::io("BACKUP_FAILED", "cannot create", &dir, &e))?;
+                    std::fs::create_dir(dir.join("files")).map_err(|e| {
+                        Error::io(crate::codes::BACKUP_FAILED, "cannot create", &dir, &e)
+                    })?;
                     let manifest = OpenOptions::new()
                         .create_new(true)
                         .append(true)
                         .open(dir.join(MANIFEST))
                         .map_err(|e| {
-                            Error::io("BACKUP_FAILED", "cannot create the manifest in", &dir, &e)
+                            Error::io(
+                                crate::codes::BACKUP_FAILED,
+                                "cannot create the manifest in",
+                                &dir,
+                                &e,
+                            )
                         })?;
                     sync_dir(&dir)
                         .and_then(|_| sync_dir(&backups))
-                        .map_err(|e| Error::io("BACKUP_FAILED", "cannot sync", &dir, &e))?;
+                        .map_err(|e| {
+                            Error::io(crate::codes::BACKUP_FAILED, "cannot sync", &dir, &e)
+                        })?;
                     // Recorded before any backup is written in it: restore picks only runs
                     // this user's migrate recorded.
                     if let Err(e) = super::journal::record(root, &id)
@@ -314,11 +322,18 @@ impl Run {
                     });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(Error::io("BACKUP_FAILED", "cannot create", &dir, &e)),
+                Err(e) => {
+                    return Err(Error::io(
+                        crate::codes::BACKUP_FAILED,
+                        "cannot create",
+                        &dir,
+                        &e,
+                    ));
+                }
             }
         }
         Err(Error::new(
-            "BACKUP_FAILED",
+            crate::codes::BACKUP_FAILED,
             "cannot find a free backup run name",
         ))
     }
@@ -335,7 +350,12 @@ pub(crate) fn state_dir(root: &Path) -> Result<PathBuf> {
     match std::fs::symlink_metadata(&state) {
         Ok(_) => plain_folder(&state).map(|_| state),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(state),
-        Err(e) => Err(Error::io("STATE_DIR_UNSAFE", "cannot inspect", &state, &e)),
+        Err(e) => Err(Error::io(
+            crate::codes::STATE_DIR_UNSAFE,
+            "cannot inspect",
+            &state,
+            &e,
+        )),
     }
 }
 
@@ -343,8 +363,7 @@ pub(crate) fn state_dir(root: &Path) -> Result<PathBuf> {
 /// (else `~/.local/state/…`), one folder per root, named by a hash of its real path.
 fn user_state_dir(root: &Path) -> Result<PathBuf> {
     let base = super::journal::user_state_base().ok_or_else(|| {
-        Error::new(
-            "STATE_DIR_UNSAFE",
+        Error::new(crate::codes::STATE_DIR_UNSAFE,
             format!(
                 "{} is a skill folder, whose state is kept in the user's state folder, but neither XDG_STATE_HOME nor HOME is set; set one, or pass --no-backup",
                 root.display()
@@ -356,10 +375,10 @@ fn user_state_dir(root: &Path) -> Result<PathBuf> {
 
 fn plain_folder(path: &Path) -> Result<()> {
     let meta = std::fs::symlink_metadata(path)
-        .map_err(|e| Error::io("STATE_DIR_UNSAFE", "cannot inspect", path, &e))?;
+        .map_err(|e| Error::io(crate::codes::STATE_DIR_UNSAFE, "cannot inspect", path, &e))?;
     if meta.file_type().is_symlink() || !meta.is_dir() {
         return Err(Error::new(
-            "STATE_DIR_UNSAFE",
+            crate::codes::STATE_DIR_UNSAFE,
             format!(
                 "{} is a symlink or not a folder; skillmod keeps its state only in a plain folder. Remove it (it may have come with the repository) and run again",
                 path.display()
@@ -469,7 +488,7 @@ pub(crate) fn list_runs(root: &Path) -> Result<Vec<String>> {
 pub fn load_run(root: &Path, id: &str) -> Result<LoadedRun> {
     if !is_run_id(id) {
         return Err(Error::new(
-            "INVALID_RUN_ID",
+            crate::codes::INVALID_RUN_ID,
             format!(
                 "'{id}' is not a run id (like 20261121T223938.761Z); list runs with `skillmod restore --list`"
             ),
@@ -479,7 +498,7 @@ pub fn load_run(root: &Path, id: &str) -> Result<LoadedRun> {
     let dir = backups.join(id);
     let not_found = || {
         Error::new(
-            "BACKUP_RUN_NOT_FOUND",
+            crate::codes::BACKUP_RUN_NOT_FOUND,
             format!(
                 "no backup run '{id}' under {}; list runs with `skillmod restore --list`",
                 backups.display()
@@ -499,7 +518,7 @@ pub fn load_run(root: &Path, id: &str) -> Result<LoadedRun> {
         }
         Err(refused) => {
             return Err(Error::new(
-                "BACKUP_MANIFEST_INVALID",
+                crate::codes::BACKUP_MANIFEST_INVALID,
                 format!(
                     "the manifest of run '{id}' {}; the run is not restored (it may not be skillmod's own)",
                     refused.describe(MANIFEST_LIMIT)
@@ -525,7 +544,7 @@ pub fn load_run(root: &Path, id: &str) -> Result<LoadedRun> {
             }
             Err(e) => {
                 return Err(Error::new(
-                    "BACKUP_MANIFEST_INVALID",
+                    crate::codes::BACKUP_MANIFEST_INVALID,
                     format!("manifest of run '{id}' is damaged at line {}: {e}", i + 1),
                 ));
             }
@@ -541,14 +560,14 @@ pub fn load_run(root: &Path, id: &str) -> Result<LoadedRun> {
 
 fn unsafe_entry(why: String) -> Error {
     Error::new(
-        "MANIFEST_ENTRY_UNSAFE",
+        crate::codes::MANIFEST_ENTRY_UNSAFE,
         format!("{why}; nothing was written (the backup run may not be skillmod's own)"),
     )
 }
 
 fn protected_entry(path: &Path) -> Error {
     Error::new(
-        "PATH_PROTECTED",
+        crate::codes::PATH_PROTECTED,
         format!(
             "the recorded path '{}' lies in .git/ or .skillmod/, which restore never writes, creates or removes (migrate never changes a file there); nothing was written. The run is not skillmod's own: inspect it under .skillmod/backups",
             path.display()
@@ -593,19 +612,31 @@ fn check_entry(root: &Path, dir: &Path, entry: ManifestEntry) -> Result<CheckedE
         )));
     }
     let backup = dir.join("files").join(name);
-    let meta = std::fs::symlink_metadata(&backup)
-        .map_err(|e| Error::io("BACKUP_UNREADABLE", "cannot read the backup", &backup, &e))?;
+    let meta = std::fs::symlink_metadata(&backup).map_err(|e| {
+        Error::io(
+            crate::codes::BACKUP_UNREADABLE,
+            "cannot read the backup",
+            &backup,
+            &e,
+        )
+    })?;
     if !meta.is_file() {
         return Err(unsafe_entry(format!(
             "the backup '{}' is not a regular file",
             entry.backup
         )));
     }
-    let bytes = std::fs::read(&backup)
-        .map_err(|e| Error::io("BACKUP_UNREADABLE", "cannot read the backup", &backup, &e))?;
+    let bytes = std::fs::read(&backup).map_err(|e| {
+        Error::io(
+            crate::codes::BACKUP_UNREADABLE,
+            "cannot read the backup",
+            &backup,
+            &e,
+        )
+    })?;
     if super::sha256_hex(&bytes) != entry.sha256_before {
         return Err(Error::new(
-            "BACKUP_CORRUPT",
+            crate::codes::BACKUP_CORRUPT,
             format!(
                 "{} does not hash to its recorded sha256; nothing was written",
                 backup.display()

@@ -229,7 +229,10 @@ pub(crate) fn display_path(path: &Path, base: &Path) -> String {
 /// The folder reports are relative to.
 pub fn working_dir() -> crate::error::Result<PathBuf> {
     std::env::current_dir().map_err(|e| {
-        crate::error::Error::new("IO_ERROR", format!("cannot read the working folder: {e}"))
+        crate::error::Error::new(
+            crate::codes::IO_ERROR,
+            format!("cannot read the working folder: {e}"),
+        )
     })
 }
 

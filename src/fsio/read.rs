@@ -70,8 +70,14 @@ pub fn read_script(path: &Path, max_size: u64) -> Result<Script, ReadOutcome> {
 
 /// `lstat` a script: what `read_script_at` needs.
 pub fn stat(path: &Path) -> Result<std::fs::Metadata, ReadOutcome> {
-    std::fs::symlink_metadata(path)
-        .map_err(|e| ReadOutcome::Failed(Error::io("READ_FAILED", "cannot stat", path, &e)))
+    std::fs::symlink_metadata(path).map_err(|e| {
+        ReadOutcome::Failed(Error::io(
+            crate::codes::READ_FAILED,
+            "cannot stat",
+            path,
+            &e,
+        ))
+    })
 }
 
 /// `read_script` with the file's `lstat` already taken.
@@ -82,7 +88,7 @@ pub fn read_script_at(
 ) -> Result<Script, ReadOutcome> {
     if meta.file_type().is_symlink() {
         return Err(ReadOutcome::Skipped(Error::new(
-            "SYMLINK",
+            crate::codes::SYMLINK,
             "symbolic link: not followed, its target is left alone; pass the target path to migrate it",
         )));
     }
@@ -92,13 +98,13 @@ pub fn read_script_at(
             .err()
             .map_or_else(|| "could not be walked".to_string(), |e| e.to_string());
         return Err(ReadOutcome::Failed(Error::new(
-            "UNREADABLE_FOLDER",
+            crate::codes::UNREADABLE_FOLDER,
             format!("cannot read this folder ({reason}); scripts in it were not checked"),
         )));
     }
     if !meta.is_file() {
         return Err(ReadOutcome::Skipped(Error::new(
-            "NOT_A_FILE",
+            crate::codes::NOT_A_FILE,
             "not a regular file",
         )));
     }
@@ -109,18 +115,24 @@ pub fn read_script_at(
             return Err(ReadOutcome::Skipped(crate::domain::refusal::not_shell()));
         }
         return Err(ReadOutcome::Skipped(Error::new(
-            "FILE_TOO_LARGE",
+            crate::codes::FILE_TOO_LARGE,
             format!(
                 "{} bytes is over the {max_size}-byte limit; raise it with --max-size",
                 meta.len()
             ),
         )));
     }
-    let bytes = std::fs::read(path)
-        .map_err(|e| ReadOutcome::Failed(Error::io("READ_FAILED", "cannot read", path, &e)))?;
+    let bytes = std::fs::read(path).map_err(|e| {
+        ReadOutcome::Failed(Error::io(
+            crate::codes::READ_FAILED,
+            "cannot read",
+            path,
+            &e,
+        ))
+    })?;
     if is_binary(&bytes) {
         return Err(ReadOutcome::Skipped(Error::new(
-            "BINARY_FILE",
+            crate::codes::BINARY_FILE,
             "binary file (NUL bytes): not a shell script",
         )));
     }

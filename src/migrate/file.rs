@@ -86,7 +86,7 @@ fn read(
     let real = crate::fsio::canonical(path);
     if !crate::fsio::links::lies_inside(&real, &root) {
         let reason = Error::new(
-            "OUTSIDE_ROOT",
+            crate::codes::OUTSIDE_ROOT,
             format!(
                 "is reached through a symlink to {}, outside its project root {} (or in its .git or .skillmod folder); nothing is written there. Migrate the target in its own project",
                 crate::bytes_text::quote_path(&real.to_string_lossy()),
@@ -99,7 +99,7 @@ fn read(
         && unstaged.contains(&crate::fsio::canonical(path))
     {
         let reason = Error::new(
-            "STAGED_DIFFERS",
+            crate::codes::STAGED_DIFFERS,
             "--staged: the work tree differs from what is staged; stage (`git add`) or stash the unstaged changes first, so what is migrated is what the commit holds",
         );
         return stop(report, Status::Failed, reason);
@@ -167,7 +167,7 @@ fn analyze_script(
         report
             .notes
             .extend(invalid.into_iter().map(|bad| ErrorEntry {
-                code: "INVALID_SUPPRESSION",
+                code: crate::codes::INVALID_SUPPRESSION.code,
                 message: format!(
                     "line {}:{}: {} (it suppresses nothing)",
                     bad.line, bad.column, bad.message
@@ -260,7 +260,7 @@ fn gate(
         && dirty.contains(&crate::fsio::canonical(path))
     {
         let reason = Error::new(
-            "DIRTY_FILE",
+            crate::codes::DIRTY_FILE,
             "has uncommitted changes (staged, unstaged or untracked); commit or stash them first, or pass --allow-dirty",
         );
         return stop(report, Status::Failed, reason);
@@ -281,7 +281,7 @@ fn answer_refusal(
         return None;
     }
     Some(Error::new(
-        "STDOUT_ANSWER",
+        crate::codes::STDOUT_ANSWER,
         format!(
             "has no legacy line, and its stdout is its answer ({} write(s), the first at line {}: `{}`); --force would move it to stderr, where a caller such as `X=$(bash script.sh)` no longer finds it. Keep it with --keep-stdout (the answer stays before the document), or leave the script as it is",
             analysis.answer.len(),
@@ -364,7 +364,7 @@ fn plan(
                     )
                 }
                 None => Err(Error::new(
-                    "INTERNAL_ERROR",
+                    crate::codes::INTERNAL_ERROR,
                     "capture mode without a runtime; please report this",
                 )),
             }
@@ -412,7 +412,7 @@ fn verify(
     if body == script.body {
         let message = nothing_to_change(report, path, analysis, &script.body, options);
         report.notes.push(ErrorEntry {
-            code: "NOTHING_TO_CHANGE",
+            code: crate::codes::NOTHING_TO_CHANGE.code,
             message,
         });
         return None;
@@ -458,7 +458,9 @@ fn nothing_to_change(
         }
     };
     // Said once, here: no runtime or trap "was added" to a file left as it is.
-    report.notes.retain(|n| n.code != "SOURCED_LIBRARY");
+    report
+        .notes
+        .retain(|n| n.code != crate::codes::SOURCED_LIBRARY.code);
     format!(
         "a library ({why}) with no legacy line of its own: it gets no runtime, so there is nothing to change; {NOTHING}"
     )
@@ -577,7 +579,7 @@ fn upkeep(
         format!("one line sourcing {relative}")
     };
     report.notes.push(ErrorEntry {
-        code: "RUNTIME_UPGRADED",
+        code: crate::codes::RUNTIME_UPGRADED.code,
         message: format!(
             "{before} becomes {after} (runtime version {})",
             capture::RUNTIME_VERSION
@@ -605,7 +607,7 @@ fn request_runtime(
 fn write_refusal(script: &Script, force: bool) -> Option<Error> {
     if script.links > 1 {
         return Some(Error::new(
-            "HARD_LINK",
+            crate::codes::HARD_LINK,
             format!(
                 "has {} hard links; replacing it would split them (the other names would keep the old script). Migrate a copy, or break the links first",
                 script.links
@@ -614,7 +616,7 @@ fn write_refusal(script: &Script, force: bool) -> Option<Error> {
     }
     if script.mode & 0o222 == 0 && !force {
         return Some(Error::new(
-            "READ_ONLY",
+            crate::codes::READ_ONLY,
             "is read-only; pass --force to migrate it anyway (its mode is kept)",
         ));
     }
@@ -628,7 +630,7 @@ fn judge(analysis: &Analysis, before: &[u8], after: &[u8]) -> Option<Error> {
     let complaint = judge.check(after)?.err()?;
     judge.check(before)?.ok()?;
     Some(Error::new(
-        "REWRITE_SHELL_SYNTAX",
+        crate::codes::REWRITE_SHELL_SYNTAX,
         format!(
             "`{} -n` accepts this script but would reject the rewrite ({complaint}); nothing was written. Migrate it by hand, and please report it",
             judge.name
@@ -682,7 +684,7 @@ fn part_note(part: Part, hosted: Option<&Hosted>) -> Option<Error> {
         Part::Library(LibraryReason::TopLevelReturn) => "returns at top level",
         Part::Script { shebang: false } => {
             return Some(Error::new(
-                "SHEBANG_ADDED",
+                crate::codes::SHEBANG_ADDED,
                 format!(
                     "has no shebang and was named with --skill-path, so it is migrated as a script: `{}` is written as its first line, before the line that loads the runtime",
                     crate::domain::refusal::ADDED_SHEBANG
@@ -696,8 +698,7 @@ fn part_note(part: Part, hosted: Option<&Hosted>) -> Option<Error> {
                     .iter()
                     .map(|p| p.display().to_string())
                     .collect();
-                Error::new(
-                    "SOURCES_LIBRARY",
+                Error::new(crate::codes::SOURCES_LIBRARY,
                     format!(
                         "sources {} with legacy lines: it gets the runtime, which prints the JSON document those lines record into",
                         names.join(", ")
@@ -707,7 +708,7 @@ fn part_note(part: Part, hosted: Option<&Hosted>) -> Option<Error> {
         }
     };
     Some(Error::new(
-        "SOURCED_LIBRARY",
+        crate::codes::SOURCED_LIBRARY,
         format!(
             "{why}, so it is taken as a library meant to be sourced: no runtime or EXIT trap was added; its legacy lines record into the runtime of the script that sources it (a no-op where that script has none)"
         ),

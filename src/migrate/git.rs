@@ -46,7 +46,7 @@ pub fn intent_to_add(repo: &Repo, paths: &[PathBuf]) -> Result<()> {
         .filter(|p| p.starts_with(&repo.root))
         .collect();
     repo.intend_to_add(&inside)
-        .map_err(|e| Error::new("GIT_FAILED", e.message))
+        .map_err(|e| Error::new(crate::codes::GIT_FAILED, e.message))
 }
 
 /// `intent_to_add` for each runtime file this run created, in the work tree holding it (one of

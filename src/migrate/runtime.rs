@@ -111,7 +111,7 @@ impl Writer {
             Ok(mut files) => files.entry(request.path.clone()).or_default().clone(),
             Err(_) => {
                 return Err(ErrorEntry {
-                    code: "INTERNAL_ERROR",
+                    code: crate::codes::INTERNAL_ERROR.code,
                     message: "runtime writer poisoned; please report this".into(),
                 });
             }
@@ -119,7 +119,7 @@ impl Writer {
         let (report, _) = cell.get_or_init(|| write_one(request, options, backups));
         if report.text_sha256 != sha256_hex(request.runtime.text.as_bytes()) {
             return Err(ErrorEntry {
-                code: "RUNTIME_CONFLICT",
+                code: crate::codes::RUNTIME_CONFLICT.code,
                 message: format!(
                     "scripts of one skill need different runtimes in {} (two templates with one file name); give the templates different names",
                     report.path
@@ -128,7 +128,10 @@ impl Writer {
         }
         match report.status {
             RuntimeStatus::Failed | RuntimeStatus::Kept => Err(ErrorEntry {
-                code: report.errors.first().map_or("RUNTIME_UNSAFE", |e| e.code),
+                code: report
+                    .errors
+                    .first()
+                    .map_or(crate::codes::RUNTIME_UNSAFE.code, |e| e.code),
                 message: format!(
                     "left unchanged, since its runtime cannot be used: {}",
                     report
@@ -184,7 +187,7 @@ fn write_one(request: &Request, options: &Options, backups: &Backups) -> Written
         Err(_) if !exists => None,
         Err(refused) => {
             report.errors.push(ErrorEntry {
-                code: "RUNTIME_UNSAFE",
+                code: crate::codes::RUNTIME_UNSAFE.code,
                 message: format!(
                     "{} {}; only a regular file is replaced. Remove it and run migrate again",
                     report.path,
@@ -263,7 +266,7 @@ fn refusal(
 ) -> Option<ErrorEntry> {
     match known {
         Some(None) if !options.replace_runtime => Some(ErrorEntry {
-            code: "RUNTIME_FOREIGN",
+            code: crate::codes::RUNTIME_FOREIGN.code,
             message: format!(
                 "{} is not a runtime skillmod wrote (edited, planted or of an unknown version{}); no script is pointed at it. Read it, then pass --replace-runtime to replace it (with a backup)",
                 report.path,
@@ -274,7 +277,7 @@ fn refusal(
             ),
         }),
         Some(Some(old)) if old > RUNTIME_VERSION => Some(ErrorEntry {
-            code: "RUNTIME_NEWER",
+            code: crate::codes::RUNTIME_NEWER.code,
             message: format!(
                 "{} is runtime version {old}, newer than this skillmod's {RUNTIME_VERSION}; upgrade skillmod",
                 report.path
@@ -340,9 +343,10 @@ pub fn remove_orphans(
         }
         match std::fs::remove_file(path) {
             Ok(()) => entry.status = RuntimeStatus::Removed,
-            Err(e) => entry
-                .errors
-                .push(crate::error::Error::io("WRITE_FAILED", "cannot remove", path, &e).into()),
+            Err(e) => entry.errors.push(
+                crate::error::Error::io(crate::codes::WRITE_FAILED, "cannot remove", path, &e)
+                    .into(),
+            ),
         }
         out.push((entry, Some(change)));
     }

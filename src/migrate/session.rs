@@ -58,13 +58,13 @@ pub fn prepare(
     let repos = git::repositories(files, &named);
     if request.commit.is_some() && repos.is_empty() {
         return Err(Error::new(
-            "NOT_A_GIT_REPO",
+            crate::codes::NOT_A_GIT_REPO,
             "--commit needs the files to be in a git work tree",
         ));
     }
     if request.commit.is_some() && repos.len() > 1 {
         return Err(Error::new(
-            "MULTIPLE_REPOSITORIES",
+            crate::codes::MULTIPLE_REPOSITORIES,
             format!(
                 "--commit makes one commit, but the files lie in {} git work trees; run once per repository (see docs/multi-repo.md)",
                 repos.len()

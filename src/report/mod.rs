@@ -3,6 +3,7 @@
 pub mod check_json;
 pub mod check_output;
 pub mod check_text;
+pub mod codes_doc;
 pub mod diff;
 pub mod github;
 pub mod json_stream;

@@ -123,7 +123,7 @@ pub enum Role {
 }
 
 /// The refusal of a script that uses descriptor 8, where the runtime keeps the real stdout.
-pub const DESCRIPTOR_CLASH: &str = "DESCRIPTOR_CLASH";
+pub const DESCRIPTOR_CLASH: &str = crate::codes::DESCRIPTOR_CLASH.code;
 
 /// The descriptor the runtime keeps the skill's real stdout on (the template's `exec 8>&1`).
 const SAVED_STDOUT: &str = "8";
@@ -160,7 +160,7 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
         return Some((
             line,
             Error::new(
-                "NAME_CLASH",
+                crate::codes::NAME_CLASH,
                 format!(
                     "line {line}: the script uses the name prefix `{RESERVED_PREFIX}`, which capture mode's runtime reserves; rename it, or migrate with --mode comment"
                 ),
@@ -175,7 +175,7 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
         return Some((
             trap.line,
             Error::new(
-                "TRAP_UNSUPPORTED",
+                crate::codes::TRAP_UNSUPPORTED,
                 format!(
                     "line {}: a `trap` whose signal list is computed at run time may replace the EXIT trap that prints the JSON; list its signals literally or migrate with --mode comment",
                     trap.line
@@ -187,7 +187,7 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
         return Some((
             line,
             Error::new(
-                "CAPTURED_AND_PRINTED",
+                crate::codes::CAPTURED_AND_PRINTED,
                 format!(
                     "line {line}: this legacy line is in a function the script calls both where its output reaches stdout and where it is captured (`x=$(f)`, a pipe); recording it would change the captured value. Give the captured call a function of its own, or migrate with --mode comment"
                 ),
@@ -198,7 +198,7 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
         return Some((
             line,
             Error::new(
-                DESCRIPTOR_CLASH,
+                crate::codes::DESCRIPTOR_CLASH,
                 format!(
                     "line {line}: the script redirects descriptor {SAVED_STDOUT}, where the runtime keeps the real stdout for the document; use another descriptor, or migrate with --keep-stdout or --mode comment"
                 ),
@@ -831,7 +831,7 @@ pub fn render_runtime(template: &Template) -> Result<Runtime> {
         .as_ref()
         .map_err(|e| {
             Error::new(
-                "TEMPLATE_INVALID",
+                crate::codes::TEMPLATE_INVALID,
                 format!("capture runtime does not compile: {e}"),
             )
         })?
@@ -839,7 +839,7 @@ pub fn render_runtime(template: &Template) -> Result<Runtime> {
         .and_then(|t| t.render(minijinja::value::Serde(&context)))
         .map_err(|e| {
             Error::new(
-                "TEMPLATE_RENDER_FAILED",
+                crate::codes::TEMPLATE_RENDER_FAILED,
                 format!("capture runtime failed to render: {e}"),
             )
         })?;

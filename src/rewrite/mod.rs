@@ -30,7 +30,7 @@ pub fn plan_comment_mode(
 ) -> Result<Plan> {
     if let Some(line) = last_always_exits {
         return Err(Error::new(
-            "BLOCK_UNREACHABLE",
+            crate::codes::BLOCK_UNREACHABLE,
             format!(
                 "line {line}: the script's last command always exits, so a JSON block after it would never run; migrate with --mode capture, which prints the JSON on every exit path"
             ),
@@ -317,7 +317,7 @@ pub fn apply_checked(
     let errors = parser::error_count(&tree);
     if errors > original_errors {
         return Err(Error::new(
-            "REWRITE_PARSE_ERROR",
+            crate::codes::REWRITE_PARSE_ERROR,
             format!(
                 "the rewritten script would not parse ({errors} parse errors, the original had {original_errors}); nothing was written. Please report this script"
             ),
@@ -343,7 +343,10 @@ mod tests {
         let fi = source.windows(2).position(|w| w == b"fi").expect("fi");
         plan.push(fi, fi + 2, "", Reason::JsonBlock);
         let result = apply_checked(&plan, &analysis, source, &mut parser);
-        assert_eq!(result.map_err(|e| e.code), Err("REWRITE_PARSE_ERROR"));
+        assert_eq!(
+            result.map_err(|e| e.code),
+            Err(crate::codes::REWRITE_PARSE_ERROR.code)
+        );
     }
 
     #[test]

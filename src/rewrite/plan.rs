@@ -123,7 +123,7 @@ impl Plan {
             let edit = &self.edits[i];
             if edit.start < cursor || edit.end < edit.start || edit.end > source.len() {
                 return Err(Error::new(
-                    "OVERLAPPING_EDITS",
+                    crate::codes::OVERLAPPING_EDITS,
                     format!(
                         "internal planner error: edit {}..{} overlaps another; the file was left unchanged (please report this)",
                         edit.start, edit.end
@@ -170,7 +170,7 @@ mod tests {
         plan.push(2, 5, "y", Reason::JsonBlock);
         assert_eq!(
             plan.apply(b"abcdef").map_err(|e| e.code),
-            Err("OVERLAPPING_EDITS")
+            Err(crate::codes::OVERLAPPING_EDITS.code)
         );
     }
 }

@@ -81,8 +81,7 @@ pub(crate) fn invalid_confidences(legacy: &[LegacyStatement]) -> Vec<crate::erro
         .filter_map(|s| match &s.value {
             Some(LegacyValue::Literal(text)) if parse_confidence(text).is_none() => {
                 let text = crate::bytes_text::escape_marked(text);
-                Some(crate::error::Error::new(
-                    "CONFIDENCE_INVALID",
+                Some(crate::error::Error::new(crate::codes::CONFIDENCE_INVALID,
                     format!(
                         "line {}: confidence `{text}` is not a number in 0..1, so the JSON block does not use it",
                         s.line
