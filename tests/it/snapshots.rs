@@ -20,21 +20,9 @@ fn snapshot_name(fixture: &Path) -> String {
         .replace('/', "--")
 }
 
-/// Compare with the stored snapshot, or store it when blessing; returns a complaint on a mismatch.
+/// Compare with the stored snapshot (`common::golden`); returns a complaint on a mismatch.
 fn compare(name: &str, actual: &[u8]) -> Option<String> {
-    let path = snapshots().join(name);
-    if std::env::var_os("SKILLMOD_BLESS").is_some() {
-        std::fs::create_dir_all(snapshots()).expect("mkdir");
-        std::fs::write(&path, actual).expect("write snapshot");
-        return None;
-    }
-    match std::fs::read(&path) {
-        Ok(expected) if expected == actual => None,
-        Ok(_) => Some(format!(
-            "{name}: output differs from fixtures/snapshots/{name}"
-        )),
-        Err(_) => Some(format!("{name}: no snapshot (fixtures/snapshots/{name})")),
-    }
+    golden(&snapshots().join(name), actual).err()
 }
 
 /// The default migrate of one script alone in a temp project: the migrated bytes, or the status
@@ -91,9 +79,5 @@ fn default_mode_output_of_every_fixture_matches_its_snapshot() {
             complaints.push(format!("{name}: snapshot of no fixture; delete it"));
         }
     }
-    assert!(
-        complaints.is_empty(),
-        "{}\n(SKILLMOD_BLESS=1 cargo test --test it snapshots:: rewrites them)",
-        complaints.join("\n")
-    );
+    assert!(complaints.is_empty(), "{}", complaints.join("\n"));
 }
