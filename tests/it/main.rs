@@ -17,7 +17,6 @@ mod git_cli;
 // Layers: src/'s modules import only lower ones, as ARCHITECTURE.md lists them (issue 32).
 mod layers;
 mod migrate_cli;
-mod migrate_fixtures;
 mod multi_repo;
 // A script without a shebang: reported and left alone unless sourced or named (issue 30, point 7).
 mod no_shebang;
