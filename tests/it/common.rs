@@ -58,6 +58,55 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
+/// The golden-file check every golden test uses. Under `SKILLMOD_BLESS=1` it writes `actual` to
+/// `path` (when it differs) and passes; otherwise `actual` must equal the file byte for byte, and
+/// the error names the file, the first line that differs and the command that rewrites it.
+pub fn golden(path: &Path, actual: &[u8]) -> Result<(), String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shown = path.strip_prefix(root).unwrap_or(path).display();
+    let expected = std::fs::read(path).ok();
+    if std::env::var_os("SKILLMOD_BLESS").is_some() {
+        if expected.as_deref() != Some(actual) {
+            std::fs::create_dir_all(path.parent().expect("path has a parent")).expect("mkdir");
+            std::fs::write(path, actual).unwrap_or_else(|e| panic!("bless {shown}: {e}"));
+        }
+        return Ok(());
+    }
+    // The test's name is its thread's when tests run in parallel (the default).
+    let test = std::thread::current()
+        .name()
+        .filter(|n| *n != "main")
+        .map_or(String::new(), |n| format!(" {n}"));
+    let bless =
+        format!("SKILLMOD_BLESS=1 cargo test --test it{test} rewrites it; review its git diff");
+    let Some(expected) = expected else {
+        return Err(format!("{shown}: no golden file ({bless})"));
+    };
+    if expected == actual {
+        return Ok(());
+    }
+    let lines = |b: &[u8]| {
+        b.split(|&c| c == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect::<Vec<_>>()
+    };
+    let (want, got) = (lines(&expected), lines(actual));
+    let i = (0..)
+        .find(|&i| want.get(i) != got.get(i))
+        .expect("the bytes differ");
+    let show = |l: Option<&Vec<u8>>| {
+        l.map_or("(end of file)".into(), |l| {
+            format!("{:?}", String::from_utf8_lossy(l))
+        })
+    };
+    Err(format!(
+        "{shown}: differs from the golden file at line {} ({bless})\n  golden: {}\n  actual: {}",
+        i + 1,
+        show(want.get(i)),
+        show(got.get(i))
+    ))
+}
+
 /// Write `text` to `dir/rel`, creating folders, with mode 0755.
 pub fn write_script(dir: &Path, rel: &str, text: &[u8]) -> PathBuf {
     let path = dir.join(rel);

@@ -409,8 +409,8 @@ fn an_unused_directive_is_reported_in_a_file_without_markers() {
     );
 }
 
-/// The rules table of docs/check.md is the registry's, byte for byte; run with `SKILLMOD_BLESS=1`
-/// to rewrite it after changing a rule.
+/// The rules table of docs/check.md is the registry's, byte for byte (a golden file:
+/// `SKILLMOD_BLESS=1` rewrites the table after a rule changes).
 #[test]
 fn docs_rules_table_is_generated_from_the_registry() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/check.md");
@@ -420,16 +420,9 @@ fn docs_rules_table_is_generated_from_the_registry() {
     let from = page.find(start).expect("table start") + start.len();
     let to = page[from..].find(end).expect("table end") + from;
     let table = skillmod::check::Rule::markdown_table();
-    if std::env::var_os("SKILLMOD_BLESS").is_some() {
-        let blessed = format!("{}{table}{}", &page[..from], &page[to..]);
-        std::fs::write(&path, blessed).expect("write docs/check.md");
-        return;
-    }
-    assert_eq!(
-        &page[from..to],
-        table,
-        "docs/check.md's rules table drifted from src/domain/rules.rs (SKILLMOD_BLESS=1 cargo test --test it docs_rules_table rewrites it)"
-    );
+    let generated = format!("{}{table}{}", &page[..from], &page[to..]);
+    golden(&path, generated.as_bytes())
+        .unwrap_or_else(|e| panic!("the rules table drifted from src/domain/rules.rs: {e}"));
 }
 
 /// Each rule's example, checked as a skill, gives that rule's finding (SKM004's example is a
