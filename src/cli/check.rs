@@ -33,7 +33,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     let flags = Settings::from_flags(Settings {
         select: list_flag(&args.select),
         ignore: list_flag(&args.ignore),
-        vocabulary: args.vocabulary,
+        vocabulary: args.settings.vocabulary,
         ..Settings::default()
     })?;
     let profiles = PerSettings::new(resolver, move |config| Profile::new(&flags, config));

@@ -84,7 +84,7 @@ fn profiles(args: &MigrateArgs, resolver: Arc<Resolver>) -> Result<PerSettings<P
         mode: args.mode,
         template: args.template.clone(),
         default_confidence: args.default_confidence,
-        vocabulary: args.vocabulary,
+        vocabulary: args.settings.vocabulary,
         keep_stdout: args.keep_stdout.then_some(true),
         runtime: args.runtime,
         ..Settings::default()

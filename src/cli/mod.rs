@@ -101,9 +101,6 @@ pub struct MigrateArgs {
     /// pointed at it.
     #[arg(long)]
     pub replace_runtime: bool,
-    /// Which printed lines are legacy lines [default: decorated].
-    #[arg(long, value_enum, value_name = "NAME")]
-    pub vocabulary: Option<crate::analyze::Vocabulary>,
     /// Redirect other statements that write to stdout (echo, printf, cat) to stderr, in comment
     /// mode and in scripts that print their document without the runtime. Capture mode's runtime
     /// does this for every write when the script starts.
@@ -145,9 +142,6 @@ pub struct CheckArgs {
     /// Neither read nor write the result cache in .skillmod/cache.
     #[arg(long)]
     pub no_cache: bool,
-    /// Which printed lines are legacy lines [default: decorated].
-    #[arg(long, value_enum, value_name = "NAME")]
-    pub vocabulary: Option<crate::analyze::Vocabulary>,
     /// Report only these rules (codes or code prefixes, comma-separated: SKM001,SKM002).
     #[arg(long, value_delimiter = ',', value_name = "CODES")]
     pub select: Vec<String>,
@@ -220,9 +214,6 @@ pub struct ValidateArgs {
     /// settings file's].
     #[arg(long, value_name = "X")]
     pub default_confidence: Option<f64>,
-    /// Which output lines are legacy result lines [default: decorated, or the settings file's].
-    #[arg(long, value_enum)]
-    pub vocabulary: Option<crate::analyze::Vocabulary>,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     #[command(flatten)]
@@ -316,9 +307,13 @@ pub struct Common {
 }
 
 /// Where settings come from, for the commands that read settings files (check, migrate,
-/// validate).
+/// validate), and the flags that set what they all read alike.
 #[derive(Debug, Clone, Args, Default)]
 pub struct SettingsArgs {
+    /// Which printed lines are legacy result lines [default: decorated, or the settings file's
+    /// `vocabulary`].
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub vocabulary: Option<crate::analyze::Vocabulary>,
     /// Read settings from this file for every script, instead of each script's nearest
     /// skillmod.toml or .skillmod.toml.
     #[arg(long, value_name = "PATH", conflicts_with = "isolated")]

@@ -84,7 +84,7 @@ fn parse_options(args: &ValidateArgs) -> Result<ParseOptions> {
         .collect();
     let flags = Settings::from_flags(Settings {
         default_confidence: args.default_confidence,
-        vocabulary: args.vocabulary,
+        vocabulary: args.settings.vocabulary,
         ..Settings::default()
     })?;
     let config = args.settings.resolver(&named)?.for_path(&place)?;

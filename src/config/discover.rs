@@ -37,6 +37,9 @@ pub struct Selection {
     /// Where each folder's settings file is found: its `include` and `exclude` apply under it
     /// where no flag gives them.
     pub settings: Option<Arc<Resolver>>,
+    /// With `--staged`: the folders whose `SKILL.md` git's index holds, which then decide what
+    /// a skill folder is (the commit's, not the work tree's).
+    pub staged_skills: Option<Arc<HashSet<PathBuf>>>,
 }
 
 impl Selection {
@@ -66,7 +69,10 @@ impl Selection {
 /// (the caller reports them as skipped); folders are walked in parallel.
 pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
     let filters = Arc::new(FilterSet::new(selection)?);
-    let skills = Arc::new(SkillFolders::default());
+    let skills = Arc::new(SkillFolders {
+        staged: selection.staged_skills.clone(),
+        ..SkillFolders::default()
+    });
     let mut found = Vec::new();
     let mut ignored = IgnoreCache::default();
     let mut tracked = Tracked::default();
@@ -452,6 +458,8 @@ fn is_runtime_file(name: &std::ffi::OsStr) -> bool {
 #[derive(Default)]
 struct SkillFolders {
     known: Mutex<HashMap<PathBuf, bool>>,
+    /// `Selection::staged_skills`: read instead of the work tree when set.
+    staged: Option<Arc<HashSet<PathBuf>>>,
 }
 
 impl SkillFolders {
@@ -467,7 +475,11 @@ impl SkillFolders {
         if let Some(known) = self.known.lock().ok().and_then(|k| k.get(folder).copied()) {
             return known;
         }
-        let found = crate::fsio::is_skill_folder(folder)
+        let holds = match &self.staged {
+            Some(staged) => staged.contains(folder),
+            None => crate::fsio::is_skill_folder(folder),
+        };
+        let found = holds
             || (!folder.join(".git").exists()
                 && folder.parent().is_some_and(|parent| self.in_skill(parent)));
         if let Ok(mut known) = self.known.lock() {

@@ -207,6 +207,11 @@ impl Targets {
                 }
             }
         }
+        if self.staged
+            && let Some(repo) = &repo
+        {
+            selection.staged_skills = Some(Arc::new(staged_skill_folders(repo)?));
+        }
         let mut files = crate::config::discover::discover(&selection)?;
         if let Some(repo) = repo {
             let mut wanted = std::collections::HashSet::new();
@@ -233,6 +238,22 @@ impl Targets {
         }
         Ok(files)
     }
+}
+
+/// The folders whose `SKILL.md` git's index holds as a regular file: under `--staged`, what the
+/// commit makes a skill folder.
+fn staged_skill_folders(repo: &crate::vcs::Repo) -> Result<std::collections::HashSet<PathBuf>> {
+    Ok(repo
+        .index_modes()?
+        .into_iter()
+        .filter(|(path, mode)| {
+            matches!(mode.as_str(), "100644" | "100755")
+                && path
+                    .file_name()
+                    .is_some_and(|n| n == crate::fsio::SKILL_FILE)
+        })
+        .filter_map(|(path, _)| path.parent().map(std::path::Path::to_path_buf))
+        .collect())
 }
 
 /// `--staged` checks what the commit will hold: a staged skill script (a regular file or a

@@ -306,3 +306,33 @@ fn git_add_advice_is_given_inside_git_only() {
         }
     }
 }
+
+#[test]
+fn under_staged_a_skill_folder_is_one_whose_skill_md_the_index_holds() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    git_init(tmp.path());
+    let script = b"#!/bin/bash\necho SUCCESS\n";
+    // `staged/` holds SKILL.md in the index only (deleted from the work tree); `untracked/`
+    // in the work tree only. A commit makes the first a skill folder, not the second.
+    for skill in ["staged", "untracked"] {
+        let dir = tmp.path().join("skills").join(skill);
+        std::fs::create_dir_all(dir.join("scripts")).expect("skill");
+        std::fs::write(dir.join("SKILL.md"), "---\nname: s\ndescription: s\n---\n")
+            .expect("SKILL.md");
+        write_script(&dir.join("scripts"), "run.sh", script);
+    }
+    git(
+        tmp.path(),
+        &["add", "skills/staged", "skills/untracked/scripts/run.sh"],
+    );
+    std::fs::remove_file(tmp.path().join("skills/staged/SKILL.md")).expect("rm");
+    let (code, report) = json_report(tmp.path(), &["check", "--staged", "--no-cache"]);
+    assert_eq!(code, 1, "{report}");
+    let paths: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert_eq!(paths, ["skills/staged/scripts/run.sh"], "{report}");
+}
