@@ -138,6 +138,36 @@ pub(crate) const CODES: &[Code] = &[
         "A settings file is not a regular file (a FIFO, a device, a folder), is over the size limit, or, found in a repository, is a symlink to a file outside it. Remove or replace it, or run with `--isolated`.",
     ),
     c(
+        "NO_SETTINGS_FILE",
+        Area::Settings,
+        "migrate read with a `--vocabulary` no settings file records, and no settings file governs the scripts: nothing is written (migrate never creates a settings file). Add the line the report gives (`vocabulary = \"…\"`) to a `skillmod.toml` at the repository root (outside git, the folder you named), so check reads later commits the same way.",
+    ),
+    c(
+        "SETTINGS_DIRTY",
+        Area::Settings,
+        "migrate would write the run's `--vocabulary` into a settings file, but git does not track it or it has staged or unstaged changes: nothing is written. Commit it and run migrate again, add the line the report gives yourself, or pass `--allow-dirty`.",
+    ),
+    c(
+        "SETTINGS_IGNORED",
+        Area::Settings,
+        "migrate ran with `--isolated` and a `--vocabulary` other than the default: no settings file was read, so none is written. Give check the same `--vocabulary`, or put the line the report gives in the settings file check reads.",
+    ),
+    c(
+        "SETTINGS_NOT_REGULAR",
+        Area::Settings,
+        "migrate would write the run's `--vocabulary` into a settings file, but it is a symlink (its target may serve other projects), not a regular file, or cannot be read: nothing is written. Add the line the report gives to the file yourself.",
+    ),
+    c(
+        "SETTINGS_OUTSIDE_ROOT",
+        Area::Settings,
+        "migrate would write the run's `--vocabulary` into the settings file `--config` names, but it lies outside the project root of the scripts (or in its `.git` or `.skillmod` folder), where no backup of the run could go: nothing is written. Add the line the report gives to it yourself.",
+    ),
+    c(
+        "SETTINGS_UNPARSABLE",
+        Area::Settings,
+        "migrate would write the run's `--vocabulary` into a settings file, but the file cannot be edited safely (not UTF-8, not TOML a minimal edit can keep, or it would not read back as asked): nothing is written. Add the line the report gives to the file yourself.",
+    ),
+    c(
         "TEMPLATE_INVALID",
         Area::Settings,
         "A template does not compile (minijinja's reason follows). Fix the template's syntax; for the capture runtime's built-in template it is a bug: please report it.",
