@@ -25,6 +25,8 @@ mod one_judgement;
 mod outcome;
 mod packaging;
 mod readme_usage;
+// migrate remembers a --vocabulary in the settings file, so check reads the same (issue 30, point 2).
+mod remembered;
 // Restore picks only this user's runs and never writes under .git/ or .skillmod/ (issue 31).
 mod restore_trust;
 mod rules_cli;
