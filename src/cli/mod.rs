@@ -101,7 +101,9 @@ pub struct MigrateArgs {
     /// pointed at it.
     #[arg(long)]
     pub replace_runtime: bool,
-    /// Which printed lines are legacy lines [default: decorated].
+    /// Which printed lines are legacy lines [default: decorated]. A reading the scripts'
+    /// settings file does not give is written into it (a clean, committed file; else the report
+    /// gives the line to add), so check reads later commits the same way.
     #[arg(long, value_enum, value_name = "NAME")]
     pub vocabulary: Option<crate::analyze::Vocabulary>,
     /// Redirect other statements that write to stdout (echo, printf, cat) to stderr, in comment
