@@ -273,6 +273,21 @@ impl Repo {
         Ok(self.paths(&out))
     }
 
+    /// Why the file at `path` (absolute, inside the work tree) is not as the last commit holds
+    /// it: git does not track it, or it has staged or unstaged changes. None: it is clean.
+    pub fn not_clean(&self, path: &Path) -> Result<Option<&'static str>> {
+        let real = crate::fsio::as_named(path);
+        let Ok(relative) = real.strip_prefix(&self.root) else {
+            return Ok(Some("lies outside the git work tree"));
+        };
+        let spec = format!(":(literal){}", relative.to_string_lossy());
+        if self.git(&["ls-files", "-z", "--", &spec])?.is_empty() {
+            return Ok(Some("is not committed (git does not track it)"));
+        }
+        let status = self.git(&["status", "--porcelain=v1", "-z", "--", &spec])?;
+        Ok((!status.is_empty()).then_some("has uncommitted changes (staged or unstaged)"))
+    }
+
     /// Files with uncommitted changes: staged, unstaged or untracked.
     pub fn dirty(&self) -> Result<HashSet<PathBuf>> {
         let out = self.git(&["status", "--porcelain=v1", "-z", "--untracked-files=all"])?;

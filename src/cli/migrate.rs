@@ -8,6 +8,7 @@ use super::{Format, MigrateArgs, working_dir};
 use crate::config::{PerSettings, Resolver, Settings};
 use crate::error::Result;
 use crate::fsio::backup::Backups;
+use crate::migrate::session::Done;
 use crate::migrate::{self, Change, FileReport, Profile};
 use crate::report::migrate_output::{MigratePrinter, Verbosity};
 use crate::report::progress::Progress;
@@ -44,6 +45,7 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         allow_dirty: args.allow_dirty,
         staged: args.paths.staged,
         commit: args.commit.then(|| (args.message.clone(), args.no_verify)),
+        vocabulary: args.settings.vocabulary,
     };
     let mut session =
         migrate::session::prepare(&files, profiles, &request, &base, &targets.named())?;
@@ -66,8 +68,9 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         progress.suspend(|| printer.file(file, rendered));
     })?;
     progress.finish();
-    let commit_error = session.finish(&mut report, &files, &backups, |r, change| {
-        printer.runtime(r, change)
+    let commit_error = session.finish(&mut report, &files, &backups, |done, change| match done {
+        Done::Runtime(runtime) => printer.runtime(runtime, change),
+        Done::Settings(update) => printer.settings(update, change),
     });
     report.settings_files = used.iter().map(|(p, _)| p.display().to_string()).collect();
     printer.finish(&report, started.elapsed(), commit_error.as_ref());

@@ -311,7 +311,9 @@ pub struct Common {
 #[derive(Debug, Clone, Args, Default)]
 pub struct SettingsArgs {
     /// Which printed lines are legacy result lines [default: decorated, or the settings file's
-    /// `vocabulary`].
+    /// `vocabulary`]. migrate writes a reading the scripts' settings file does not give into it
+    /// (a clean, committed file; else the report gives the line to add), so check reads later
+    /// commits the same way.
     #[arg(long, value_enum, value_name = "NAME")]
     pub vocabulary: Option<crate::analyze::Vocabulary>,
     /// Read settings from this file for every script, instead of each script's nearest

@@ -5,6 +5,7 @@
 //! bounded, never blocking, and unable to point outside its repository.
 
 pub mod discover;
+pub mod edit;
 pub mod targets;
 
 use std::collections::HashMap;
@@ -335,6 +336,23 @@ impl Resolver {
         Ok(config)
     }
 
+    /// The folder where a settings file would govern the file at `path` when none does yet: the
+    /// repository root, or outside git the folder named on the command line that holds it. None
+    /// with `--config` or `--isolated`, where no file is looked for.
+    pub fn home_of(&self, path: &Path) -> Option<PathBuf> {
+        if self.fixed.is_some() {
+            return None;
+        }
+        let absolute = self.absolute(path);
+        let folder = absolute.parent()?;
+        Some(self.root_of(folder))
+    }
+
+    /// Whether `--isolated` (no settings file is read) is in force.
+    pub fn isolated(&self) -> bool {
+        self.fixed.as_ref().is_some_and(|f| f.path.is_none())
+    }
+
     /// A folder the search never goes above: a repository root or a named folder outside git.
     fn is_stop(&self, dir: &Path) -> bool {
         dir.join(".git").exists() || self.stops.iter().any(|s| s == dir)
@@ -382,6 +400,16 @@ impl<T> PerSettings<T> {
             Some((single, _)) => Ok(single.clone()),
             None => self.get(path),
         }
+    }
+
+    /// The settings (and the file they come from) that apply to the file at `path`.
+    pub fn config_of(&self, path: &Path) -> Result<Arc<Config>> {
+        self.resolver.for_path(path)
+    }
+
+    /// Where the settings come from: `--config`, `--isolated`, or each file's nearest one.
+    pub fn resolver(&self) -> &Resolver {
+        &self.resolver
     }
 
     /// What applies to the file at `path`.

@@ -170,13 +170,13 @@ fn head_is_shell(path: &Path) -> bool {
 }
 
 #[cfg(unix)]
-fn ownership(meta: &std::fs::Metadata) -> (Option<(u32, u32)>, u64) {
+pub(crate) fn ownership(meta: &std::fs::Metadata) -> (Option<(u32, u32)>, u64) {
     use std::os::unix::fs::MetadataExt;
     (Some((meta.uid(), meta.gid())), meta.nlink())
 }
 
 #[cfg(not(unix))]
-fn ownership(_meta: &std::fs::Metadata) -> (Option<(u32, u32)>, u64) {
+pub(crate) fn ownership(_meta: &std::fs::Metadata) -> (Option<(u32, u32)>, u64) {
     (None, 1)
 }
 

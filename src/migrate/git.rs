@@ -94,15 +94,20 @@ pub(crate) fn commit_migrated(
         .map(|(_, abs_path)| canonical(abs_path))
         .collect();
     let message = message.map(str::to_string).unwrap_or_else(|| {
-        let n = migrated.len()
-            - report
-                .runtime_files
-                .iter()
-                .filter(|r| {
-                    r.backup.is_some()
-                        || matches!(r.status, RuntimeStatus::Created | RuntimeStatus::Upgraded)
-                })
-                .count();
+        let runtimes = report
+            .runtime_files
+            .iter()
+            .filter(|r| {
+                r.backup.is_some()
+                    || matches!(r.status, RuntimeStatus::Created | RuntimeStatus::Upgraded)
+            })
+            .count();
+        let settings = report
+            .settings_updates
+            .iter()
+            .filter(|u| u.status == super::remember::SettingsStatus::Written)
+            .count();
+        let n = migrated.len().saturating_sub(runtimes + settings);
         format!(
             "skillmod: migrate {n} skill{} to JSON output",
             if n == 1 { "" } else { "s" }

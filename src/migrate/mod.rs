@@ -3,6 +3,7 @@
 
 mod file;
 pub mod git;
+pub mod remember;
 pub mod runtime;
 pub mod session;
 
@@ -113,6 +114,11 @@ pub struct Options {
     /// The selected symlinks (followed to these targets, each migrated once) and the files that
     /// fail the run when they cannot be judged (`Selected`).
     pub selected: Selected,
+    /// `--vocabulary` as given: the reading each settings file of the scripts is brought to say
+    /// (`remember`).
+    pub vocabulary: Option<crate::analyze::Vocabulary>,
+    /// `--allow-dirty`: a settings file with uncommitted changes is written too.
+    pub allow_dirty: bool,
 }
 
 /// The files a run works on once symlinks are followed: a symlink to a file inside its project
@@ -329,6 +335,12 @@ pub struct RunReport {
     pub runtime_files: Vec<runtime::RuntimeReport>,
     /// What the runtime files written (or that would be) add up to.
     pub runtime_summary: RuntimeSummary,
+    /// The settings files brought to say the run's `--vocabulary`, or the line to add where
+    /// none could be (`remember`).
+    pub settings_updates: Vec<remember::SettingsUpdate>,
+    /// The settings of the scripts the run judged, for `remember`.
+    #[serde(skip)]
+    pub readings: remember::Readings,
     /// Runtime files scripts of this run stopped sourcing, and those they source now.
     #[serde(skip)]
     pub released: Vec<PathBuf>,
@@ -353,6 +365,7 @@ where
     let mut summary = Summary::default();
     let mut released = Vec::new();
     let mut sourced = std::collections::HashSet::new();
+    let mut readings = remember::Readings::default();
     crate::parallel::for_each_ordered(
         files,
         |path, parser| {
@@ -364,6 +377,7 @@ where
         |(report, rendered): (FileReport, Option<Vec<u8>>)| {
             on_file(&report, rendered.as_deref());
             summary.add_report(&report);
+            readings.note(&report, options);
             released.extend(report.released.clone());
             if let Some(request) = &report.runtime {
                 sourced.insert(request.path.clone());
@@ -387,6 +401,8 @@ where
         settings_files: Vec::new(),
         runtime_files: Vec::new(),
         runtime_summary: RuntimeSummary::default(),
+        settings_updates: Vec::new(),
+        readings,
         released,
         sourced,
     })

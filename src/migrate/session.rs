@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use super::remember::{self, SettingsStatus, SettingsUpdate};
 use super::runtime::{RuntimeReport, RuntimeStatus};
 use super::{Change, Options, Profile, RunReport, git};
 use crate::config::PerSettings;
@@ -30,6 +31,15 @@ pub struct Request {
     pub staged: bool,
     /// `--commit`, with its message and `--no-verify`.
     pub commit: Option<(Option<String>, bool)>,
+    /// `--vocabulary`, remembered in the settings files (`remember`).
+    pub vocabulary: Option<crate::analyze::Vocabulary>,
+}
+
+/// A file `finish` wrote (or, in a dry run, would write) after the scripts.
+#[derive(Debug, Clone, Copy)]
+pub enum Done<'a> {
+    Runtime(&'a RuntimeReport),
+    Settings(&'a SettingsUpdate),
 }
 
 /// A run ready to go: the options every file is migrated with, and what `finish` needs.
@@ -127,6 +137,8 @@ pub fn prepare(
         sourcing,
         unstaged,
         selected: super::Selected::default(),
+        vocabulary: request.vocabulary,
+        allow_dirty: request.allow_dirty,
     };
     Ok(Session {
         options,
@@ -138,17 +150,20 @@ pub fn prepare(
 }
 
 impl Session {
-    /// After the files: write the runtime files they asked for (each handed to `on_runtime` with
-    /// its change, for the diff), record the temp files removed and the dirty files the run did
-    /// not select, and commit (`--commit`). A failed commit comes back for the caller to print
-    /// after the report.
+    /// After the files: write the runtime files they asked for and the reading into the settings
+    /// files (each handed to `on_done` with its change, for the diff), record the temp files
+    /// removed and the dirty files the run did not select, and commit (`--commit`). A failed
+    /// commit comes back for the caller to print after the report.
     pub fn finish(
         &self,
         report: &mut RunReport,
         files: &[PathBuf],
         backups: &crate::fsio::backup::Backups,
-        mut on_runtime: impl FnMut(&RuntimeReport, Option<&Change>),
+        mut on_done: impl FnMut(Done<'_>, Option<&Change>),
     ) -> Option<Error> {
+        let mut on_runtime = |runtime: &RuntimeReport, change: Option<&Change>| {
+            on_done(Done::Runtime(runtime), change)
+        };
         let base = &self.options.base;
         // Written before the scripts that source them; reported after them, in the diff too.
         for (runtime, change) in self.options.runtimes.finish() {
@@ -173,6 +188,20 @@ impl Session {
             report.runtime_files.push(runtime);
         }
         report.runtime_summary = super::RuntimeSummary::of(&report.runtime_files);
+        report.settings_updates = remember::finish(
+            &report.readings,
+            &self.options,
+            backups,
+            |update, change| on_done(Done::Settings(update), change),
+        );
+        for update in &report.settings_updates {
+            if let (SettingsStatus::Written, Some(path), Some(abs)) =
+                (update.status, &update.path, &update.abs_path)
+            {
+                report.migrated.push((path.clone(), abs.clone()));
+            }
+        }
+        report.backup_run = backups.run_id();
         for note in backups.notes() {
             eprintln!("note: {note}");
         }
@@ -218,12 +247,17 @@ impl Session {
 }
 
 impl RunReport {
-    /// 1 when a file or a runtime file failed, or the commit did; else 0.
+    /// 1 when a file, a runtime file or a settings file failed, or the commit did; else 0 (a
+    /// settings file not written is advice, not a failure).
     pub fn exit_code(&self, commit_failed: bool) -> i32 {
         let runtime_failed = self.runtime_files.iter().any(|r| {
             r.status == RuntimeStatus::Failed
                 || !r.errors.is_empty() && !matches!(r.status, RuntimeStatus::Kept)
         });
-        i32::from(self.summary.failed > 0 || commit_failed || runtime_failed)
+        let settings_failed = self
+            .settings_updates
+            .iter()
+            .any(|u| u.status == SettingsStatus::Failed);
+        i32::from(self.summary.failed > 0 || commit_failed || runtime_failed || settings_failed)
     }
 }

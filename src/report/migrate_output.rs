@@ -10,6 +10,7 @@ use anstream::{AutoStream, ColorChoice};
 
 use super::json_stream::Array;
 use super::{diff, migrate_text};
+use crate::migrate::remember::SettingsUpdate;
 use crate::migrate::runtime::RuntimeReport;
 use crate::migrate::{Change, FileReport, RunReport};
 
@@ -141,6 +142,17 @@ impl MigratePrinter {
         }
     }
 
+    /// A settings file brought to say the run's vocabulary (or that would be): its diff in a
+    /// dry run; its line comes with the summary.
+    pub fn settings(&mut self, update: &SettingsUpdate, change: Option<&Change>) {
+        if self.json.is_some() {
+            return;
+        }
+        if let Some(bytes) = change.and_then(|c| self.diffs.render(&update.diff_path, c)) {
+            let _ = self.stdout.write_all(&bytes);
+        }
+    }
+
     /// The end: the rest of the JSON document, or the summary (with quiet, only the runtime
     /// files that could not be written), and a failed commit's error last.
     pub fn finish(
@@ -167,6 +179,7 @@ impl MigratePrinter {
             let _ = migrate_text::write_summary(&mut self.stderr, report, elapsed, self.dry_run);
         } else if !v.silent {
             let _ = migrate_text::write_runtime_files(&mut self.stderr, report, true);
+            let _ = migrate_text::write_settings_updates(&mut self.stderr, report, true);
         }
         let _ = self.stdout.flush();
         if let Some(e) = commit {

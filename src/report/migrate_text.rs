@@ -1,6 +1,7 @@
 //! The human report of a migrate run: problems always, every file with `--verbose`, then a
 //! summary line.
 
+use crate::migrate::remember::SettingsStatus;
 use crate::migrate::runtime::RuntimeStatus;
 use std::io::{self, Write};
 use std::time::Duration;
@@ -170,6 +171,27 @@ pub(crate) fn write_runtime_files(
     Ok(())
 }
 
+/// The reading remembered in the settings files, one line each: what was written, or the line
+/// to add where nothing could be. `problems_only` (`--quiet`) keeps the lines to act on: the
+/// settings files not written or that failed.
+pub(crate) fn write_settings_updates(
+    out: &mut dyn Write,
+    report: &RunReport,
+    problems_only: bool,
+) -> io::Result<()> {
+    for update in &report.settings_updates {
+        let done = matches!(
+            update.status,
+            SettingsStatus::Written | SettingsStatus::WouldWrite
+        );
+        if problems_only && done {
+            continue;
+        }
+        writeln!(out, "{}", update.sentence())?;
+    }
+    Ok(())
+}
+
 /// One line for identical runtime files that met the same fate: how many, their lines, where.
 fn write_runtime_group(
     out: &mut dyn Write,
@@ -252,6 +274,7 @@ pub(crate) fn write_summary(
         )?;
     }
     write_runtime_files(out, report, false)?;
+    write_settings_updates(out, report, false)?;
     if !report.unrelated_dirty.is_empty() {
         writeln!(
             out,

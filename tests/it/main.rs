@@ -18,6 +18,8 @@ mod git_cli;
 mod validate_cli;
 // The settings file (skillmod.toml, --config, --isolated, flags win) and the `original` vocabulary.
 mod config_cli;
+// migrate writes a --vocabulary reading into the settings file, so check reads alike (issue 30).
+mod remembered;
 // What a command draws on a terminal (progress bar, colors), under a pseudo-terminal.
 mod terminal;
 
