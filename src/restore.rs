@@ -77,6 +77,9 @@ pub struct RestoredFile {
     pub path: String,
     pub status: Status,
     pub errors: Vec<ErrorEntry>,
+    /// A file the run created (a runtime file), removed by this restore.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub removed: bool,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -89,6 +92,9 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// Runs that are not this user's own (not picked, unless named with `--trust`), and why.
     pub untrusted_runs: Vec<Untrusted>,
+    /// The project is a git work tree (removed runtime files stay in its index).
+    #[serde(skip)]
+    pub in_git: bool,
 }
 
 /// The code of "this run is not one this user's migrate recorded".
@@ -298,6 +304,7 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
         files: Vec::new(),
         warnings: Vec::new(),
         untrusted_runs: untrusted,
+        in_git: crate::vcs::Repo::discover(root).is_some(),
     };
     // A run restored on the user's word (--trust) never removes a file git tracks.
     let guard = match &named {
@@ -701,6 +708,7 @@ fn restore_run(
             path,
             status: Status::Refused,
             errors: vec![error.into()],
+            removed: false,
         });
     }
     // Scripts first, then the files the run created (runtime files): one of those stays
@@ -724,6 +732,7 @@ fn restore_run(
             path: display_path(&entry.target, base),
             status,
             errors: error.into_iter().map(ErrorEntry::from).collect(),
+            removed: false,
         });
     }
     for entry in created.into_iter().filter(|e| selected(&e.target, filters)) {
@@ -741,6 +750,7 @@ fn restore_run(
         report.files.push(RestoredFile {
             run: run.to_string(),
             path: display_path(&entry.target, base),
+            removed: status == Status::Restored,
             status,
             errors: error.into_iter().map(ErrorEntry::from).collect(),
         });

@@ -58,6 +58,9 @@ pub(crate) struct Survey<'s, 't> {
     captured: Vec<bool>,
     /// Functions captured at one call and printing to stdout at another.
     mixed: Vec<&'s [u8]>,
+    /// Where a top-level `exec >&2` (or `exec >FILE`) sends the script's stdout away for good:
+    /// nothing after it prints on stdout.
+    stdout_gone_after: Option<usize>,
 }
 
 struct Walk<'s, 't, 'o> {
@@ -165,6 +168,7 @@ impl<'s, 't> Survey<'s, 't> {
             survey.visited += first;
         }
         survey.captured = survey.captured_functions();
+        survey.stdout_gone_after = stdout_gone_after(tree.root_node(), source);
         survey
     }
 
@@ -291,6 +295,12 @@ impl<'s, 't> Survey<'s, 't> {
 
     /// Ok when the site's output is the script's stdout.
     pub fn reach(&self, site: &Site<'_>) -> Result<(), NotStdout> {
+        if self
+            .stdout_gone_after
+            .is_some_and(|at| site.node.start_byte() > at)
+        {
+            return Err(NotStdout::Redirected);
+        }
         match site.blocked {
             Some(reason) => Err(reason),
             None if self.inside_captured(site.function, &self.captured) => Err(NotStdout::Captured),
@@ -367,6 +377,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                 functions: Vec::new(),
                 captured: Vec::new(),
                 mixed: Vec::new(),
+                stdout_gone_after: None,
             },
         };
         walk.descend(tree);
@@ -521,6 +532,29 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             pending,
         })
     }
+}
+
+/// The end of the first top-level `exec` that runs no command and sends descriptor 1 to stderr
+/// or a file (`exec 1>&2`, `exec >"$LOG" 2>&1`): from there on the script has no stdout. A
+/// process substitution (`exec > >(tee -a log)`) still prints, so it does not count.
+fn stdout_gone_after(root: Node<'_>, source: &[u8]) -> Option<usize> {
+    let mut cursor = root.walk();
+    let found = root.named_children(&mut cursor).find(|statement| {
+        statement.kind() == "redirected_statement"
+            && statement.child_by_field_name("body").is_some_and(|body| {
+                command_name_bytes(body, source) == Some(b"exec".as_slice())
+                    && body.child_by_field_name("argument").is_none()
+            })
+            && redirects_stdout(*statement, source)
+            && !has_descendant(*statement, "process_substitution")
+    });
+    found.map(|statement| statement.end_byte())
+}
+
+fn has_descendant(node: Node<'_>, kind: &str) -> bool {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .any(|child| child.kind() == kind || has_descendant(child, kind))
 }
 
 /// For a redirected statement whose body is an `&&`/`||` list: the list's last command, the only

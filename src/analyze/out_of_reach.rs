@@ -27,7 +27,9 @@ impl Form {
     pub fn describe(self) -> &'static str {
         match self {
             Form::CatHeredoc => "a heredoc printed by `cat`",
-            Form::Printf => "a `printf` whose format is computed or prints several lines",
+            Form::Printf => {
+                "a `printf` whose output is no literal result line (a computed format, several lines, or text before the marker)"
+            }
             Form::TrapAction => "a `trap` action",
             Form::Variable => "a variable's value",
             Form::Call => "the arguments of a command defined elsewhere (a sourced file, `eval`)",

@@ -501,9 +501,20 @@ fn runtime_fix(reason: &str, shown: &str, runtime: &cache::Runtime) -> String {
         (reason, cache::Runtime::File { relative, .. })
             if reason == crate::codes::RUNTIME_UNTRACKED.code =>
         {
-            let file = Path::new(shown)
+            let mut file = Path::new(shown)
                 .parent()
-                .map_or_else(|| PathBuf::from(relative), |dir| dir.join(relative));
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            // `scripts/../skillmod-runtime.sh` as the path a person types.
+            for part in relative.split('/') {
+                match part {
+                    ".." if file.file_name().is_some() => {
+                        file.pop();
+                    }
+                    "." | "" => {}
+                    part => file.push(part),
+                }
+            }
             format!(
                 "git add {}",
                 crate::bytes_text::command_arg(&file.to_string_lossy())
@@ -899,10 +910,19 @@ fn stdout_write_findings(
             let Some(first) = writes.first() else {
                 return Vec::new();
             };
-            let lines: Vec<String> = writes.iter().map(|w| w.line.to_string()).collect();
+            // The first few lines name the place; a long list says nothing more.
+            const SHOWN: usize = 10;
+            let mut lines: Vec<String> = writes
+                .iter()
+                .take(SHOWN)
+                .map(|w| w.line.to_string())
+                .collect();
+            if writes.len() > SHOWN {
+                lines.push("…".into());
+            }
             let message = format!(
                 "{} other stdout write(s) (line {}) will go to stderr once migrated: capture mode's runtime moves them",
-                lines.len(),
+                writes.len(),
                 lines.join(", ")
             );
             vec![
@@ -1002,6 +1022,8 @@ pub struct Summary {
     pub findings: usize,
     /// Other warnings (SKM002, SKM005).
     pub warnings: usize,
+    /// SKM010 notes: what check could not read, which the text report shows with `-v`.
+    pub notes: usize,
     pub skipped: usize,
     /// Files that could not be read or parsed (SKM003).
     pub errors: usize,
@@ -1245,6 +1267,7 @@ pub fn run(
                     }
                     Severity::Error => s.findings += 1,
                     Severity::Warning => s.warnings += 1,
+                    Severity::Note if f.code == Rule::OutOfReach => s.notes += 1,
                     Severity::Note => {}
                 }
             }

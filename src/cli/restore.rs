@@ -11,12 +11,42 @@ use crate::restore;
 
 pub fn run(args: &RestoreArgs) -> Result<i32> {
     let base = working_dir()?;
+    // A path that does not exist names nothing to restore, as it names nothing to migrate.
+    if let Some(missing) = args
+        .paths
+        .named()
+        .into_iter()
+        .find(|p| std::fs::symlink_metadata(p).is_err())
+    {
+        return Err(Error::new(
+            crate::codes::PATH_NOT_FOUND,
+            format!(
+                "{} does not exist; name a file or folder that migrate changed",
+                crate::bytes_text::shown_path(&missing)
+            ),
+        ));
+    }
     let root = root(args, &base)?;
     let runs = backup::list_runs(&root)?;
     let color = args.common.color.choice();
     let (mut stdout, _) = crate::report::stdout(color);
     if args.list {
-        for (run, count, state) in restore::list(&root, &runs) {
+        let listed = restore::list(&root, &runs);
+        if args.format == Format::Json {
+            let runs: Vec<serde_json::Value> = listed
+                .iter()
+                .map(|(run, files, state)| {
+                    let (state, why) = match state {
+                        restore::RunState::Own { undone: false } => ("pending", None),
+                        restore::RunState::Own { undone: true } => ("undone", None),
+                        restore::RunState::Untrusted(why) => ("not_recorded", Some(*why)),
+                    };
+                    serde_json::json!({"run": run, "files": files, "state": state, "reason": why})
+                })
+                .collect();
+            let _ = writeln!(stdout, "{}", serde_json::json!({ "runs": runs }));
+        }
+        for (run, count, state) in listed.iter().filter(|_| args.format == Format::Text) {
             let state = match state {
                 restore::RunState::Own { undone: false } => String::new(),
                 restore::RunState::Own { undone: true } => "\tundone".into(),
@@ -24,6 +54,15 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
             };
             let _ = writeln!(stdout, "{run}\t{count} files{state}");
         }
+        if listed.is_empty() && args.format == Format::Text && !args.common.silent {
+            eprintln!(
+                "no backup runs under {}",
+                root.join(crate::fsio::STATE_DIR).display()
+            );
+        }
+        stdout
+            .flush()
+            .map_err(|e| Error::output("cannot write the list", &e))?;
         return Ok(0);
     }
     let request = restore::Request {

@@ -12,7 +12,7 @@
 //!
 //! let broken = r#"{"success": true, "confidence": 1.5, "deliverables": [], "metrics": {}, "errors": []}"#;
 //! let outcome = check_output(broken, &ParseOptions::new(Protocol::Json), &schema);
-//! assert_eq!(outcome.errors[0].code, crate::codes::VALIDATION_FAILED.code);
+//! assert_eq!(outcome.errors[0].code, skillmod::codes::VALIDATION_FAILED.code);
 //! assert_eq!(outcome.errors[0].pointer.as_deref(), Some("/confidence"));
 //! ```
 

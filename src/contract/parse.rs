@@ -94,7 +94,7 @@ pub struct Parsed {
 ///
 /// // Nothing to read is an error with a code.
 /// let none = parse_output("hello\n", &ParseOptions::new(Protocol::Auto));
-/// assert_eq!(none.map_err(|e| e.code), Err(crate::codes::NO_OUTPUT_FOUND.code));
+/// assert_eq!(none.map_err(|e| e.code), Err(skillmod::codes::NO_OUTPUT_FOUND.code));
 /// ```
 pub fn parse_output(stdout: &str, options: &ParseOptions) -> Result<Parsed, ContractError> {
     let found = |value, method| Ok(Parsed { value, method });

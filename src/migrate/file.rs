@@ -176,6 +176,20 @@ fn analyze_script(
     }
     report.legacy = analysis.legacy.clone();
     report.stdout_writes = analysis.stdout_writes.clone();
+    // Never silently emptier: what the document cannot hold is said where it stands.
+    if !analysis.legacy.is_empty() {
+        report
+            .notes
+            .extend(analysis.out_of_reach.iter().map(|place| ErrorEntry {
+                code: crate::codes::OUT_OF_REACH.code,
+                message: format!(
+                    "line {}:{}: legacy-looking text in {}, which migrate cannot record: the JSON document will not hold what it prints; print it with a literal `echo`, or record it with the runtime's functions (`skillmod_created PATH`)",
+                    place.line,
+                    place.column,
+                    place.form.describe()
+                ),
+            }));
+    }
     Some(analysis)
 }
 
@@ -323,6 +337,7 @@ fn plan(
                     .map(ErrorEntry::from),
             );
             let unreachable = last_command_always_exits(analysis, &script.body);
+            report.stdout_kept = !options.stdout_to_stderr;
             rewrite::plan_comment_mode(
                 analysis,
                 &script.body,

@@ -67,6 +67,10 @@ pub struct FileReport {
     /// Capture mode without `--keep-stdout`: once migrated, the script's other output (its
     /// `stdout_writes` and what its commands print) goes to stderr.
     pub stdout_to_stderr: bool,
+    /// Comment mode without `--stdout-to-stderr`: the script's other writes stay on stdout
+    /// beside the JSON block.
+    #[serde(skip)]
+    pub stdout_kept: bool,
     #[serde(skip)]
     pub abs_path: PathBuf,
     /// The path relative to the file's project root, as a dry run's diff names it (so `git
@@ -252,6 +256,10 @@ pub struct Summary {
     /// echo/printf/cat writes of theirs that moves.
     pub stdout_to_stderr: usize,
     pub stdout_writes_moved: usize,
+    /// Scripts migrated in comment mode that keep other writes on stdout beside the JSON block,
+    /// and how many writes.
+    pub stdout_kept: usize,
+    pub stdout_writes_kept: usize,
     /// Selected scripts that could not be judged (each failed or skipped as well).
     pub not_checked: usize,
 }
@@ -265,6 +273,10 @@ impl Summary {
         if changed && report.stdout_to_stderr {
             self.stdout_to_stderr += 1;
             self.stdout_writes_moved += report.stdout_writes.len();
+        }
+        if changed && report.stdout_kept && !report.stdout_writes.is_empty() {
+            self.stdout_kept += 1;
+            self.stdout_writes_kept += report.stdout_writes.len();
         }
     }
 
@@ -449,6 +461,7 @@ impl FileReport {
             runtime: None,
             released: None,
             stdout_to_stderr: false,
+            stdout_kept: false,
             abs_path: path.to_path_buf(),
             diff_path: root_relative(path, &options.named),
         }

@@ -131,6 +131,10 @@ pub(crate) fn write_summary(
         if !readings.is_empty() {
             write!(out, " (vocabulary {})", readings.join(", "))?;
         }
+        // Notes say what check could not read; "All clear" never hides that there are some.
+        if s.notes > 0 {
+            write!(out, "; {} (shown with -v)", super::plural(s.notes, "note"))?;
+        }
     } else {
         // Findings are errors: legacy statements, and malformed directives (SKM006).
         let legacy = report

@@ -273,6 +273,15 @@ pub(crate) fn write_summary(
             super::plural(s.stdout_writes_moved, "echo/printf/cat write"),
         )?;
     }
+    if s.stdout_kept > 0 {
+        writeln!(
+            out,
+            "stdout: {} {} {} beside the JSON block, so stdout is not the document alone (`validate --strict` refuses it); --stdout-to-stderr moves them",
+            super::plural(s.stdout_kept, "script"),
+            if s.stdout_kept == 1 { "keeps" } else { "keep" },
+            super::plural(s.stdout_writes_kept, "other echo/printf/cat write"),
+        )?;
+    }
     write_runtime_files(out, report, false)?;
     write_settings_updates(out, report, false)?;
     if !report.unrelated_dirty.is_empty() {

@@ -9,6 +9,7 @@ pub fn write(out: &mut dyn Write, report: &Report, verbose: bool) {
     for file in &report.files {
         if verbose || file.status != Status::Unchanged {
             let label = match file.status {
+                Status::Restored if file.removed => "removed",
                 Status::Restored => "restored",
                 Status::Unchanged => "unchanged",
                 Status::Refused => "refused",
@@ -39,6 +40,21 @@ pub fn write(out: &mut dyn Write, report: &Report, verbose: bool) {
         count(Status::Refused),
         count(Status::Failed),
     );
+    // migrate marked the runtime files it created intent-to-add; restore never writes git's
+    // index, so say how to drop them from it.
+    let removed: Vec<String> = report
+        .files
+        .iter()
+        .filter(|f| f.removed)
+        .map(|f| crate::bytes_text::command_arg(&f.path))
+        .collect();
+    if !removed.is_empty() && report.in_git {
+        let _ = writeln!(
+            out,
+            "git still lists the removed file(s) as added (intent-to-add); drop them from the index with `git rm --cached --quiet {}`",
+            removed.join(" ")
+        );
+    }
     if !report.older_runs.is_empty() {
         let _ = writeln!(
             out,

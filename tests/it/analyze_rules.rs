@@ -306,3 +306,16 @@ fn the_default_vocabulary_takes_whole_cased_markers_and_colour_names_only() {
             .is_empty()
     );
 }
+
+#[test]
+fn exec_that_sends_stdout_away_leaves_no_stdout_after_it() {
+    let lines = |src: &str| -> Vec<usize> { legacy(src).into_iter().map(|(_, l, _)| l).collect() };
+    // Before it, stdout; after `exec 1>&2` or `exec >log`, none.
+    assert_eq!(lines("echo SUCCESS\nexec 1>&2\necho SUCCESS\n"), vec![1]);
+    assert!(lines("exec >\"$LOG\" 2>&1\necho SUCCESS\n").is_empty());
+    // A process substitution still prints: `tee` copies to the terminal.
+    assert_eq!(lines("exec > >(tee -a log) 2>&1\necho SUCCESS\n"), vec![2]);
+    // Only a top-level exec of no command counts.
+    assert_eq!(lines("f() { exec 1>&2; }\necho SUCCESS\n"), vec![2]);
+    assert_eq!(lines("exec 3>&1\necho SUCCESS\n"), vec![2]);
+}

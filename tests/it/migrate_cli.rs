@@ -841,3 +841,39 @@ fn force_refuses_to_move_a_scripts_answer_off_stdout_unless_it_is_kept() {
     let stdout = stdout(&ran);
     assert!(stdout.starts_with("node\n{"), "{stdout}");
 }
+
+#[test]
+fn restore_says_what_it_removed_lists_as_json_and_refuses_a_missing_path() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    git_init(tmp.path());
+    write_script(tmp.path(), "s/execute.sh", LEGACY);
+    git(tmp.path(), &["add", "-A"]);
+    git(tmp.path(), &["commit", "-qm", "skill"]);
+    let out = run(skillmod(tmp.path()).args(["migrate", "s"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (code, listed) = json_report(tmp.path(), &["restore", "--list", "s"]);
+    assert_eq!(code, 0, "{listed}");
+    assert_eq!(listed["runs"].as_array().map(Vec::len), Some(1), "{listed}");
+    assert_eq!(listed["runs"][0]["state"], "pending", "{listed}");
+    let missing = run(skillmod(tmp.path()).args(["restore", "no/such/path"]));
+    assert_eq!(missing.status.code(), Some(2), "{}", stderr(&missing));
+    assert!(
+        stderr(&missing).contains("PATH_NOT_FOUND"),
+        "{}",
+        stderr(&missing)
+    );
+    let out = run(skillmod(tmp.path()).args(["restore", "s"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said = stdout(&out);
+    assert!(said.contains("   removed s/skillmod-runtime.sh"), "{said}");
+    assert!(
+        said.contains("git rm --cached --quiet s/skillmod-runtime.sh"),
+        "{said}"
+    );
+    // The hint is what drops it: the tree is clean afterwards.
+    git(
+        tmp.path(),
+        &["rm", "--cached", "--quiet", "s/skillmod-runtime.sh"],
+    );
+    assert_eq!(git(tmp.path(), &["status", "--porcelain"]).trim(), "");
+}

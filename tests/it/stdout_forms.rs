@@ -349,3 +349,41 @@ fn a_result_after_echo_n_is_read_alike_by_check_and_validate() {
         );
     }
 }
+
+#[test]
+fn what_migrate_cannot_record_is_said_in_its_report_and_in_checks_summary() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        &tmp.path().join("s"),
+        "execute.sh",
+        b"#!/bin/bash\ncat <<EOF\nCreated: notes.md\nEOF\necho SUCCESS\n",
+    );
+    // check: the heredoc is a note, and even "All clear" would say there is one.
+    let (_, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
+    assert_eq!(report["summary"]["notes"], 1, "{report}");
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    assert_eq!(code, 0, "{report}");
+    let notes = report["files"][0]["notes"].as_array().expect("notes");
+    assert!(
+        notes.iter().any(|n| n["code"] == "OUT_OF_REACH"
+            && n["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("line 3:1: "))),
+        "{report}"
+    );
+    let clean = tempfile::tempdir().expect("tmp");
+    write_script(
+        &clean.path().join("s"),
+        "execute.sh",
+        b"#!/bin/bash\nmsg=\"Created: notes.md\"\necho \"$msg\" >&2\n",
+    );
+    let text = stdout(&run(skillmod(clean.path()).args([
+        "check",
+        "--no-cache",
+        "s",
+    ])));
+    assert!(
+        text.contains("All clear") && text.contains("; 1 note (shown with -v)"),
+        "{text}"
+    );
+}
