@@ -46,20 +46,50 @@ pub(super) fn calls(
     vocabulary: Vocabulary,
     dialect: Dialect,
 ) -> Vec<LegacyStatement> {
-    let helpers = helpers(survey, source, vocabulary, dialect);
-    if helpers.is_empty() {
+    // The calls that could be one: of a function the script defines, on stdout, handed a
+    // result line. Most scripts have none, and then no helper is looked at.
+    let candidates: Vec<(&[u8], Node<'_>)> = survey
+        .calls()
+        .filter(|(name, site)| {
+            survey.defines(name)
+                // A helper calling itself prints what its caller handed it.
+                && survey.function_of(site).map(|f| f.0) != Some(*name)
+                && survey.reach(site).is_ok()
+                && [Passes::First, Passes::All]
+                    .into_iter()
+                    .any(|passes| vocabulary.classify(&given(site.node, source, passes)).is_some())
+        })
+        .map(|(name, site)| (name, site.node))
+        .collect();
+    if candidates.is_empty() {
         return Vec::new();
     }
-    survey
-        .calls()
-        .filter(|(_, site)| survey.reach(site).is_ok())
-        // A helper calling itself prints what its caller handed it.
-        .filter(|(name, site)| survey.function_of(site).map(|f| f.0) != Some(*name))
-        .filter_map(|(name, site)| {
-            let helper = helpers.get(name)?;
-            statement(site.node, source, helper, vocabulary)
-        })
+    let wanted: std::collections::HashSet<&[u8]> = candidates.iter().map(|(n, _)| *n).collect();
+    let helpers = helpers(survey, source, vocabulary, dialect, &wanted);
+    candidates
+        .into_iter()
+        .filter_map(|(name, node)| statement(node, source, helpers.get(name)?, vocabulary))
         .collect()
+}
+
+/// What a call hands its helper: its first argument, or all of them joined by spaces.
+fn given(command: Node<'_>, source: &[u8], passes: Passes) -> Printed {
+    let mut cursor = command.walk();
+    let arguments: Vec<Node<'_>> = command
+        .children_by_field_name("argument", &mut cursor)
+        .collect();
+    let taken = match passes {
+        Passes::First => &arguments[..arguments.len().min(1)],
+        Passes::All => &arguments[..],
+    };
+    let mut given = Printed::default();
+    for (i, argument) in taken.iter().enumerate() {
+        if i > 0 {
+            given.push_literal(" ");
+        }
+        given.append(words::word_value(*argument, source));
+    }
+    given
 }
 
 /// The script's functions that print their arguments on stdout, by name (the first printing
@@ -69,6 +99,7 @@ fn helpers<'s>(
     source: &[u8],
     vocabulary: Vocabulary,
     dialect: Dialect,
+    wanted: &std::collections::HashSet<&[u8]>,
 ) -> HashMap<&'s [u8], Helper> {
     let mut helpers = HashMap::new();
     // Per function (by node id): the variables it assigns from its arguments, found once.
@@ -77,7 +108,7 @@ fn helpers<'s>(
         let Some((name, function)) = survey.function_of(site) else {
             continue;
         };
-        if site.blocked.is_some() || helpers.contains_key(name) {
+        if site.blocked.is_some() || helpers.contains_key(name) || !wanted.contains(name) {
             continue;
         }
         let printed = match invocation(site.node, source).map(|i| i.name) {
@@ -167,21 +198,7 @@ fn statement(
     vocabulary: Vocabulary,
 ) -> Option<LegacyStatement> {
     let name = command.child_by_field_name("name")?;
-    let mut cursor = command.walk();
-    let arguments: Vec<Node<'_>> = command
-        .children_by_field_name("argument", &mut cursor)
-        .collect();
-    let mut given = Printed::default();
-    let taken = match helper.passes {
-        Passes::First => &arguments[..arguments.len().min(1)],
-        Passes::All => &arguments[..],
-    };
-    for (i, argument) in taken.iter().enumerate() {
-        if i > 0 {
-            given.push_literal(" ");
-        }
-        given.append(words::word_value(*argument, source));
-    }
+    let given = given(command, source, helper.passes);
     let mut printed = Printed::default();
     for (i, segment) in helper.printed.segments.iter().enumerate() {
         match segment {
