@@ -20,6 +20,9 @@ pub enum Form {
     /// A call of a command the script does not define, in a script that sources other files or
     /// uses `eval`: a helper defined there may print the line it is handed.
     Call,
+    /// An `echo` in a function whose output the script pipes into a `tee` that prints it
+    /// (`main "$@" 2>&1 | tee -a "$LOG"`).
+    PipedToTee,
 }
 
 impl Form {
@@ -33,6 +36,7 @@ impl Form {
             Form::TrapAction => "a `trap` action",
             Form::Variable => "a variable's value",
             Form::Call => "the arguments of a command defined elsewhere (a sourced file, `eval`)",
+            Form::PipedToTee => "a function whose output is piped into `tee`, which prints it",
         }
     }
 }
@@ -118,8 +122,19 @@ fn form_around(
             "command" => {
                 let invocation = invocation(ancestor, source)?;
                 return match invocation.name.as_str() {
+                    "printf" if reaches(&survey.printfs, ancestor) => Some(Form::Printf),
+                    "echo" | "printf" => {
+                        let site = survey
+                            .echoes
+                            .iter()
+                            .chain(&survey.printfs)
+                            .find(|s| s.node.id() == ancestor.id())?;
+                        let (function, _) = survey.function_of(site)?;
+                        (survey.reach(site) == Err(super::context::NotStdout::Captured)
+                            && piped_into_tee(survey, source, function))
+                        .then_some(Form::PipedToTee)
+                    }
                     "trap" => Some(Form::TrapAction),
-                    "printf" => reaches(&survey.printfs, ancestor).then_some(Form::Printf),
                     name if elsewhere && !survey.defines(name.as_bytes()) => {
                         let call = survey
                             .calls()
@@ -156,4 +171,31 @@ fn loads_code(source: &[u8]) -> bool {
                 .split(|&b| matches!(b, b' ' | b'\t' | b';' | b'&' | b'|' | b'('))
                 .any(|word| word == b"source" || word == b"eval")
     })
+}
+
+/// Whether the script calls `function` with its output piped into a `tee` that prints it on the
+/// script's stdout (`main "$@" 2>&1 | tee -a "$LOG"`).
+fn piped_into_tee(survey: &Survey<'_, '_>, source: &[u8], function: &[u8]) -> bool {
+    survey
+        .calls()
+        .filter(|(name, _)| *name == function)
+        .any(|(_, site)| {
+            let statement = match site.node.parent() {
+                Some(p) if p.kind() == "redirected_statement" => p,
+                _ => site.node,
+            };
+            let Some(pipeline) = statement.parent().filter(|p| p.kind() == "pipeline") else {
+                return false;
+            };
+            let count = pipeline.named_child_count();
+            let Some(last) = pipeline.named_child((count.max(1) - 1) as u32) else {
+                return false;
+            };
+            last.id() != statement.id()
+                && survey.calls().any(|(_, tee)| {
+                    tee.node.id() == last.id()
+                        && invocation(tee.node, source).is_some_and(|i| i.name == "tee")
+                        && survey.reach(tee).is_ok()
+                })
+        })
 }

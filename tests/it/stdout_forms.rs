@@ -387,3 +387,23 @@ fn what_migrate_cannot_record_is_said_in_its_report_and_in_checks_summary() {
         "{text}"
     );
 }
+
+#[test]
+fn a_function_piped_into_tee_is_a_note_not_a_silent_pass() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        &tmp.path().join("s"),
+        "execute.sh",
+        b"#!/bin/bash\nmain() {\n  echo \"Created: a.txt\"\n}\nmain \"$@\" 2>&1 | tee -a log.txt\nquiet() {\n  echo \"Created: b.txt\"\n}\nquiet | grep -c . >&2\n",
+    );
+    let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
+    let text = stdout(&verbose);
+    let notes: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("SKM010"))
+        .map(|l| l.split(": SKM010 ").next().unwrap_or_default())
+        .collect();
+    // tee prints main's line; grep's count goes to stderr, so quiet's line is data.
+    assert_eq!(notes, ["s/execute.sh:3:9"], "{text}");
+    assert!(text.contains("piped into `tee`"), "{text}");
+}
