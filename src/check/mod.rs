@@ -737,7 +737,9 @@ fn report(
         refusal.is_some(),
         refused,
     );
-    let fix = (!refused).then_some(fix);
+    // A script read from stdin with no --stdin-filename is no file migrate could be given.
+    let stdin = origin.script.is_none() && shown == "-";
+    let fix = (!refused && !stdin).then_some(fix);
     let writes =
         stdout_write_findings(shown, std::mem::take(&mut entry.stdout_writes), moves, &fix);
     let mut findings: Vec<Finding> = std::mem::take(&mut entry.legacy)

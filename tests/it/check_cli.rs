@@ -517,3 +517,25 @@ fn a_parse_error_in_the_json_report_names_its_rule_and_place_as_the_text_does() 
         "{report}"
     );
 }
+
+#[test]
+fn a_script_from_stdin_without_a_name_gets_no_migrate_hint() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = b"#!/bin/bash\necho SUCCESS\n";
+    let bare = run_with_stdin(skillmod(tmp.path()).args(["check", "-"]), script);
+    assert_eq!(bare.status.code(), Some(1), "{}", stdout(&bare));
+    assert!(
+        !stdout(&bare).contains("skillmod migrate"),
+        "{}",
+        stdout(&bare)
+    );
+    let named = run_with_stdin(
+        skillmod(tmp.path()).args(["check", "--stdin-filename", "s/run.sh", "-"]),
+        script,
+    );
+    assert!(
+        stdout(&named).contains("run `skillmod migrate s/run.sh`"),
+        "{}",
+        stdout(&named)
+    );
+}
