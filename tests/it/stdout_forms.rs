@@ -58,6 +58,14 @@ fn run_skill(shell: &str, skill: &Path) -> (String, BTreeMap<String, String>) {
     (stdout(&out), files)
 }
 
+/// The `path:line:column` of each SKM010 note in `check -v`'s text.
+fn note_places(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| l.contains("SKM010"))
+        .map(|l| l.split(": SKM010 ").next().unwrap_or_default())
+        .collect()
+}
+
 /// `skillmod validate` on saved output: the parsed document.
 fn validated(dir: &Path, output: &str, strict: bool) -> Value {
     let saved = dir.join("stdout.txt");
@@ -165,10 +173,8 @@ fn forms_out_of_reach_are_notes_shown_with_verbose_only() {
     assert!(!stdout(&plain).contains("SKM010"), "{}", stdout(&plain));
     let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
     let text = stdout(&verbose);
-    let notes: Vec<&str> = text
-        .lines()
-        .filter(|l| l.contains("SKM010"))
-        .map(|l| l.split(": SKM010 ").next().unwrap_or_default())
+    let notes: Vec<&str> = note_places(&text)
+        .into_iter()
         .map(|place| place.trim_start_matches("s/execute.sh:"))
         .collect();
     // The variable, the heredoc cat prints, the two-line printf, the trap; not the heredoc
@@ -232,11 +238,7 @@ fn a_helper_defined_in_a_sourced_file_is_a_note_naming_the_call() {
     let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s/execute.sh"]));
     assert_eq!(verbose.status.code(), Some(0), "{}", stdout(&verbose));
     let text = stdout(&verbose);
-    let notes: Vec<&str> = text
-        .lines()
-        .filter(|l| l.contains("SKM010"))
-        .map(|l| l.split(": SKM010 ").next().unwrap_or_default())
-        .collect();
+    let notes = note_places(&text);
     // The call on stdout is named; the one sent to stderr is no output.
     assert_eq!(notes, ["s/execute.sh:4:16"], "{text}");
     assert!(text.contains("a command defined elsewhere"), "{text}");
@@ -398,11 +400,7 @@ fn a_function_piped_into_tee_is_a_note_not_a_silent_pass() {
     );
     let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
     let text = stdout(&verbose);
-    let notes: Vec<&str> = text
-        .lines()
-        .filter(|l| l.contains("SKM010"))
-        .map(|l| l.split(": SKM010 ").next().unwrap_or_default())
-        .collect();
+    let notes = note_places(&text);
     // tee prints main's line; grep's count goes to stderr, so quiet's line is data.
     assert_eq!(notes, ["s/execute.sh:3:9"], "{text}");
     assert!(text.contains("piped into `tee`"), "{text}");
