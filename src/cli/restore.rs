@@ -31,39 +31,7 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
     let color = args.common.color.choice();
     let (mut stdout, _) = crate::report::stdout(color);
     if args.list {
-        let listed = restore::list(&root, &runs);
-        if args.format == Format::Json {
-            let runs: Vec<serde_json::Value> = listed
-                .iter()
-                .map(|(run, files, state)| {
-                    let (state, why) = match state {
-                        restore::RunState::Own { undone: false } => ("pending", None),
-                        restore::RunState::Own { undone: true } => ("undone", None),
-                        restore::RunState::Untrusted(why) => ("not_recorded", Some(*why)),
-                    };
-                    serde_json::json!({"run": run, "files": files, "state": state, "reason": why})
-                })
-                .collect();
-            let _ = writeln!(stdout, "{}", serde_json::json!({ "runs": runs }));
-        }
-        for (run, count, state) in listed.iter().filter(|_| args.format == Format::Text) {
-            let state = match state {
-                restore::RunState::Own { undone: false } => String::new(),
-                restore::RunState::Own { undone: true } => "\tundone".into(),
-                restore::RunState::Untrusted(why) => format!("\tnot recorded: {why}"),
-            };
-            let _ = writeln!(stdout, "{run}\t{count} files{state}");
-        }
-        if listed.is_empty() && args.format == Format::Text && !args.common.silent {
-            eprintln!(
-                "no backup runs under {}",
-                root.join(crate::fsio::STATE_DIR).display()
-            );
-        }
-        stdout
-            .flush()
-            .map_err(|e| Error::output("cannot write the list", &e))?;
-        return Ok(0);
+        return list(args, &root, &runs);
     }
     let request = restore::Request {
         run: args.run.clone(),
@@ -117,6 +85,44 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
         .flush()
         .map_err(|e| Error::output("cannot write the report", &e))?;
     Ok(if report.has_problems() { 1 } else { 0 })
+}
+
+/// `restore --list`: each run with its files and state, as text lines or one JSON document.
+fn list(args: &RestoreArgs, root: &std::path::Path, runs: &[String]) -> Result<i32> {
+    let (mut stdout, _) = crate::report::stdout(args.common.color.choice());
+    let listed = restore::list(root, runs);
+    if args.format == Format::Json {
+        let runs: Vec<serde_json::Value> = listed
+            .iter()
+            .map(|(run, files, state)| {
+                let (state, why) = match state {
+                    restore::RunState::Own { undone: false } => ("pending", None),
+                    restore::RunState::Own { undone: true } => ("undone", None),
+                    restore::RunState::Untrusted(why) => ("not_recorded", Some(*why)),
+                };
+                serde_json::json!({"run": run, "files": files, "state": state, "reason": why})
+            })
+            .collect();
+        let _ = writeln!(stdout, "{}", serde_json::json!({ "runs": runs }));
+    }
+    for (run, count, state) in listed.iter().filter(|_| args.format == Format::Text) {
+        let state = match state {
+            restore::RunState::Own { undone: false } => String::new(),
+            restore::RunState::Own { undone: true } => "\tundone".into(),
+            restore::RunState::Untrusted(why) => format!("\tnot recorded: {why}"),
+        };
+        let _ = writeln!(stdout, "{run}\t{count} files{state}");
+    }
+    if listed.is_empty() && args.format == Format::Text && !args.common.silent {
+        eprintln!(
+            "no backup runs under {}",
+            root.join(crate::fsio::STATE_DIR).display()
+        );
+    }
+    stdout
+        .flush()
+        .map_err(|e| Error::output("cannot write the list", &e))?;
+    Ok(0)
 }
 
 fn filters(args: &RestoreArgs) -> Vec<PathBuf> {

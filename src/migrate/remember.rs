@@ -194,6 +194,71 @@ fn isolated(wanted: Vocabulary) -> SettingsUpdate {
     }
 }
 
+/// The settings file's metadata and its scripts' project root when migrate may write it: a
+/// regular file inside that root, committed and clean (unless `--allow-dirty`); else the code
+/// and the reason.
+fn writable(
+    path: &Path,
+    seen: &Seen,
+    options: &Options,
+) -> std::result::Result<(std::fs::Metadata, std::path::PathBuf), (&'static str, String)> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            return Err((
+                crate::codes::SETTINGS_NOT_REGULAR.code,
+                "is a symbolic link; migrate does not write through it (its target may serve other projects)".into(),
+            ));
+        }
+        Ok(meta) if !meta.is_file() => {
+            return Err((
+                crate::codes::SETTINGS_NOT_REGULAR.code,
+                "is not a regular file".into(),
+            ));
+        }
+        Ok(meta) => meta,
+        Err(e) => {
+            return Err((
+                crate::codes::SETTINGS_NOT_REGULAR.code,
+                format!("cannot be read: {e}"),
+            ));
+        }
+    };
+    let root = crate::fsio::file_root(&seen.script, &options.named);
+    let real_root = crate::fsio::canonical(&root);
+    if !crate::fsio::links::lies_inside(&crate::fsio::canonical(path), &real_root) {
+        return Err((
+            crate::codes::SETTINGS_OUTSIDE_ROOT.code,
+            format!(
+                "lies outside the project root {} of the scripts it governs, where their backups go",
+                crate::bytes_text::quote_path(&real_root.to_string_lossy())
+            ),
+        ));
+    }
+    if !options.allow_dirty {
+        let parent = path.parent().unwrap_or(path);
+        if let Some(repo) = crate::vcs::Repo::discover(parent) {
+            match repo.not_clean(path) {
+                Ok(None) => {}
+                Ok(Some(why)) => {
+                    return Err((
+                        crate::codes::SETTINGS_DIRTY.code,
+                        format!(
+                            "{why}; migrate writes only a committed, clean settings file (or pass --allow-dirty)"
+                        ),
+                    ));
+                }
+                Err(e) => {
+                    return Err((
+                        crate::codes::SETTINGS_DIRTY.code,
+                        format!("git cannot tell whether it is clean: {}", e.message),
+                    ));
+                }
+            }
+        }
+    }
+    Ok((meta, root))
+}
+
 /// Write the reading into the settings file at `path`, when it is a regular file inside the
 /// project root of the scripts it governs and clean in git (unless `--allow-dirty`).
 fn edit(
@@ -209,66 +274,10 @@ fn edit(
         update.errors.push(ErrorEntry { code, message });
         (update, None)
     };
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            return refuse(
-                update,
-                crate::codes::SETTINGS_NOT_REGULAR.code,
-                "is a symbolic link; migrate does not write through it (its target may serve other projects)".into(),
-            );
-        }
-        Ok(meta) if !meta.is_file() => {
-            return refuse(
-                update,
-                crate::codes::SETTINGS_NOT_REGULAR.code,
-                "is not a regular file".into(),
-            );
-        }
-        Ok(meta) => meta,
-        Err(e) => {
-            return refuse(
-                update,
-                crate::codes::SETTINGS_NOT_REGULAR.code,
-                format!("cannot be read: {e}"),
-            );
-        }
+    let (meta, root) = match writable(path, seen, options) {
+        Ok(found) => found,
+        Err((code, message)) => return refuse(update, code, message),
     };
-    let root = crate::fsio::file_root(&seen.script, &options.named);
-    let real_root = crate::fsio::canonical(&root);
-    if !crate::fsio::links::lies_inside(&crate::fsio::canonical(path), &real_root) {
-        return refuse(
-            update,
-            crate::codes::SETTINGS_OUTSIDE_ROOT.code,
-            format!(
-                "lies outside the project root {} of the scripts it governs, where their backups go",
-                crate::bytes_text::quote_path(&real_root.to_string_lossy())
-            ),
-        );
-    }
-    if !options.allow_dirty {
-        let parent = path.parent().unwrap_or(path);
-        if let Some(repo) = crate::vcs::Repo::discover(parent) {
-            match repo.not_clean(path) {
-                Ok(None) => {}
-                Ok(Some(why)) => {
-                    return refuse(
-                        update,
-                        crate::codes::SETTINGS_DIRTY.code,
-                        format!(
-                            "{why}; migrate writes only a committed, clean settings file (or pass --allow-dirty)"
-                        ),
-                    );
-                }
-                Err(e) => {
-                    return refuse(
-                        update,
-                        crate::codes::SETTINGS_DIRTY.code,
-                        format!("git cannot tell whether it is clean: {}", e.message),
-                    );
-                }
-            }
-        }
-    }
     let before = match limited::read(path, crate::config::SIZE_LIMIT, false) {
         Ok(bytes) => bytes,
         Err(refused) => {
