@@ -32,11 +32,28 @@ impl Passes {
 }
 
 /// What a helper prints: the text of its printing statement, one segment of which is the
-/// arguments it was given.
-struct Helper {
+/// arguments it was given. A library's helpers reach the scripts that source it as these.
+#[derive(Debug, Clone)]
+pub struct Helper {
     printed: Printed,
     slot: usize,
     passes: Passes,
+}
+
+/// A file's helpers by name, for the scripts that source it (`analyze::analyze_importing`).
+pub type Definitions = HashMap<Vec<u8>, Helper>;
+
+/// Every helper `survey`'s file defines.
+pub(super) fn definitions(
+    survey: &Survey<'_, '_>,
+    source: &[u8],
+    vocabulary: Vocabulary,
+    dialect: Dialect,
+) -> Definitions {
+    helpers(survey, source, vocabulary, dialect, None)
+        .into_iter()
+        .map(|(name, helper)| (name.to_vec(), helper))
+        .collect()
 }
 
 /// The calls of the script's helpers that print a legacy line on the script's stdout.
@@ -45,13 +62,14 @@ pub(super) fn calls(
     source: &[u8],
     vocabulary: Vocabulary,
     dialect: Dialect,
+    imported: &Definitions,
 ) -> Vec<LegacyStatement> {
     // The calls that could be one: of a function the script defines, on stdout, handed a
     // result line. Most scripts have none, and then no helper is looked at.
     let candidates: Vec<(&[u8], Node<'_>)> = survey
         .calls()
         .filter(|(name, site)| {
-            survey.defines(name)
+            (survey.defines(name) || imported.contains_key(*name))
                 // A helper calling itself prints what its caller handed it.
                 && survey.function_of(site).map(|f| f.0) != Some(*name)
                 && survey.reach(site).is_ok()
@@ -65,10 +83,14 @@ pub(super) fn calls(
         return Vec::new();
     }
     let wanted: std::collections::HashSet<&[u8]> = candidates.iter().map(|(n, _)| *n).collect();
-    let helpers = helpers(survey, source, vocabulary, dialect, &wanted);
+    let helpers = helpers(survey, source, vocabulary, dialect, Some(&wanted));
     candidates
         .into_iter()
-        .filter_map(|(name, node)| statement(node, source, helpers.get(name)?, vocabulary))
+        .filter_map(|(name, node)| {
+            // The script's own definition wins over a sourced file's, as the last one bash read.
+            let helper = helpers.get(name).or_else(|| imported.get(name))?;
+            statement(node, source, helper, vocabulary)
+        })
         .collect()
 }
 
@@ -99,7 +121,7 @@ fn helpers<'s>(
     source: &[u8],
     vocabulary: Vocabulary,
     dialect: Dialect,
-    wanted: &std::collections::HashSet<&[u8]>,
+    wanted: Option<&std::collections::HashSet<&[u8]>>,
 ) -> HashMap<&'s [u8], Helper> {
     let mut helpers = HashMap::new();
     // Per function (by node id): the variables it assigns from its arguments, found once.
@@ -108,7 +130,10 @@ fn helpers<'s>(
         let Some((name, function)) = survey.function_of(site) else {
             continue;
         };
-        if site.blocked.is_some() || helpers.contains_key(name) || !wanted.contains(name) {
+        if site.blocked.is_some()
+            || helpers.contains_key(name)
+            || wanted.is_some_and(|w| !w.contains(name))
+        {
             continue;
         }
         let printed = match invocation(site.node, source).map(|i| i.name) {

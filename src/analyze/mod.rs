@@ -221,12 +221,42 @@ pub fn analyze(
     source: &[u8],
     vocabulary: Vocabulary,
 ) -> crate::error::Result<Analysis> {
+    analyze_importing(parser, source, vocabulary, &helpers::Definitions::new())
+}
+
+/// `analyze`, with the helpers of the files the script sources (`helper_definitions` of each):
+/// a call that hands one of them a result line is a legacy statement too.
+pub fn analyze_importing(
+    parser: &mut BashParser,
+    source: &[u8],
+    vocabulary: Vocabulary,
+    imported: &helpers::Definitions,
+) -> crate::error::Result<Analysis> {
     let tree = parser.parse(source)?;
     Ok(examine(
         tree,
         source,
         vocabulary,
         &interesting_offsets(source, vocabulary),
+        imported,
+    ))
+}
+
+/// The helpers a file defines (functions that print their arguments), for the scripts that
+/// source it.
+pub fn helper_definitions(
+    parser: &mut BashParser,
+    source: &[u8],
+    vocabulary: Vocabulary,
+) -> crate::error::Result<helpers::Definitions> {
+    let tree = parser.parse(source)?;
+    let offsets = interesting_offsets(source, vocabulary);
+    let survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), &offsets);
+    Ok(helpers::definitions(
+        &survey,
+        source,
+        vocabulary,
+        Dialect::detect(source),
     ))
 }
 
@@ -273,8 +303,14 @@ struct Found {
 }
 
 /// Everything the analysis reads off a tree.
-fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize]) -> Analysis {
-    let found = survey_tree(&tree, source, vocabulary, offsets);
+fn examine(
+    tree: Tree,
+    source: &[u8],
+    vocabulary: Vocabulary,
+    offsets: &[usize],
+    imported: &helpers::Definitions,
+) -> Analysis {
+    let found = survey_tree(&tree, source, vocabulary, offsets, imported);
     let final_exit = final_top_level_exit(tree.root_node(), source);
     let misread = parser::redirects_across_lines(&tree, source);
     let parse_errors = parser::error_count(&tree) + misread.len();
@@ -320,7 +356,13 @@ fn examine(tree: Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize])
 }
 
 /// One survey of the tree, and what it finds.
-fn survey_tree(tree: &Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[usize]) -> Found {
+fn survey_tree(
+    tree: &Tree,
+    source: &[u8],
+    vocabulary: Vocabulary,
+    offsets: &[usize],
+    imported: &helpers::Definitions,
+) -> Found {
     let mut survey = Survey::new(tree, source, BLOCK_MARKER.as_bytes(), offsets);
     let runtime = runtime_link::find(source).map(|r| r.range());
     if let Some(range) = &runtime {
@@ -341,7 +383,7 @@ fn survey_tree(tree: &Tree, source: &[u8], vocabulary: Vocabulary, offsets: &[us
         .filter_map(|site| legacy_statement(site.node, source, vocabulary, dialect))
         .map(|s| (s.line, s.column))
         .min();
-    let legacy = legacy_statements(&survey, source, vocabulary, dialect);
+    let legacy = legacy_statements(&survey, source, vocabulary, dialect, imported);
     let own_block = survey.marker_comment || runtime.is_some();
     let has_block = own_block
         || (memchr::memmem::find(source, BLOCK_DELIMITER.as_bytes()).is_some()
@@ -395,6 +437,7 @@ fn legacy_statements(
     source: &[u8],
     vocabulary: Vocabulary,
     dialect: Dialect,
+    imported: &helpers::Definitions,
 ) -> Vec<LegacyStatement> {
     let mut legacy: Vec<LegacyStatement> = survey
         .echoes
@@ -413,7 +456,9 @@ fn legacy_statements(
         statement.form = Form::Tee;
         Some(statement)
     }));
-    legacy.extend(helpers::calls(survey, source, vocabulary, dialect));
+    legacy.extend(helpers::calls(
+        survey, source, vocabulary, dialect, imported,
+    ));
     legacy.sort_by_key(|s| s.start);
     legacy
 }

@@ -367,10 +367,11 @@ fn check_body_at(
     let key = cache.key(body, profile.vocabulary);
     let entry = match cache.get(&key) {
         Some(found) => found,
-        None => match analyze::analyze(parser, body, profile.vocabulary) {
-            Ok(analysis) => {
-                let entry = entry_of(analysis, body);
-                cache.put(key, entry.clone());
+        None => match analyzed(origin.script, body, options, profile, parser) {
+            Ok((entry, own)) => {
+                if own {
+                    cache.put(key, entry.clone());
+                }
                 entry
             }
             Err(error) => {
@@ -654,6 +655,37 @@ fn runtime_state(file: &Path, runtimes: &crate::unit::runtime::States, cache: &C
         cache.put_runtime(place, version);
     }
     state
+}
+
+/// The analysis of `body` as check keeps it, and whether it may be cached by its content alone:
+/// not when it calls a command it does not define, which may be a helper of a file it sources
+/// (read then with that file's definitions).
+fn analyzed(
+    script: Option<&Path>,
+    body: &[u8],
+    options: &Options,
+    profile: &Profile,
+    parser: &mut BashParser,
+) -> crate::error::Result<(cache::Entry, bool)> {
+    let analysis = analyze::analyze(parser, body, profile.vocabulary)?;
+    let own = !analysis
+        .out_of_reach
+        .iter()
+        .any(|p| p.form == analyze::out_of_reach::Form::Call);
+    let imported = script.map(|path| {
+        crate::unit::sourcing::imported_helpers(
+            path,
+            &analysis,
+            body,
+            profile.vocabulary,
+            options.max_size,
+        )
+    });
+    let analysis = match imported.filter(|i| !i.is_empty()) {
+        Some(imported) => analyze::analyze_importing(parser, body, profile.vocabulary, &imported)?,
+        None => analysis,
+    };
+    Ok((entry_of(analysis, body), own))
 }
 
 /// What check keeps of an analysis (and caches by content).

@@ -48,7 +48,7 @@ fn migrate_steps(
         Mode::Capture => options.sourcing.hosts_library(path),
         Mode::Comment => None,
     };
-    let analysis = analyze_script(report, &script, profile, hosted, options, parser)?;
+    let analysis = analyze_script(report, path, &script, profile, hosted, options, parser)?;
     let upkeep = gate(
         report, path, &script, &analysis, profile, hosted, options, backups,
     )?;
@@ -144,6 +144,7 @@ fn unread<T>(report: &mut FileReport, path: &Path, reason: Error, options: &Opti
 /// `check` does not report them); None (no legacy) when the prefilter rules the file out.
 fn analyze_script(
     report: &mut FileReport,
+    path: &Path,
     script: &Script,
     profile: &super::Profile,
     hosted: Option<&Hosted>,
@@ -158,6 +159,21 @@ fn analyze_script(
         Ok(a) => a,
         Err(e) => return stop(report, Status::Failed, e),
     };
+    // A helper defined in a file the script sources: read again with its definitions.
+    let imported = crate::unit::sourcing::imported_helpers(
+        path,
+        &analysis,
+        &script.body,
+        profile.vocabulary,
+        options.max_size,
+    );
+    if !imported.is_empty() {
+        analysis =
+            match analyze::analyze_importing(parser, &script.body, profile.vocabulary, &imported) {
+                Ok(a) => a,
+                Err(e) => return stop(report, Status::Failed, e),
+            };
+    }
     if analyze::suppress::Suppressions::may_occur(&script.body) {
         let (suppressions, invalid) = analyze::suppress::Suppressions::parse(parser, &script.body);
         suppressions.retain(&mut analysis.legacy, rules::Rule::LegacyOutput, |l| l.start);
@@ -744,6 +760,8 @@ fn last_command_always_exits(analysis: &Analysis, body: &[u8]) -> Option<usize> 
 /// False when the file can hold neither a legacy statement nor the JSON block.
 fn might_need_parse(body: &[u8], vocabulary: Vocabulary) -> bool {
     prefilter::may_hold_legacy(body, vocabulary)
+        // A marker handed to a helper of a file the script sources (check parses such files too).
+        || (crate::unit::sourcing::may_source(body) && !vocabulary.marker_offsets(body).is_empty())
         || [
             BLOCK_MARKER,
             BLOCK_DELIMITER,

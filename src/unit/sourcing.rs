@@ -207,6 +207,39 @@ fn scan_one(
     })
 }
 
+/// The helpers the files a script sources define, when its analysis met a call of a command it
+/// does not define whose arguments carry a result line (SKM010's `Call` form): each file its
+/// `source`/`.` commands name with a literal path, read from the script's folder (bounded; a
+/// file that cannot be read gives nothing). Empty when there is no such call.
+pub fn imported_helpers(
+    path: &Path,
+    analysis: &crate::analyze::Analysis,
+    body: &[u8],
+    vocabulary: Vocabulary,
+    max_size: u64,
+) -> crate::analyze::helpers::Definitions {
+    use crate::analyze::out_of_reach::Form;
+    let mut found = crate::analyze::helpers::Definitions::new();
+    if !analysis.out_of_reach.iter().any(|p| p.form == Form::Call) {
+        return found;
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let Ok(mut parser) = BashParser::new() else {
+        return found;
+    };
+    for (_, target) in sourced_in(&analysis.tree, body) {
+        let Ok(bytes) = crate::fsio::limited::read(&dir.join(&target), max_size, false) else {
+            continue;
+        };
+        if let Ok(definitions) = crate::analyze::helper_definitions(&mut parser, &bytes, vocabulary)
+        {
+            // The last file sourced that defines a name wins, as in bash.
+            found.extend(definitions);
+        }
+    }
+    found
+}
+
 fn read_small(path: &Path, meta: &std::fs::Metadata, max_size: u64) -> Option<Vec<u8>> {
     (meta.is_file() && meta.len() <= max_size)
         .then(|| std::fs::read(path).ok())
@@ -285,7 +318,7 @@ pub(crate) fn sourced_in(tree: &tree_sitter::Tree, bytes: &[u8]) -> Vec<(usize, 
 
 /// Whether some line may start a `source`/`.` command (after blanks, `then`, `do`, `else`, `{`,
 /// `(`, `&&`, `||` or `;`): only then is the file parsed, since most scripts source nothing.
-fn may_source(bytes: &[u8]) -> bool {
+pub(crate) fn may_source(bytes: &[u8]) -> bool {
     let words = [&b"source"[..], b". ", b".\t"];
     if !words
         .iter()

@@ -223,12 +223,12 @@ fn a_function_captured_at_one_call_and_printed_at_another_is_found_and_refused()
 }
 
 #[test]
-fn a_helper_defined_in_a_sourced_file_is_a_note_naming_the_call() {
+fn a_helper_defined_in_a_sourced_file_is_read_and_one_defined_nowhere_is_a_note() {
     let tmp = tempfile::tempdir().expect("tmp");
     write_script(
         &tmp.path().join("s"),
         "execute.sh",
-        b"#!/bin/bash\n. \"$(dirname \"$0\")/lib.bash\"\ntouch out.txt\nprint_success \"Created: out.txt\"\nsay_it \"Created: x\" >&2\n",
+        b"#!/bin/bash\n. \"$(dirname \"$0\")/lib.bash\"\ntouch out.txt\nprint_success \"Created: out.txt\"\nsay_it \"Created: x\" >&2\nreport_ok \"Created: y\"\n",
     );
     write_script(
         &tmp.path().join("s"),
@@ -236,12 +236,27 @@ fn a_helper_defined_in_a_sourced_file_is_a_note_naming_the_call() {
         b"print_success() { echo \"$1\"; }\nsay_it() { echo \"$1\"; }\n",
     );
     let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s/execute.sh"]));
-    assert_eq!(verbose.status.code(), Some(0), "{}", stdout(&verbose));
     let text = stdout(&verbose);
-    let notes = note_places(&text);
-    // The call on stdout is named; the one sent to stderr is no output.
-    assert_eq!(notes, ["s/execute.sh:4:16"], "{text}");
+    assert_eq!(verbose.status.code(), Some(1), "{text}");
+    // The sourced file's helper prints the line: a legacy statement. The call sent to stderr is
+    // no output; a command no file read defines is a note naming the call.
+    assert!(
+        text.contains("s/execute.sh:4:1: SKM001 created: print_success"),
+        "{text}"
+    );
+    assert_eq!(note_places(&text), ["s/execute.sh:6:12"], "{text}");
     assert!(text.contains("a command defined elsewhere"), "{text}");
+    // Migrated, the run records what the helper printed.
+    let out = run(skillmod(tmp.path()).args(["migrate", "--no-backup", "s/execute.sh"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let ran = run(std::process::Command::new("bash")
+        .arg("execute.sh")
+        .current_dir(tmp.path().join("s")));
+    let document = validated(tmp.path(), &stdout(&ran), true);
+    assert_eq!(
+        document["value"]["deliverables"],
+        serde_json::json!(["out.txt"])
+    );
 }
 
 #[test]
