@@ -91,6 +91,12 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     }
     let written = renderer.finish(&mut stdout, &report);
     written.and_then(|_| stdout.flush()).map_err(write_error)?;
+    if let Some(note) = targets
+        .left_out_note()
+        .filter(|_| !args.common.quiet && !args.common.silent)
+    {
+        eprintln!("note: {note}");
+    }
     if args.statistics {
         check_text::write_statistics(&mut stdout, &report).map_err(write_error)?;
     }

@@ -40,6 +40,9 @@ pub struct Selection {
     /// With `--staged`: the folders whose `SKILL.md` git's index holds, which then decide what
     /// a skill folder is (the commit's, not the work tree's).
     pub staged_skills: Option<Arc<HashSet<PathBuf>>>,
+    /// Counts the `.sh`/`.bash` files a folder walk met and did not select (outside skill
+    /// folders, not `execute.sh`, no `--include` match), for the note that names how many.
+    pub left_out: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Selection {
@@ -113,7 +116,13 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
         if filters.excludes(dir)? {
             continue;
         }
-        let walked = walk(dir, selection.no_ignore, filters.clone(), skills.clone())?;
+        let walked = walk(
+            dir,
+            selection.no_ignore,
+            filters.clone(),
+            skills.clone(),
+            &selection.left_out,
+        )?;
         if !selection.no_ignore {
             found.extend(tracked.left_out(dir, &walked, &filters, &skills));
         }
@@ -512,6 +521,7 @@ fn walk(
     no_ignore: bool,
     filters: Arc<FilterSet>,
     skills: Arc<SkillFolders>,
+    left_out: &Arc<std::sync::atomic::AtomicUsize>,
 ) -> Result<Vec<PathBuf>> {
     let (tx, rx) = std::sync::mpsc::channel();
     let (given, absolute) = (dir.to_path_buf(), canonical(dir));
@@ -521,6 +531,7 @@ fn walk(
             let tx = tx.clone();
             let filters = filters.clone();
             let skills = skills.clone();
+            let left_out = left_out.clone();
             let (given, absolute) = (given.clone(), absolute.clone());
             Box::new(move |entry| {
                 match entry {
@@ -528,15 +539,20 @@ fn walk(
                         let is_candidate = entry.file_type().is_some_and(|t| !t.is_dir());
                         let relative = entry.path().strip_prefix(&given).unwrap_or(entry.path());
                         let path = absolute.join(relative);
-                        if is_candidate
-                            && !is_runtime_file(entry.file_name())
-                            && filters.for_path_or_note(&path).is_some_and(|f| {
-                                (f.names.is_match(entry.file_name())
-                                    || (skills.holds(&path) && is_shell_file(&path)))
-                                    && f.exclude.as_ref().is_none_or(|e| !e.matches(&path, false))
-                            })
-                        {
-                            let _ = tx.send(entry.into_path());
+                        let filters = (is_candidate && !is_runtime_file(entry.file_name()))
+                            .then(|| filters.for_path_or_note(&path))
+                            .flatten()
+                            .filter(|f| {
+                                f.exclude.as_ref().is_none_or(|e| !e.matches(&path, false))
+                            });
+                        if let Some(f) = filters {
+                            if f.names.is_match(entry.file_name())
+                                || (skills.holds(&path) && is_shell_file(&path))
+                            {
+                                let _ = tx.send(entry.into_path());
+                            } else if path.extension().is_some_and(|e| e == "sh" || e == "bash") {
+                                left_out.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            }
                         }
                     }
                     // A folder or file the walk could not read is returned too: reading it then

@@ -44,6 +44,9 @@ pub struct Targets {
     /// Only files with staged changes (git).
     #[arg(long)]
     pub staged: bool,
+    /// How many `.sh`/`.bash` files the last folder walk met and did not select.
+    #[arg(skip)]
+    left_out: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Targets {
@@ -177,6 +180,18 @@ impl Targets {
         Ok(())
     }
 
+    /// The note a whole walk ends with when it left shell files out (outside skill folders, not
+    /// `execute.sh`, no `--include` given): how many, and the flag that takes them.
+    pub fn left_out_note(&self) -> Option<String> {
+        let n = self.left_out.load(std::sync::atomic::Ordering::Relaxed);
+        let whole = self.include.is_empty() && !self.staged && self.changed_since.is_none();
+        (n > 0 && whole).then(|| {
+            format!(
+                "{n} shell file(s) (.sh/.bash) outside skill folders were not checked (neither execute.sh nor in a folder holding SKILL.md); --include '*.sh' takes them"
+            )
+        })
+    }
+
     /// The files to work on: discovered, then narrowed by `--changed-since` / `--staged`. With
     /// either of those and no paths, the whole work tree is searched.
     pub fn files(&self, what: &str, resolver: &Arc<Resolver>) -> Result<Vec<PathBuf>> {
@@ -194,6 +209,7 @@ impl Targets {
             None
         };
         let mut selection = self.selection(resolver)?;
+        selection.left_out = self.left_out.clone();
         if self.is_empty() {
             match &repo {
                 Some(repo) => selection.dirs.push(repo.root.clone()),

@@ -539,3 +539,40 @@ fn a_script_from_stdin_without_a_name_gets_no_migrate_hint() {
         stdout(&named)
     );
 }
+
+#[test]
+fn a_walk_says_how_many_shell_files_outside_skill_folders_it_left_out() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let skill = tmp.path().join("skills/a");
+    std::fs::create_dir_all(&skill).expect("skill");
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: a\ndescription: a\n---\n",
+    )
+    .expect("SKILL.md");
+    write_script(&skill, "run.sh", b"#!/bin/bash\necho done\n");
+    write_script(
+        &tmp.path().join("tools"),
+        "x.sh",
+        b"#!/bin/bash\necho SUCCESS\n",
+    );
+    write_script(
+        &tmp.path().join("tools"),
+        "y.bash",
+        b"#!/bin/bash\necho hi\n",
+    );
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "."]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stderr(&out)
+            .contains("note: 2 shell file(s) (.sh/.bash) outside skill folders were not checked"),
+        "{}",
+        stderr(&out)
+    );
+    // --include takes them (and finds the legacy line); -q keeps quiet.
+    let wide = run(skillmod(tmp.path()).args(["check", "--no-cache", "--include", "*.sh", "."]));
+    assert_eq!(wide.status.code(), Some(1), "{}", stdout(&wide));
+    assert!(!stderr(&wide).contains("not checked"), "{}", stderr(&wide));
+    let quiet = run(skillmod(tmp.path()).args(["check", "--no-cache", "-q", "."]));
+    assert!(!stderr(&quiet).contains("note:"), "{}", stderr(&quiet));
+}
