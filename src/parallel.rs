@@ -4,6 +4,7 @@
 //! they are ready. Workers stay at most `AHEAD` files in front of the sink, which bounds memory.
 //! A panic on one file becomes that file's failure instead of ending the run.
 
+use crate::codes;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,7 +22,7 @@ static THREADS: AtomicUsize = AtomicUsize::new(0);
 pub(crate) fn set_jobs(jobs: Option<usize>) -> crate::error::Result<()> {
     match jobs {
         Some(0) => Err(crate::error::Error::new(
-            crate::codes::INVALID_ARGUMENT,
+            codes::INVALID_ARGUMENT,
             "--jobs must be at least 1",
         )),
         Some(n) => {
@@ -166,7 +167,7 @@ fn guarded<T>(
             .unwrap_or_else(|| "unknown panic".into());
         failed(
             path,
-            Error::new(crate::codes::INTERNAL_PANIC,
+            Error::new(codes::INTERNAL_PANIC,
                 format!("skillmod crashed on this file ({what}); it was left unchanged. Please report it"),
             ),
         )

@@ -6,6 +6,7 @@
 //! or `.skillmod/` is ever written, and a created file is removed only when it is a runtime file
 //! holding the very bytes migrate wrote. Nothing marks a run undone: its files say so.
 
+use crate::codes;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -16,7 +17,7 @@ use crate::fsio::backup::{self, CheckedEntry};
 use crate::fsio::{atomic, display_path, sha256_hex};
 
 /// The code of the answer "there is nothing to restore".
-pub const NO_BACKUPS: &str = crate::codes::NO_BACKUPS.code;
+pub const NO_BACKUPS: &str = codes::NO_BACKUPS.code;
 
 /// What `--list` says of a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,7 +99,7 @@ pub struct Report {
 }
 
 /// The code of "this run is not one this user's migrate recorded".
-pub const RUN_NOT_RECORDED: &str = crate::codes::RUN_NOT_RECORDED.code;
+pub const RUN_NOT_RECORDED: &str = codes::RUN_NOT_RECORDED.code;
 
 /// Why a backup run is not taken for this user's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -281,10 +282,7 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
     if let Some(named) = &named
         && !request.trust
     {
-        return Err(Error::new(
-            crate::codes::RUN_NOT_RECORDED,
-            named.message.clone(),
-        ));
+        return Err(Error::new(codes::RUN_NOT_RECORDED, named.message.clone()));
     }
     // A run undone already is never offered, chosen or counted: restoring it changes nothing,
     // or only undoes a later run.
@@ -362,7 +360,7 @@ fn choose_runs(
         let since_then: Vec<&String> = runs.iter().filter(|r| **r >= from).collect();
         if since_then.is_empty() {
             return Err(Error::new(
-                crate::codes::NO_BACKUPS,
+                codes::NO_BACKUPS,
                 format!(
                     "no backup run since '{since}' that this user's migrate recorded; list runs with `skillmod restore --list`"
                 ),
@@ -467,7 +465,7 @@ fn since_key(since: &str) -> Result<String> {
                 .map(|d| d.and_hms_opt(0, 0, 0).unwrap_or_default())
         })
         .map_err(|_| {
-            Error::new(crate::codes::INVALID_ARGUMENT,
+            Error::new(codes::INVALID_ARGUMENT,
                 format!(
                     "--since takes a run id (like 20261121T223938.761Z) or a UTC date or time (2026-11-21, 2026-11-21T22:00), not '{since}'"
                 ),
@@ -494,7 +492,7 @@ fn restore_one(
             return (
                 Status::Refused,
                 Some(Error::new(
-                    crate::codes::NOT_A_REGULAR_FILE,
+                    codes::NOT_A_REGULAR_FILE,
                     "is now a symlink, FIFO, device or folder; restore writes only regular files",
                 )),
             );
@@ -504,12 +502,7 @@ fn restore_one(
             Err(e) => {
                 return (
                     Status::Failed,
-                    Some(Error::io(
-                        crate::codes::RESTORE_FAILED,
-                        "cannot read",
-                        target,
-                        &e,
-                    )),
+                    Some(Error::io(codes::RESTORE_FAILED, "cannot read", target, &e)),
                 );
             }
         },
@@ -528,7 +521,7 @@ fn restore_one(
             return (
                 Status::Refused,
                 Some(Error::new(
-                    crate::codes::FILE_CHANGED_SINCE_MIGRATION,
+                    codes::FILE_CHANGED_SINCE_MIGRATION,
                     "edited after the migration; restoring would lose those edits. Use --force to restore anyway",
                 )),
             );
@@ -537,7 +530,7 @@ fn restore_one(
             return (
                 Status::Refused,
                 Some(Error::new(
-                    crate::codes::FILE_MISSING,
+                    codes::FILE_MISSING,
                     "the file no longer exists; use --force to recreate it from the backup",
                 )),
             );
@@ -549,7 +542,7 @@ fn restore_one(
             return (
                 Status::Failed,
                 Some(Error::new(
-                    crate::codes::BACKUP_CORRUPT,
+                    codes::BACKUP_CORRUPT,
                     format!("{} changed while restoring", checked.backup.display()),
                 )),
             );
@@ -558,7 +551,7 @@ fn restore_one(
             return (
                 Status::Failed,
                 Some(Error::io(
-                    crate::codes::BACKUP_UNREADABLE,
+                    codes::BACKUP_UNREADABLE,
                     "cannot read the backup",
                     &checked.backup,
                     &e,
@@ -589,7 +582,7 @@ fn remove_created(
         return (
             Status::Refused,
             Some(Error::new(
-                crate::codes::CREATED_NOT_RUNTIME,
+                codes::CREATED_NOT_RUNTIME,
                 "the run says migrate created this file, but migrate creates only runtime files (skillmod-runtime*.sh) and this is not one; left in place (the run may not be skillmod's own)",
             )),
         );
@@ -598,7 +591,7 @@ fn remove_created(
         return (
             Status::Refused,
             Some(Error::new(
-                crate::codes::FILE_CHANGED_SINCE_MIGRATION,
+                codes::FILE_CHANGED_SINCE_MIGRATION,
                 "the migration created this file and it was edited since; restore removes only the bytes migrate wrote, so it is left in place. Remove it yourself if you mean to",
             )),
         );
@@ -607,7 +600,7 @@ fn remove_created(
         return (
             Status::Refused,
             Some(Error::new(
-                crate::codes::CREATED_FILE_TRACKED,
+                codes::CREATED_FILE_TRACKED,
                 "git tracks this file, and a run restored with --trust never removes a tracked file; remove it yourself with `git rm` if you mean to",
             )),
         );
@@ -617,7 +610,7 @@ fn remove_created(
         Err(e) => (
             Status::Failed,
             Some(Error::io(
-                crate::codes::RESTORE_FAILED,
+                codes::RESTORE_FAILED,
                 "cannot remove",
                 target,
                 &e,
@@ -740,7 +733,7 @@ fn restore_run(
             (
                 Status::Refused,
                 Some(Error::new(
-                    crate::codes::RUNTIME_STILL_USED,
+                    codes::RUNTIME_STILL_USED,
                     "left in place: a script of this run is still migrated and sources it; restore that script, then run restore again",
                 )),
             )

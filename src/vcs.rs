@@ -1,6 +1,7 @@
 //! Git, through the `git` command (so the user's config and hooks apply): which files are dirty,
 //! which changed since a revision or are staged, and committing exactly the migrated files.
 
+use crate::codes;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -47,10 +48,10 @@ impl Repo {
             .args(args)
             .current_dir(&self.root)
             .output()
-            .map_err(|e| Error::new(crate::codes::GIT_FAILED, format!("cannot run git: {e}")))?;
+            .map_err(|e| Error::new(codes::GIT_FAILED, format!("cannot run git: {e}")))?;
         if !out.status.success() {
             return Err(Error::new(
-                crate::codes::GIT_FAILED,
+                codes::GIT_FAILED,
                 format!(
                     "git {} failed: {}",
                     args.iter()
@@ -120,7 +121,7 @@ impl Repo {
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
         };
         let written = blob(link).unwrap_or_default();
-        let refused = |code: crate::codes::Code, why: String| {
+        let refused = |code: codes::Code, why: String| {
             Staged::Refused(Error::new(
                 code,
                 format!(
@@ -154,14 +155,14 @@ impl Repo {
                     hops += 1;
                     if hops > 40 {
                         return refused(
-                            crate::codes::SYMLINK_BROKEN,
+                            codes::SYMLINK_BROKEN,
                             "which loops (more than 40 links): nothing was read; fix the link"
                                 .into(),
                         );
                     }
                     let Some(next) = blob(&current) else {
                         return refused(
-                            crate::codes::SYMLINK_BROKEN,
+                            codes::SYMLINK_BROKEN,
                             "which cannot be read from the index".into(),
                         );
                     };
@@ -182,7 +183,7 @@ impl Repo {
         &self,
         current: PathBuf,
         modes: &HashMap<PathBuf, String>,
-        refused: &dyn Fn(crate::codes::Code, String) -> Staged,
+        refused: &dyn Fn(codes::Code, String) -> Staged,
     ) -> Staged {
         let inside = current.strip_prefix(&self.root).ok().filter(|relative| {
             !relative.components().any(|c| {
@@ -202,7 +203,7 @@ impl Repo {
                             bytes,
                         },
                         None => refused(
-                            crate::codes::SYMLINK_BROKEN,
+                            codes::SYMLINK_BROKEN,
                             "which cannot be read from the index".into(),
                         ),
                     },
@@ -210,11 +211,11 @@ impl Repo {
                 }
             }
             Some(_) => refused(
-                crate::codes::NOT_A_FILE,
+                codes::NOT_A_FILE,
                 "which is not a regular file in the index: nothing was read".into(),
             ),
             None => refused(
-                crate::codes::SYMLINK_BROKEN,
+                codes::SYMLINK_BROKEN,
                 format!(
                     "and the index holds no file at {}: nothing was read; stage the target, or fix the link",
                     crate::bytes_text::quote_path(&crate::fsio::display_path(&current, &self.root))
@@ -315,7 +316,7 @@ impl Repo {
     pub fn changed_since(&self, rev: &str) -> Result<HashSet<PathBuf>> {
         let invalid = |why: String| {
             Error::new(
-                crate::codes::INVALID_REVISION,
+                codes::INVALID_REVISION,
                 format!("cannot list files changed since '{rev}': {why}"),
             )
         };
@@ -373,19 +374,16 @@ impl Repo {
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .spawn()
-            .map_err(|e| Error::new(crate::codes::GIT_FAILED, format!("cannot run git: {e}")))?;
+            .map_err(|e| Error::new(codes::GIT_FAILED, format!("cannot run git: {e}")))?;
         let mut stdin = child.stdin.take();
         let writer = std::thread::spawn(move || {
             if let Some(stdin) = stdin.as_mut() {
                 let _ = stdin.write_all(&request);
             }
         });
-        let out = child.wait_with_output().map_err(|e| {
-            Error::new(
-                crate::codes::GIT_FAILED,
-                format!("git cat-file failed: {e}"),
-            )
-        })?;
+        let out = child
+            .wait_with_output()
+            .map_err(|e| Error::new(codes::GIT_FAILED, format!("git cat-file failed: {e}")))?;
         let _ = writer.join();
         let mut contents = HashMap::new();
         let mut rest = out.stdout.as_slice();
@@ -449,7 +447,7 @@ impl Repo {
         }
         self.git(&args)
             .map(|_| ())
-            .map_err(|e| Error::new(crate::codes::COMMIT_FAILED, e.message))
+            .map_err(|e| Error::new(codes::COMMIT_FAILED, e.message))
     }
 
     pub fn commit_only(&self, files: &[PathBuf], message: &str, no_verify: bool) -> Result<String> {
@@ -469,7 +467,7 @@ impl Repo {
             args.push(rel.as_os_str().to_os_string());
         }
         self.git(&args)
-            .map_err(|e| Error::new(crate::codes::COMMIT_FAILED, e.message))?;
+            .map_err(|e| Error::new(codes::COMMIT_FAILED, e.message))?;
         let head = self.git(&["rev-parse", "HEAD"])?;
         Ok(String::from_utf8_lossy(&head).trim().to_string())
     }

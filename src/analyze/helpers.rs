@@ -40,7 +40,7 @@ pub struct Helper {
     passes: Passes,
 }
 
-/// A file's helpers by name, for the scripts that source it (`analyze::analyze_importing`).
+/// A file's helpers by name, for the scripts that source it (`analyze::with_helpers`).
 pub type Definitions = HashMap<Vec<u8>, Helper>;
 
 /// Every helper `survey`'s file defines.
@@ -95,7 +95,7 @@ pub(super) fn calls(
 }
 
 /// What a call hands its helper: its first argument, or all of them joined by spaces.
-fn given(command: Node<'_>, source: &[u8], passes: Passes) -> Printed {
+pub(super) fn given(command: Node<'_>, source: &[u8], passes: Passes) -> Printed {
     let mut cursor = command.walk();
     let arguments: Vec<Node<'_>> = command
         .children_by_field_name("argument", &mut cursor)

@@ -221,25 +221,27 @@ pub fn analyze(
     source: &[u8],
     vocabulary: Vocabulary,
 ) -> crate::error::Result<Analysis> {
-    analyze_importing(parser, source, vocabulary, &helpers::Definitions::new())
-}
-
-/// `analyze`, with the helpers of the files the script sources (`helper_definitions` of each):
-/// a call that hands one of them a result line is a legacy statement too.
-pub fn analyze_importing(
-    parser: &mut BashParser,
-    source: &[u8],
-    vocabulary: Vocabulary,
-    imported: &helpers::Definitions,
-) -> crate::error::Result<Analysis> {
     let tree = parser.parse(source)?;
     Ok(examine(
         tree,
         source,
         vocabulary,
         &interesting_offsets(source, vocabulary),
-        imported,
+        &helpers::Definitions::new(),
     ))
+}
+
+/// `analysis` read again off the same tree, with the helpers of the files the script sources
+/// (`helper_definitions` of each): a call that hands one of them a result line is a legacy
+/// statement too.
+pub fn with_helpers(
+    analysis: Analysis,
+    source: &[u8],
+    vocabulary: Vocabulary,
+    imported: &helpers::Definitions,
+) -> Analysis {
+    let offsets = interesting_offsets(source, vocabulary);
+    examine(analysis.tree, source, vocabulary, &offsets, imported)
 }
 
 /// The helpers a file defines (functions that print their arguments), for the scripts that

@@ -59,14 +59,15 @@ pub(super) fn find(
     legacy: &[LegacyStatement],
 ) -> Vec<OutOfReach> {
     let mut out: Vec<OutOfReach> = Vec::new();
-    let elsewhere = loads_code(source);
+    // Whether the script loads code from elsewhere, read only when a call needs the answer.
+    let elsewhere = std::cell::OnceCell::new();
     for at in vocabulary.marker_offsets(source) {
         if legacy.iter().any(|s| (s.start..s.end).contains(&at)) {
             continue;
         }
         let Some(form) = root
             .descendant_for_byte_range(at, at + 1)
-            .and_then(|node| form_around(node, survey, source, vocabulary, elsewhere))
+            .and_then(|node| form_around(node, survey, source, vocabulary, &elsewhere))
         else {
             continue;
         };
@@ -88,7 +89,7 @@ fn form_around(
     survey: &Survey<'_, '_>,
     source: &[u8],
     vocabulary: Vocabulary,
-    elsewhere: bool,
+    elsewhere: &std::cell::OnceCell<bool>,
 ) -> Option<Form> {
     let reaches = |sites: &[super::context::Site<'_>], command: Node<'_>| {
         sites
@@ -135,18 +136,14 @@ fn form_around(
                         .then_some(Form::PipedToTee)
                     }
                     "trap" => Some(Form::TrapAction),
-                    name if elsewhere && !survey.defines(name.as_bytes()) => {
+                    name if !survey.defines(name.as_bytes())
+                        && *elsewhere.get_or_init(|| super::prefilter::may_load_code(source)) =>
+                    {
                         let call = survey
                             .calls()
                             .any(|(_, s)| s.node.id() == ancestor.id() && survey.reach(s).is_ok());
-                        let mut given = words::Printed::default();
-                        for (i, argument) in invocation.arguments(ancestor).into_iter().enumerate()
-                        {
-                            if i > 0 {
-                                given.push_literal(" ");
-                            }
-                            given.append(words::word_value(argument, source));
-                        }
+                        let given =
+                            super::helpers::given(ancestor, source, super::helpers::Passes::All);
                         (call && vocabulary.classify(&given).is_some()).then_some(Form::Call)
                     }
                     _ => None,
@@ -156,21 +153,6 @@ fn form_around(
         }
     }
     None
-}
-
-/// Whether the script runs code from elsewhere: a line that sources a file (`source`, `.`) or
-/// runs `eval`.
-fn loads_code(source: &[u8]) -> bool {
-    source.split(|&b| b == b'\n').any(|line| {
-        let line = line.trim_ascii_start();
-        let find = |text: &[u8]| memchr::memmem::find(line, text).is_some();
-        line.starts_with(b". ")
-            || find(b"&& . ")
-            || find(b"; . ")
-            || line
-                .split(|&b| matches!(b, b' ' | b'\t' | b';' | b'&' | b'|' | b'('))
-                .any(|word| word == b"source" || word == b"eval")
-    })
 }
 
 /// Whether the script calls `function` with its output piped into a `tee` that prints it on the

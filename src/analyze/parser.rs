@@ -1,5 +1,6 @@
 //! Thin wrapper around tree-sitter-bash so callers can reuse one parser per thread.
 
+use crate::codes;
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::error::{Error, Result};
@@ -57,7 +58,7 @@ impl BashParser {
         let language: tree_sitter::Language = tree_sitter_bash::LANGUAGE.into();
         parser.set_language(&language).map_err(|e| {
             Error::new(
-                crate::codes::PARSER_INIT_FAILED,
+                codes::PARSER_INIT_FAILED,
                 format!("cannot load the bash grammar: {e}"),
             )
         })?;
@@ -78,7 +79,7 @@ impl BashParser {
     fn parse_with(&mut self, source: &[u8], old: Option<&Tree>) -> Result<Tree> {
         self.parser
             .parse(super::misreads::mask(source), old)
-            .ok_or_else(|| Error::new(crate::codes::PARSE_FAILED, "tree-sitter returned no tree"))
+            .ok_or_else(|| Error::new(codes::PARSE_FAILED, "tree-sitter returned no tree"))
     }
 }
 

@@ -31,6 +31,10 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
     if hits.is_empty() && !split {
         return false;
     }
+    // A marker may be handed to a helper defined in a file the script sources.
+    if !hits.is_empty() && may_source(source) {
+        return true;
+    }
     let operators: Vec<usize> = memchr::memmem::find_iter(source, b"<<").collect();
     // Found once, at the first marker on a line that names no printer.
     let mut functions: Option<std::collections::HashSet<&[u8]>> = None;
@@ -72,6 +76,52 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
         }
     }
     false
+}
+
+/// Whether some line may start a `source`/`.` command: only then is a script parsed for the
+/// files it sources, since most source nothing.
+pub(crate) fn may_source(bytes: &[u8]) -> bool {
+    starts_a_statement(bytes, &[b"source", b"."])
+}
+
+/// Whether the script may run code from elsewhere (`source`, `.`, `eval`): a function it calls
+/// may be defined there.
+pub(crate) fn may_load_code(bytes: &[u8]) -> bool {
+    starts_a_statement(bytes, &[b"source", b".", b"eval"])
+}
+
+/// Whether some statement starts with one of `words` (followed by a blank): at a line's start or
+/// after `;`, `&`, `|`, `{` or `(`, and after `then`, `do`, `else`, `if`, `while`, `until` or `!`.
+fn starts_a_statement(bytes: &[u8], words: &[&[u8]]) -> bool {
+    let blank = |b: &u8| matches!(b, b' ' | b'\t');
+    let present = words.iter().any(|w| {
+        memchr::memmem::find_iter(bytes, w).any(|at| bytes.get(at + w.len()).is_some_and(blank))
+    });
+    present
+        && bytes.split(|&b| b == b'\n').any(|line| {
+            line.split(|&b| matches!(b, b';' | b'&' | b'|' | b'{' | b'('))
+                .any(|statement| {
+                    let mut rest = statement.trim_ascii_start();
+                    for keyword in [
+                        &b"then "[..],
+                        b"do ",
+                        b"else ",
+                        b"if ",
+                        b"while ",
+                        b"until ",
+                        b"! ",
+                    ] {
+                        if let Some(after) = rest.strip_prefix(keyword) {
+                            rest = after.trim_ascii_start();
+                        }
+                    }
+                    words.iter().any(|w| {
+                        rest.strip_prefix(*w)
+                            .and_then(|r| r.first())
+                            .is_some_and(blank)
+                    })
+                })
+        })
 }
 
 /// The words a line could name a command with.

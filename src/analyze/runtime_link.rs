@@ -7,6 +7,7 @@
 //! Both the analysis (what a migrated script is) and the rewrite (what it writes) read these
 //! definitions.
 
+use crate::codes;
 use std::ops::Range;
 
 /// What runtime 3's source line starts with: nothing happens when a runtime is already loaded
@@ -170,9 +171,9 @@ pub(crate) const NOW_ARGUMENT: &str = "\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"";
 /// The codes a run reports when it cannot load its runtime (the source line writes the part
 /// after `RUNTIME_` into the document's `RUNTIME_%s`).
 pub(crate) const CAUSES: [&str; 3] = [
-    crate::codes::RUNTIME_MISSING.code,
-    crate::codes::RUNTIME_UNREADABLE.code,
-    crate::codes::RUNTIME_VERSION.code,
+    codes::RUNTIME_MISSING.code,
+    codes::RUNTIME_UNREADABLE.code,
+    codes::RUNTIME_VERSION.code,
 ];
 
 /// The parts of runtime 3's source line; `text` writes the line, and `parse` reads one back, so

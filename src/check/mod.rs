@@ -3,6 +3,7 @@
 
 pub mod cache;
 
+use crate::codes;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -217,7 +218,7 @@ fn followed(
     match crate::fsio::links::follow(path, &root) {
         crate::fsio::links::Link::Inside(real) => {
             let meta = std::fs::symlink_metadata(&real)
-                .map_err(|e| Error::io(crate::codes::READ_FAILED, "cannot stat", &real, &e))?;
+                .map_err(|e| Error::io(codes::READ_FAILED, "cannot stat", &real, &e))?;
             Ok((real, meta))
         }
         crate::fsio::links::Link::Refused(reason) => Err(reason),
@@ -457,25 +458,25 @@ fn runtime_finding(
         cache::Runtime::None => return None,
         cache::Runtime::Foreign => (
             rules::Severity::Error,
-            crate::codes::RUNTIME_FOREIGN.code,
+            codes::RUNTIME_FOREIGN.code,
             "line 2 stands where skillmod puts the runtime, but is not what skillmod writes (edited, or written by someone else): it is read as the script's own code; migrate --replace-runtime rewrites it".to_string(),
         ),
         cache::Runtime::Block { version, .. } if *version >= RUNTIME_VERSION => return None,
         cache::Runtime::Block { version, .. } => (
             rules::Severity::Warning,
-            crate::codes::RUNTIME_OUTDATED.code,
+            codes::RUNTIME_OUTDATED.code,
             format!(
                 "carries an inline runtime block, version {version}, older than this skillmod's {RUNTIME_VERSION}"
             ),
         ),
         cache::Runtime::OldInline => (
             rules::Severity::Warning,
-            crate::codes::RUNTIME_OUTDATED.code,
+            codes::RUNTIME_OUTDATED.code,
             "carries skillmod 0.1.0's one-line inline runtime; migrate replaces it by one line sourcing the skill's skillmod-runtime.sh".to_string(),
         ),
         cache::Runtime::File { version, .. } if *version < RUNTIME_VERSION => (
             rules::Severity::Warning,
-            crate::codes::RUNTIME_OUTDATED.code,
+            codes::RUNTIME_OUTDATED.code,
             format!(
                 "loads its runtime the {} way (version {version}, found from $0 at the project root): the skill folder copied alone exits 70 with no document; migrate gives each skill folder its runtime",
                 if *version == 2 { "0.2.0" } else { "old" }
@@ -500,7 +501,7 @@ fn runtime_finding(
 fn runtime_fix(reason: &str, shown: &str, runtime: &cache::Runtime) -> String {
     match (reason, runtime) {
         (reason, cache::Runtime::File { relative, .. })
-            if reason == crate::codes::RUNTIME_UNTRACKED.code =>
+            if reason == codes::RUNTIME_UNTRACKED.code =>
         {
             let mut file = Path::new(shown)
                 .parent()
@@ -521,7 +522,7 @@ fn runtime_fix(reason: &str, shown: &str, runtime: &cache::Runtime) -> String {
                 crate::bytes_text::command_arg(&file.to_string_lossy())
             )
         }
-        (reason, _) if reason == crate::codes::RUNTIME_FOREIGN.code => format!(
+        (reason, _) if reason == codes::RUNTIME_FOREIGN.code => format!(
             "skillmod migrate --replace-runtime {}",
             crate::bytes_text::command_arg(shown)
         ),
@@ -542,7 +543,7 @@ fn file_runtime(
     Some(match runtime_state(&file, runtimes, cache) {
         State::Current | State::Older(_) if runtimes.uncommitted(&file) => (
             rules::Severity::Error,
-            crate::codes::RUNTIME_UNTRACKED.code,
+            codes::RUNTIME_UNTRACKED.code,
             format!(
                 "sources {relative}, which git does not track (untracked, or only intent-to-add): a commit would leave it out, and every clone would print a RUNTIME_MISSING document and exit 70; `git add` it"
             ),
@@ -550,28 +551,28 @@ fn file_runtime(
         State::Current => return None,
         State::Missing if runtimes.staged() => (
             rules::Severity::Error,
-            crate::codes::RUNTIME_MISSING.code,
+            codes::RUNTIME_MISSING.code,
             format!(
                 "sources {relative}, which is not staged: every clone of the commit would print a RUNTIME_MISSING document and exit 70; stage it (`git add`)"
             ),
         ),
         State::Missing => (
             rules::Severity::Error,
-            crate::codes::RUNTIME_MISSING.code,
+            codes::RUNTIME_MISSING.code,
             format!(
                 "sources {relative}, which does not exist: a run prints a RUNTIME_MISSING document and exits 70"
             ),
         ),
         State::Older(v) => (
             rules::Severity::Warning,
-            crate::codes::RUNTIME_OUTDATED.code,
+            codes::RUNTIME_OUTDATED.code,
             format!(
                 "sources {relative}, runtime version {v}, older than this skillmod's {RUNTIME_VERSION}"
             ),
         ),
         State::Foreign(declared) => (
             rules::Severity::Error,
-            crate::codes::RUNTIME_FOREIGN.code,
+            codes::RUNTIME_FOREIGN.code,
             format!(
                 "sources {relative}, which is not a runtime skillmod wrote (edited, planted or of an unknown version{}): its code runs with the skill; migrate --replace-runtime replaces it",
                 declared.map_or_else(String::new, |v| format!("; it declares version {v}"))
@@ -682,7 +683,7 @@ fn analyzed(
         )
     });
     let analysis = match imported.filter(|i| !i.is_empty()) {
-        Some(imported) => analyze::analyze_importing(parser, body, profile.vocabulary, &imported)?,
+        Some(imported) => analyze::with_helpers(analysis, body, profile.vocabulary, &imported),
         None => analysis,
     };
     Ok((entry_of(analysis, body), own))
@@ -1145,10 +1146,7 @@ impl Bodies {
         }
         if staged {
             let repo = crate::vcs::Repo::discover(&options.base).ok_or_else(|| {
-                Error::new(
-                    crate::codes::NOT_A_GIT_REPO,
-                    "--staged needs a git work tree",
-                )
+                Error::new(codes::NOT_A_GIT_REPO, "--staged needs a git work tree")
             })?;
             return Ok(Bodies::Index(repo.staged_scripts(files)?));
         }
@@ -1181,7 +1179,7 @@ fn check_staged(
     }
     if too_large {
         let reason = Error::new(
-            crate::codes::FILE_TOO_LARGE,
+            codes::FILE_TOO_LARGE,
             format!(
                 "{} bytes (as staged) is over the {}-byte limit; raise it with --max-size",
                 bytes.len(),
@@ -1191,10 +1189,7 @@ fn check_staged(
         return unjudged(&shown, path, &reason, options);
     }
     if crate::fsio::read::is_binary(bytes) {
-        let reason = Error::new(
-            crate::codes::BINARY_FILE,
-            "binary file (NUL bytes, as staged)",
-        );
+        let reason = Error::new(codes::BINARY_FILE, "binary file (NUL bytes, as staged)");
         return unjudged(&shown, path, &reason, options);
     }
     let body = crate::fsio::read::Script::from_body(bytes).body;

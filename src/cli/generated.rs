@@ -1,5 +1,6 @@
 //! Shell completions and the man page, generated from the clap definitions so they never drift.
 
+use crate::codes;
 use std::io::Write;
 
 use clap::CommandFactory;
@@ -30,7 +31,7 @@ pub fn man(subcommand: Option<&str>) -> Result<i32> {
                 .collect();
             let found = root.find_subcommand(name).cloned().ok_or_else(|| {
                 Error::new(
-                    crate::codes::UNKNOWN_COMMAND,
+                    codes::UNKNOWN_COMMAND,
                     format!("no command '{name}'; the commands are {}", names.join(", ")),
                 )
             })?;
@@ -42,12 +43,7 @@ pub fn man(subcommand: Option<&str>) -> Result<i32> {
     let mut out = Vec::new();
     clap_mangen::Man::new(command)
         .render(&mut out)
-        .map_err(|e| {
-            Error::new(
-                crate::codes::IO_ERROR,
-                format!("cannot render the man page: {e}"),
-            )
-        })?;
+        .map_err(|e| Error::new(codes::IO_ERROR, format!("cannot render the man page: {e}")))?;
     std::io::stdout()
         .write_all(&out)
         .map_err(|e| Error::output("cannot write the man page", &e))?;

@@ -1,5 +1,6 @@
 //! `skillmod restore`: the flags become a `restore::Request`; the engine is `crate::restore`.
 
+use crate::codes;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -19,7 +20,7 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
         .find(|p| std::fs::symlink_metadata(p).is_err())
     {
         return Err(Error::new(
-            crate::codes::PATH_NOT_FOUND,
+            codes::PATH_NOT_FOUND,
             format!(
                 "{} does not exist; name a file or folder that migrate changed",
                 crate::bytes_text::shown_path(&missing)
@@ -63,10 +64,7 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
     match args.format {
         Format::Json => {
             let json = serde_json::to_string_pretty(&report).map_err(|e| {
-                Error::new(
-                    crate::codes::IO_ERROR,
-                    format!("cannot encode the report: {e}"),
-                )
+                Error::new(codes::IO_ERROR, format!("cannot encode the report: {e}"))
             })?;
             let _ = writeln!(stdout, "{json}");
         }
@@ -170,7 +168,7 @@ fn root(args: &RestoreArgs, base: &std::path::Path) -> Result<PathBuf> {
         [] => Ok(project_root(base)),
         [one] => Ok(one.clone()),
         _ => Err(Error::new(
-            crate::codes::MULTIPLE_ROOTS,
+            codes::MULTIPLE_ROOTS,
             "the paths lie in different projects, each with its own backups; restore one project at a time",
         )),
     }

@@ -4,6 +4,7 @@
 //! (by extension or shebang) inside a skill folder (one holding `SKILL.md`), and `--include`
 //! matches.
 
+use crate::codes;
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -51,7 +52,7 @@ impl Selection {
         for path in paths {
             let meta = std::fs::symlink_metadata(path).map_err(|_| {
                 Error::new(
-                    crate::codes::PATH_NOT_FOUND,
+                    codes::PATH_NOT_FOUND,
                     format!(
                         "{} does not exist; pass an existing file or folder",
                         path.display()
@@ -82,7 +83,7 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
     for file in &selection.files {
         if std::fs::symlink_metadata(file).is_err() {
             return Err(Error::new(
-                crate::codes::PATH_NOT_FOUND,
+                codes::PATH_NOT_FOUND,
                 format!("{} does not exist; pass an existing file", file.display()),
             ));
         }
@@ -109,7 +110,7 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
     for dir in &selection.dirs {
         if !dir.is_dir() {
             return Err(Error::new(
-                crate::codes::PATH_NOT_FOUND,
+                codes::PATH_NOT_FOUND,
                 format!("{} is not a folder; pass an existing folder", dir.display()),
             ));
         }
@@ -315,7 +316,7 @@ fn name_matcher(include: &[String], origin: &str) -> Result<GlobSet> {
     for pattern in std::iter::once(DEFAULT_NAME).chain(include.iter().map(String::as_str)) {
         let glob = Glob::new(pattern).map_err(|e| {
             Error::new(
-                crate::codes::INVALID_GLOB,
+                codes::INVALID_GLOB,
                 format!("{origin}: '{pattern}' is not a valid glob: {e}"),
             )
         })?;
@@ -323,7 +324,7 @@ fn name_matcher(include: &[String], origin: &str) -> Result<GlobSet> {
     }
     builder.build().map_err(|e| {
         Error::new(
-            crate::codes::INVALID_GLOB,
+            codes::INVALID_GLOB,
             format!("{origin}: cannot build the globs: {e}"),
         )
     })
@@ -340,14 +341,14 @@ impl Exclude {
         for glob in globs {
             builder.add_line(None, glob).map_err(|e| {
                 Error::new(
-                    crate::codes::INVALID_GLOB,
+                    codes::INVALID_GLOB,
                     format!("{origin}: '{glob}' is not a valid glob: {e}"),
                 )
             })?;
         }
         let matcher = builder.build().map_err(|e| {
             Error::new(
-                crate::codes::INVALID_GLOB,
+                codes::INVALID_GLOB,
                 format!("{origin}: cannot build the globs: {e}"),
             )
         })?;

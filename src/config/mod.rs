@@ -8,6 +8,7 @@ pub mod discover;
 pub mod edit;
 pub mod targets;
 
+use crate::codes;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
@@ -88,7 +89,7 @@ impl Config {
             let root = crate::fsio::canonical(root);
             if !target.is_some_and(|t| t.starts_with(&root)) {
                 return Err(Error::new(
-                    crate::codes::CONFIG_UNSAFE,
+                    codes::CONFIG_UNSAFE,
                     format!(
                         "{} is a symlink to a file outside {}; a settings file found in a repository must lie inside it. Remove the link, or run with --isolated",
                         path.display(),
@@ -99,8 +100,8 @@ impl Config {
         }
         let bytes = limited::read(&path, SIZE_LIMIT, true).map_err(|refused| {
             let code = match refused {
-                limited::Refused::Io(_) => crate::codes::CONFIG_UNREADABLE,
-                _ => crate::codes::CONFIG_UNSAFE,
+                limited::Refused::Io(_) => codes::CONFIG_UNREADABLE,
+                _ => codes::CONFIG_UNSAFE,
             };
             Error::new(
                 code,
@@ -113,7 +114,7 @@ impl Config {
         })?;
         let text = String::from_utf8(bytes).map_err(|e| {
             Error::new(
-                crate::codes::CONFIG_INVALID,
+                codes::CONFIG_INVALID,
                 format!(
                     "{}: not UTF-8 (byte {}); fix the file, or run with --isolated to ignore it",
                     path.display(),
@@ -123,7 +124,7 @@ impl Config {
         })?;
         let settings = parse(&text).map_err(|message| {
             Error::new(
-                crate::codes::CONFIG_INVALID,
+                codes::CONFIG_INVALID,
                 format!(
                     "{}: {message}; fix the file, or run with --isolated to ignore it",
                     path.display()
@@ -162,7 +163,7 @@ impl Config {
             .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
         let unsafe_template = |why: &str| {
             Error::new(
-                crate::codes::TEMPLATE_UNSAFE,
+                codes::TEMPLATE_UNSAFE,
                 format!(
                     "{shown}: template = '{}' {why}; a settings file names a built-in template or a file inside its repository",
                     spec.escape_default()
@@ -229,7 +230,7 @@ impl Resolver {
             Some(path) => {
                 if std::fs::symlink_metadata(path).is_err() {
                     return Err(Error::new(
-                        crate::codes::CONFIG_NOT_FOUND,
+                        codes::CONFIG_NOT_FOUND,
                         format!(
                             "--config {}: no such file; pass the path of a skillmod.toml",
                             path.display()
@@ -505,7 +506,7 @@ impl Settings {
     pub fn from_flags(flags: Settings) -> Result<Settings> {
         match flags.default_confidence {
             Some(x) if !(0.0..=1.0).contains(&x) => Err(Error::new(
-                crate::codes::INVALID_ARGUMENT,
+                codes::INVALID_ARGUMENT,
                 format!("--default-confidence {x} is not between 0 and 1"),
             )),
             _ => Ok(flags),

@@ -1,6 +1,7 @@
 //! The files a command works on, as the command line names them: paths, folders to search,
 //! include/exclude rules (or each folder's settings file), and git's changed or staged lists.
 
+use crate::codes;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -58,7 +59,7 @@ impl Targets {
             !self.force_select && self.paths.len() == 1 && self.paths[0].as_os_str() == "-";
         if name.is_some() && !from_stdin {
             return Err(Error::new(
-                crate::codes::INVALID_ARGUMENT,
+                codes::INVALID_ARGUMENT,
                 "--stdin-filename names the script read with `check -`; pass `-` as the only path, or drop the flag",
             ));
         }
@@ -172,7 +173,7 @@ impl Targets {
             return Ok(());
         }
         if !self.is_empty() {
-            return Err(Error::new(crate::codes::NOTHING_CHECKED, message));
+            return Err(Error::new(codes::NOTHING_CHECKED, message));
         }
         if !silent {
             eprintln!("warning: {message}");
@@ -200,7 +201,7 @@ impl Targets {
             Some(
                 crate::vcs::Repo::discover(&crate::fsio::working_dir()?).ok_or_else(|| {
                     Error::new(
-                        crate::codes::NOT_A_GIT_REPO,
+                        codes::NOT_A_GIT_REPO,
                         "--changed-since and --staged need a git work tree",
                     )
                 })?,
@@ -215,7 +216,7 @@ impl Targets {
                 Some(repo) => selection.dirs.push(repo.root.clone()),
                 None => {
                     return Err(Error::new(
-                        crate::codes::NO_PATHS,
+                        codes::NO_PATHS,
                         format!(
                             "nothing to {what}: pass files or folders, --skill-dir DIR or --skill-path FILE"
                         ),

@@ -13,6 +13,7 @@
 //!   else is reported (`CONFIDENCE_INVALID`) and the default is used, never a guess.
 //! - Deliverables: values that can be paths (see [`is_deliverable`]), each once, in order.
 
+use crate::codes;
 use serde_json::{Value, json};
 
 use super::ContractError;
@@ -66,7 +67,7 @@ pub fn parse(
     }
     if !marked && exit_status.is_none() {
         return Err(ContractError::new(
-            crate::codes::NO_OUTPUT_FOUND,
+            codes::NO_OUTPUT_FOUND,
             format!(
                 "no JSON document and no legacy result line ({} vocabulary: {})",
                 vocabulary.as_str(),
@@ -80,7 +81,7 @@ pub fn parse(
         None => default_confidence,
         Some(text) => read_confidence(&text).unwrap_or_else(|| {
             errors.push(json!({
-                "code": crate::codes::CONFIDENCE_INVALID.code,
+                "code": codes::CONFIDENCE_INVALID.code,
                 "message": "confidence is not a number in 0..1; the default was reported",
                 "context": { "value": text },
             }));
@@ -189,10 +190,7 @@ mod tests {
         let value = exact("Modified 3 files\nConfidence: 1.5\nCOMPLETE\n").expect("parsed");
         assert_eq!(value["deliverables"], json!([]));
         assert_eq!(value["confidence"], 0.5);
-        assert_eq!(
-            value["errors"][0]["code"],
-            crate::codes::CONFIDENCE_INVALID.code
-        );
+        assert_eq!(value["errors"][0]["code"], codes::CONFIDENCE_INVALID.code);
         assert_eq!(value["errors"][0]["context"]["value"], "1.5");
     }
 
@@ -226,12 +224,12 @@ mod tests {
         assert_eq!(exact("Created: a.md\n").expect("parsed")["success"], true);
         assert_eq!(
             exact("hello\nall done\n").map_err(|e| e.code),
-            Err(crate::codes::NO_OUTPUT_FOUND.code)
+            Err(codes::NO_OUTPUT_FOUND.code)
         );
         // `ERROR:` is not in the vocabulary: the exit status tells a failure, as after migration.
         assert_eq!(
             exact("ERROR: disk full\n").map_err(|e| e.code),
-            Err(crate::codes::NO_OUTPUT_FOUND.code)
+            Err(codes::NO_OUTPUT_FOUND.code)
         );
     }
 

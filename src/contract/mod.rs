@@ -22,6 +22,7 @@ pub mod run;
 pub mod schema;
 pub mod validate;
 
+use crate::codes;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -42,7 +43,7 @@ pub struct ContractError {
 }
 
 impl ContractError {
-    pub fn new(code: crate::codes::Code, message: impl Into<String>, context: Value) -> Self {
+    pub fn new(code: codes::Code, message: impl Into<String>, context: Value) -> Self {
         ContractError {
             code: code.code,
             message: message.into(),
@@ -54,7 +55,7 @@ impl ContractError {
     /// True for "nothing to parse / malformed" (seed 003's ParsingError), false for "parsed but
     /// invalid" (InvalidOutputError).
     pub fn is_parse_error(&self) -> bool {
-        self.code != crate::codes::VALIDATION_FAILED.code
+        self.code != codes::VALIDATION_FAILED.code
     }
 }
 

@@ -6,6 +6,7 @@
 //! - `auto`: json, then final-result, then fenced, then (unless strict) legacy; the first protocol
 //!   whose markers are present decides, and `parse_method` says which one it was.
 
+use crate::codes;
 use clap::ValueEnum;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -105,7 +106,7 @@ pub fn parse_output(stdout: &str, options: &ParseOptions) -> Result<Parsed, Cont
             found(final_result(stdout, options.strict)?, Protocol::FinalResult)
         }
         Protocol::Legacy if options.strict => Err(ContractError::new(
-            crate::codes::NO_OUTPUT_FOUND,
+            codes::NO_OUTPUT_FOUND,
             "legacy output is not accepted in strict mode",
             Value::Null,
         )),
@@ -133,7 +134,7 @@ pub fn parse_output(stdout: &str, options: &ParseOptions) -> Result<Parsed, Cont
                 // Text a legacy skill prints: say so, rather than that it is not JSON.
                 if legacy(stdout, options).is_ok() {
                     return Err(ContractError::new(
-                        crate::codes::NO_OUTPUT_FOUND,
+                        codes::NO_OUTPUT_FOUND,
                         "legacy output is not accepted in strict mode: the skill prints legacy lines (SUCCESS, Confidence: …) instead of the JSON document; migrate it with `skillmod migrate`",
                         Value::Null,
                     ));
@@ -152,7 +153,7 @@ fn json_document(text: &str) -> Result<Value, ContractError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return Err(ContractError::new(
-            crate::codes::NO_OUTPUT_FOUND,
+            codes::NO_OUTPUT_FOUND,
             "stdout is empty: expected one JSON document",
             Value::Null,
         ));
@@ -196,7 +197,7 @@ fn stray_document(text: &str) -> Option<ContractError> {
                     )
                 };
                 return Some(ContractError::new(
-                    crate::codes::STRAY_OUTPUT,
+                    codes::STRAY_OUTPUT,
                     format!(
                         "stdout holds one JSON document (bytes {start}..{end}) and other text {place} it, from byte {stray_at}; \
                          print only the document on stdout: send the other text to stderr (>&2)"
@@ -212,7 +213,7 @@ fn stray_document(text: &str) -> Option<ContractError> {
 
 fn malformed(e: &serde_json::Error, protocol: &str) -> ContractError {
     ContractError::new(
-        crate::codes::PARSE_ERROR,
+        codes::PARSE_ERROR,
         format!("invalid JSON ({protocol}): {e}"),
         json!({ "protocol": protocol, "line": e.line(), "column": e.column() }),
     )
@@ -241,14 +242,14 @@ fn last_fence(text: &str) -> Option<(usize, usize)> {
 fn fenced(text: &str, strict: bool) -> Result<Value, ContractError> {
     let Some((start, end)) = last_fence(text) else {
         return Err(ContractError::new(
-            crate::codes::NO_OUTPUT_FOUND,
+            codes::NO_OUTPUT_FOUND,
             "no ```json block in the output",
             json!({ "protocol": "fenced" }),
         ));
     };
     if strict && !outside_is_blank(text, start, end, "```json", "```") {
         return Err(ContractError::new(
-            crate::codes::PARSE_ERROR,
+            codes::PARSE_ERROR,
             "strict mode: text outside the ```json block",
             json!({ "protocol": "fenced" }),
         ));
@@ -259,7 +260,7 @@ fn fenced(text: &str, strict: bool) -> Result<Value, ContractError> {
 fn final_result(text: &str, strict: bool) -> Result<Value, ContractError> {
     let Some(open) = text.find(FINAL_START) else {
         return Err(ContractError::new(
-            crate::codes::NO_OUTPUT_FOUND,
+            codes::NO_OUTPUT_FOUND,
             format!("no {FINAL_START} marker in the output"),
             json!({ "protocol": "final-result" }),
         ));
@@ -267,14 +268,14 @@ fn final_result(text: &str, strict: bool) -> Result<Value, ContractError> {
     let start = open + FINAL_START.len();
     let Some(close) = text[start..].find(FINAL_END).map(|i| start + i) else {
         return Err(ContractError::new(
-            crate::codes::PARSE_ERROR,
+            codes::PARSE_ERROR,
             format!("{FINAL_START} without {FINAL_END}"),
             json!({ "protocol": "final-result" }),
         ));
     };
     if strict && !outside_is_blank(text, start, close, FINAL_START, FINAL_END) {
         return Err(ContractError::new(
-            crate::codes::PARSE_ERROR,
+            codes::PARSE_ERROR,
             "strict mode: text outside the FINAL_RESULT markers",
             json!({ "protocol": "final-result" }),
         ));

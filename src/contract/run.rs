@@ -4,6 +4,7 @@
 //! the whole run: the script, whatever it left running in its group (killed when it ends), and
 //! the reading of pipes that a process outside the group may still hold open.
 
+use crate::codes;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -52,9 +53,9 @@ pub struct Limits {
 /// Run `script` with `args` in the folder `cwd`, within `limits`.
 pub fn run_skill(script: &Path, args: &[String], cwd: &Path, limits: Limits) -> Result<RunResult> {
     let source = std::fs::read(script)
-        .map_err(|e| Error::io(crate::codes::SCRIPT_NOT_FOUND, "cannot read", script, &e))?;
+        .map_err(|e| Error::io(codes::SCRIPT_NOT_FOUND, "cannot read", script, &e))?;
     let absolute = std::path::absolute(script)
-        .map_err(|e| Error::io(crate::codes::SCRIPT_NOT_FOUND, "cannot resolve", script, &e))?;
+        .map_err(|e| Error::io(codes::SCRIPT_NOT_FOUND, "cannot resolve", script, &e))?;
     let shell = Dialect::detect(&source).syntax_checker();
     let started = Instant::now();
     let deadline = started + limits.timeout;
@@ -68,12 +69,7 @@ pub fn run_skill(script: &Path, args: &[String], cwd: &Path, limits: Limits) -> 
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| {
-            Error::new(
-                crate::codes::RUN_FAILED,
-                format!("cannot start {shell}: {e}"),
-            )
-        })?;
+        .map_err(|e| Error::new(codes::RUN_FAILED, format!("cannot start {shell}: {e}")))?;
     let pid = child.id();
     let (over_tx, over_rx) = mpsc::channel();
     let stdout = child
@@ -100,7 +96,7 @@ pub fn run_skill(script: &Path, args: &[String], cwd: &Path, limits: Limits) -> 
             .wait_timeout(left.min(Duration::from_millis(50)))
             .map_err(|e| {
                 Error::new(
-                    crate::codes::RUN_FAILED,
+                    codes::RUN_FAILED,
                     format!("waiting for the skill failed: {e}"),
                 )
             })?;
@@ -115,7 +111,7 @@ pub fn run_skill(script: &Path, args: &[String], cwd: &Path, limits: Limits) -> 
         while status.is_none() && Instant::now() < deadline {
             status = child.wait_timeout(Duration::from_millis(20)).map_err(|e| {
                 Error::new(
-                    crate::codes::RUN_FAILED,
+                    codes::RUN_FAILED,
                     format!("waiting for the skill failed: {e}"),
                 )
             })?;
@@ -214,15 +210,10 @@ pub(crate) fn read_capped(
     (&mut input)
         .take(max.saturating_add(1))
         .read_to_end(&mut buffer)
-        .map_err(|e| {
-            Error::new(
-                crate::codes::INPUT_UNREADABLE,
-                format!("cannot read {what}: {e}"),
-            )
-        })?;
+        .map_err(|e| Error::new(codes::INPUT_UNREADABLE, format!("cannot read {what}: {e}")))?;
     if buffer.len() as u64 > max {
         return Err(Error::new(
-            crate::codes::OUTPUT_TOO_LARGE,
+            codes::OUTPUT_TOO_LARGE,
             format!("{what} is larger than {max} bytes; raise the limit with {flag}"),
         ));
     }

@@ -1,6 +1,7 @@
 //! JSON Schemas of the contract (schemas/*.schema.json, built in) or a user's file, compiled once
 //! with the `jsonschema` crate and reused for every validation.
 
+use crate::codes;
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -44,7 +45,7 @@ impl Schema {
             .ok_or_else(|| unknown(name))?;
         let document: Value = serde_json::from_str(builtin.source).map_err(|e| {
             Error::new(
-                crate::codes::SCHEMA_INVALID,
+                codes::SCHEMA_INVALID,
                 format!("built-in schema {name} is not JSON: {e}"),
             )
         })?;
@@ -72,17 +73,11 @@ impl Schema {
         if !path.is_file() {
             return Err(unknown(spec));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::io(
-                crate::codes::SCHEMA_UNREADABLE,
-                "cannot read schema",
-                path,
-                &e,
-            )
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::io(codes::SCHEMA_UNREADABLE, "cannot read schema", path, &e))?;
         let document: Value = serde_json::from_str(&text).map_err(|e| {
             Error::new(
-                crate::codes::SCHEMA_INVALID,
+                codes::SCHEMA_INVALID,
                 format!("{} is not JSON: {e}", path.display()),
             )
         })?;
@@ -92,7 +87,7 @@ impl Schema {
     fn compile(name: &str, document: Value) -> Result<Schema> {
         let validator = jsonschema::validator_for(&document).map_err(|e| {
             Error::new(
-                crate::codes::SCHEMA_INVALID,
+                codes::SCHEMA_INVALID,
                 format!("schema {name} does not compile: {e}"),
             )
         })?;
@@ -111,7 +106,7 @@ impl Schema {
                 let pointer = e.instance_path().as_str().to_string();
                 let shown = if pointer.is_empty() { "/".to_string() } else { pointer.clone() };
                 ContractError {
-                    code: crate::codes::VALIDATION_FAILED.code,
+                    code: codes::VALIDATION_FAILED.code,
                     message: format!("{shown}: {e}"),
                     pointer: Some(pointer),
                     context: json!({ "schema": self.name, "schema_path": e.schema_path().as_str() }),
@@ -124,7 +119,7 @@ impl Schema {
 fn unknown(spec: &str) -> Error {
     let names: Vec<&str> = BUILTIN_SCHEMAS.iter().map(|s| s.name).collect();
     Error::new(
-        crate::codes::SCHEMA_NOT_FOUND,
+        codes::SCHEMA_NOT_FOUND,
         format!(
             "no built-in schema or file named '{spec}'; use one of {} or a path to a .json schema",
             names.join(", ")

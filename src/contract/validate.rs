@@ -1,6 +1,7 @@
 //! Validation of what skills print: one judgement per source (a file, stdin, a JSON Lines line,
 //! a skill's own run), each against the schema, and the report on all of them.
 
+use crate::codes;
 use std::path::Path;
 
 use serde::Serialize;
@@ -64,7 +65,7 @@ pub fn run_folder(
     if temp {
         let dir = tempfile::tempdir().map_err(|e| {
             Error::new(
-                crate::codes::RUN_FAILED,
+                codes::RUN_FAILED,
                 format!("cannot make a temporary folder: {e}"),
             )
         })?;
@@ -73,7 +74,7 @@ pub fn run_folder(
     match cwd {
         Some(dir) if dir.is_dir() => Ok((dir.to_path_buf(), None)),
         Some(dir) => Err(Error::new(
-            crate::codes::INVALID_ARGUMENT,
+            codes::INVALID_ARGUMENT,
             format!(
                 "--cwd {}: not a folder; pass an existing folder, or --cwd-temp",
                 dir.display()
@@ -101,7 +102,7 @@ pub(crate) fn validate_run(
     let mut outcome = check_bytes(&ran.stdout, &options, schema);
     if ran.output_exceeded {
         outcome.valid = false;
-        outcome.errors.push(ContractError::new(crate::codes::OUTPUT_TOO_LARGE,
+        outcome.errors.push(ContractError::new(codes::OUTPUT_TOO_LARGE,
             format!(
                 "the skill printed more than {} bytes and was killed; raise the limit with {MAX_OUTPUT}",
                 limits.max_output
@@ -112,7 +113,7 @@ pub(crate) fn validate_run(
     if ran.timed_out {
         outcome.valid = false;
         outcome.errors.push(ContractError::new(
-            crate::codes::TIMEOUT,
+            codes::TIMEOUT,
             format!(
                 "the skill ran longer than {}s and was stopped (SIGTERM, then SIGKILL 2 s later)",
                 limits.timeout.as_secs_f64()
@@ -158,15 +159,15 @@ pub(crate) fn read_stdin(max_output: u64) -> Result<Vec<u8>> {
 pub(crate) fn read_input(input: &str, max_output: u64) -> Result<Vec<u8>> {
     let path = Path::new(input);
     let meta = std::fs::metadata(path)
-        .map_err(|e| Error::io(crate::codes::INPUT_UNREADABLE, "cannot read", path, &e))?;
+        .map_err(|e| Error::io(codes::INPUT_UNREADABLE, "cannot read", path, &e))?;
     if !meta.is_file() && !is_stream(&meta) {
         return Err(Error::new(
-            crate::codes::INPUT_UNREADABLE,
+            codes::INPUT_UNREADABLE,
             format!("{input} is not a file; pass a file, or - for stdin"),
         ));
     }
     let file = std::fs::File::open(path)
-        .map_err(|e| Error::io(crate::codes::INPUT_UNREADABLE, "cannot read", path, &e))?;
+        .map_err(|e| Error::io(codes::INPUT_UNREADABLE, "cannot read", path, &e))?;
     read_capped(file, max_output, input, MAX_OUTPUT)
 }
 
@@ -206,7 +207,7 @@ pub fn check_bytes(bytes: &[u8], options: &ParseOptions, schema: &Schema) -> Out
             outcome.errors.insert(
                 0,
                 ContractError::new(
-                    crate::codes::NOT_UTF8,
+                    codes::NOT_UTF8,
                     format!(
                         "the output is not UTF-8 (invalid byte at offset {})",
                         e.valid_up_to()

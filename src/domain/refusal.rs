@@ -1,6 +1,7 @@
 //! What check and migrate both say about a file migrate leaves alone, and the error entry their
 //! reports carry.
 
+use crate::codes;
 use serde::Serialize;
 
 use crate::error::Error;
@@ -25,7 +26,7 @@ impl From<Error> for ErrorEntry {
 /// as SKM008).
 pub fn prints_json_refusal(line: usize, column: usize) -> Error {
     Error::new(
-        crate::codes::PRINTS_JSON,
+        codes::PRINTS_JSON,
         format!(
             "line {line}:{column} already prints a JSON document on stdout, so migrating would print a second one; report through that document and drop the legacy lines, or suppress them with # skillmod: ignore[SKM001]"
         ),
@@ -35,7 +36,7 @@ pub fn prints_json_refusal(line: usize, column: usize) -> Error {
 /// Why a file that is not a shell script is left alone (check says the same).
 pub fn not_shell() -> Error {
     Error::new(
-        crate::codes::NOT_SHELL,
+        codes::NOT_SHELL,
         "not a shell script (its shebang names another interpreter, or it has neither a sh/bash/dash/ksh shebang nor a .sh/.bash name; no selected script sources it): left alone",
     )
 }
@@ -47,7 +48,7 @@ pub const ADDED_SHEBANG: &str = "#!/usr/bin/env bash";
 /// the same as SKM008).
 pub fn no_shebang_refusal() -> Error {
     Error::new(
-        crate::codes::NO_SHEBANG,
+        codes::NO_SHEBANG,
         format!(
             "has no shebang, no selected script sources it, and it does not return at top level: it may be a script run as `bash FILE` or a library sourced from elsewhere, so it is left as it is (taken as a library, its result lines would print nothing when it runs on its own). If it runs on its own, give it a shebang (`{}`) or name it with --skill-path FILE (migrate then writes that shebang); if it is a library, select the script that sources it too",
             ADDED_SHEBANG

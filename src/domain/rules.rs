@@ -1,6 +1,7 @@
 //! The rules `check` reports, each with a stable code, and the one typed finding every printer
 //! (text, JSON, GitHub annotations, SARIF) renders.
 
+use crate::codes;
 use serde::Serialize;
 
 use super::legacy::LegacyKind;
@@ -323,7 +324,7 @@ impl Selection {
         for code in self.select.iter().chain(&self.ignore) {
             if code.trim().is_empty() {
                 return Err(crate::error::Error::new(
-                    crate::codes::UNKNOWN_RULE,
+                    codes::UNKNOWN_RULE,
                     format!(
                         "an empty rule code is not allowed (it would match every rule); name codes such as {}",
                         Rule::known_codes()
@@ -332,7 +333,7 @@ impl Selection {
             }
             if Rule::matching(code).next().is_none() {
                 return Err(crate::error::Error::new(
-                    crate::codes::UNKNOWN_RULE,
+                    codes::UNKNOWN_RULE,
                     format!(
                         "'{code}' matches no rule; the rules are {}",
                         Rule::known_codes()
@@ -342,7 +343,7 @@ impl Selection {
         }
         if self.ignore.iter().any(|c| c == Rule::Unreadable.code()) {
             return Err(crate::error::Error::new(
-                crate::codes::RULE_NOT_IGNORABLE,
+                codes::RULE_NOT_IGNORABLE,
                 "SKM003 cannot be ignored: an unreadable file or a parse error that may hide a legacy line is never a pass; fix the file, or use --exit-zero to exit 0 with the error still reported",
             ));
         }

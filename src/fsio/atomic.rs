@@ -3,6 +3,7 @@
 //! mode and owner, then renamed over the file, and the folder synced: a reader sees the old file
 //! or the new one, never half of either, and a power cut keeps one of them.
 
+use crate::codes;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -52,40 +53,24 @@ pub(crate) fn write_atomic_with(
         .tempfile_in(dir)
         .map_err(|e| {
             Error::io(
-                crate::codes::WRITE_FAILED,
+                codes::WRITE_FAILED,
                 "cannot create a temp file beside",
                 path,
                 &e,
             )
         })?;
     let mut out = std::io::BufWriter::new(temp);
-    write(&mut out).and_then(|_| out.flush()).map_err(|e| {
-        Error::io(
-            crate::codes::WRITE_FAILED,
-            "cannot write a temp file for",
-            path,
-            &e,
-        )
-    })?;
-    let temp = out.into_inner().map_err(|e| {
-        Error::io(
-            crate::codes::WRITE_FAILED,
-            "cannot write a temp file for",
-            path,
-            e.error(),
-        )
-    })?;
-    temp.as_file().sync_all().map_err(|e| {
-        Error::io(
-            crate::codes::WRITE_FAILED,
-            "cannot write a temp file for",
-            path,
-            &e,
-        )
-    })?;
+    let failed = |e: &std::io::Error| {
+        Error::io(codes::WRITE_FAILED, "cannot write a temp file for", path, e)
+    };
+    write(&mut out)
+        .and_then(|_| out.flush())
+        .map_err(|e| failed(&e))?;
+    let temp = out.into_inner().map_err(|e| failed(e.error()))?;
+    temp.as_file().sync_all().map_err(|e| failed(&e))?;
     if let Some((uid, gid)) = expected.and_then(|e| e.owner) {
         keep_owner(temp.path(), uid, gid).map_err(|e| {
-            Error::new(crate::codes::OWNER_NOT_KEPT,
+            Error::new(codes::OWNER_NOT_KEPT,
                 format!(
                     "{} belongs to user {uid} group {gid}, which this process cannot give the new file ({e}); nothing was written. Run as that user",
                     path.display()
@@ -93,27 +78,15 @@ pub(crate) fn write_atomic_with(
             )
         })?;
     }
-    set_mode(temp.path(), mode).map_err(|e| {
-        Error::io(
-            crate::codes::WRITE_FAILED,
-            "cannot set the mode of",
-            path,
-            &e,
-        )
-    })?;
+    set_mode(temp.path(), mode)
+        .map_err(|e| Error::io(codes::WRITE_FAILED, "cannot set the mode of", path, &e))?;
     if let Some(expected) = expected {
         unchanged_since_read(path, expected)?;
     }
     temp.persist(path)
-        .map_err(|e| Error::io(crate::codes::WRITE_FAILED, "cannot replace", path, &e.error))?;
-    super::backup::sync_dir(dir).map_err(|e| {
-        Error::io(
-            crate::codes::WRITE_FAILED,
-            "cannot sync the folder of",
-            path,
-            &e,
-        )
-    })?;
+        .map_err(|e| Error::io(codes::WRITE_FAILED, "cannot replace", path, &e.error))?;
+    super::backup::sync_dir(dir)
+        .map_err(|e| Error::io(codes::WRITE_FAILED, "cannot sync the folder of", path, &e))?;
     Ok(())
 }
 
@@ -121,7 +94,7 @@ pub(crate) fn write_atomic_with(
 fn unchanged_since_read(path: &Path, expected: &Expected) -> Result<()> {
     let changed = || {
         Error::new(
-            crate::codes::FILE_CHANGED_DURING_RUN,
+            codes::FILE_CHANGED_DURING_RUN,
             format!(
                 "{} changed while skillmod was working on it; it was left as it is now. Run again",
                 path.display()

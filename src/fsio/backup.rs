@@ -5,6 +5,7 @@
 //! change without its backup. Everything read back is checked, never believed: a repository can
 //! carry a `.skillmod/` folder of anyone's making.
 
+use crate::codes;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -194,7 +195,7 @@ impl Backups {
         let original = original.unwrap_or_default();
         let relative = relative_to(root, path).ok_or_else(|| {
             Error::new(
-                crate::codes::BACKUP_FAILED,
+                codes::BACKUP_FAILED,
                 format!(
                     "{} is not under its project root {}",
                     path.display(),
@@ -204,7 +205,7 @@ impl Backups {
         })?;
         let mut runs = self.runs.lock().map_err(|_| {
             Error::new(
-                crate::codes::BACKUP_FAILED,
+                codes::BACKUP_FAILED,
                 "backup manifest lock poisoned by an earlier failure",
             )
         })?;
@@ -226,7 +227,7 @@ impl Backups {
         {
             let _ = std::fs::remove_file(&backup_path);
             return Err(Error::io(
-                crate::codes::BACKUP_FAILED,
+                codes::BACKUP_FAILED,
                 "cannot save a backup of",
                 path,
                 &e,
@@ -242,7 +243,7 @@ impl Backups {
         };
         let mut line = serde_json::to_vec(&entry).map_err(|e| {
             Error::new(
-                crate::codes::BACKUP_FAILED,
+                codes::BACKUP_FAILED,
                 format!("cannot encode the manifest entry: {e}"),
             )
         })?;
@@ -256,7 +257,7 @@ impl Backups {
             let _ = run.manifest.set_len(run.len);
             let _ = std::fs::remove_file(&backup_path);
             return Err(Error::io(
-                crate::codes::BACKUP_FAILED,
+                codes::BACKUP_FAILED,
                 "cannot append to the manifest in",
                 &run.dir,
                 &e,
@@ -272,7 +273,7 @@ impl Run {
         let state = state_dir(root)?;
         let backups = state.join("backups");
         std::fs::create_dir_all(&backups)
-            .map_err(|e| Error::io(crate::codes::BACKUP_FAILED, "cannot create", &backups, &e))?;
+            .map_err(|e| Error::io(codes::BACKUP_FAILED, "cannot create", &backups, &e))?;
         plain_folder(&backups)?;
         super::ensure_state_ignored(&state);
         for attempt in 0..100 {
@@ -284,16 +285,15 @@ impl Run {
             let dir = backups.join(&id);
             match std::fs::create_dir(&dir) {
                 Ok(()) => {
-                    std::fs::create_dir(dir.join("files")).map_err(|e| {
-                        Error::io(crate::codes::BACKUP_FAILED, "cannot create", &dir, &e)
-                    })?;
+                    std::fs::create_dir(dir.join("files"))
+                        .map_err(|e| Error::io(codes::BACKUP_FAILED, "cannot create", &dir, &e))?;
                     let manifest = OpenOptions::new()
                         .create_new(true)
                         .append(true)
                         .open(dir.join(MANIFEST))
                         .map_err(|e| {
                             Error::io(
-                                crate::codes::BACKUP_FAILED,
+                                codes::BACKUP_FAILED,
                                 "cannot create the manifest in",
                                 &dir,
                                 &e,
@@ -301,9 +301,7 @@ impl Run {
                         })?;
                     sync_dir(&dir)
                         .and_then(|_| sync_dir(&backups))
-                        .map_err(|e| {
-                            Error::io(crate::codes::BACKUP_FAILED, "cannot sync", &dir, &e)
-                        })?;
+                        .map_err(|e| Error::io(codes::BACKUP_FAILED, "cannot sync", &dir, &e))?;
                     // Recorded before any backup is written in it: restore picks only runs
                     // this user's migrate recorded.
                     if let Err(e) = super::journal::record(root, &id)
@@ -323,17 +321,12 @@ impl Run {
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => {
-                    return Err(Error::io(
-                        crate::codes::BACKUP_FAILED,
-                        "cannot create",
-                        &dir,
-                        &e,
-                    ));
+                    return Err(Error::io(codes::BACKUP_FAILED, "cannot create", &dir, &e));
                 }
             }
         }
         Err(Error::new(
-            crate::codes::BACKUP_FAILED,
+            codes::BACKUP_FAILED,
             "cannot find a free backup run name",
         ))
     }
@@ -351,7 +344,7 @@ pub(crate) fn state_dir(root: &Path) -> Result<PathBuf> {
         Ok(_) => plain_folder(&state).map(|_| state),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(state),
         Err(e) => Err(Error::io(
-            crate::codes::STATE_DIR_UNSAFE,
+            codes::STATE_DIR_UNSAFE,
             "cannot inspect",
             &state,
             &e,
@@ -363,7 +356,7 @@ pub(crate) fn state_dir(root: &Path) -> Result<PathBuf> {
 /// (else `~/.local/state/…`), one folder per root, named by a hash of its real path.
 fn user_state_dir(root: &Path) -> Result<PathBuf> {
     let base = super::journal::user_state_base().ok_or_else(|| {
-        Error::new(crate::codes::STATE_DIR_UNSAFE,
+        Error::new(codes::STATE_DIR_UNSAFE,
             format!(
                 "{} is a skill folder, whose state is kept in the user's state folder, but neither XDG_STATE_HOME nor HOME is set; set one, or pass --no-backup",
                 root.display()
@@ -375,10 +368,10 @@ fn user_state_dir(root: &Path) -> Result<PathBuf> {
 
 fn plain_folder(path: &Path) -> Result<()> {
     let meta = std::fs::symlink_metadata(path)
-        .map_err(|e| Error::io(crate::codes::STATE_DIR_UNSAFE, "cannot inspect", path, &e))?;
+        .map_err(|e| Error::io(codes::STATE_DIR_UNSAFE, "cannot inspect", path, &e))?;
     if meta.file_type().is_symlink() || !meta.is_dir() {
         return Err(Error::new(
-            crate::codes::STATE_DIR_UNSAFE,
+            codes::STATE_DIR_UNSAFE,
             format!(
                 "{} is a symlink or not a folder; skillmod keeps its state only in a plain folder. Remove it (it may have come with the repository) and run again",
                 path.display()
@@ -488,7 +481,7 @@ pub(crate) fn list_runs(root: &Path) -> Result<Vec<String>> {
 pub fn load_run(root: &Path, id: &str) -> Result<LoadedRun> {
     if !is_run_id(id) {
         return Err(Error::new(
-            crate::codes::INVALID_RUN_ID,
+            codes::INVALID_RUN_ID,
             format!(
                 "'{id}' is not a run id (like 20261121T223938.761Z); list runs with `skillmod restore --list`"
             ),
@@ -498,7 +491,7 @@ pub fn load_run(root: &Path, id: &str) -> Result<LoadedRun> {
     let dir = backups.join(id);
     let not_found = || {
         Error::new(
-            crate::codes::BACKUP_RUN_NOT_FOUND,
+            codes::BACKUP_RUN_NOT_FOUND,
             format!(
                 "no backup run '{id}' under {}; list runs with `skillmod restore --list`",
                 backups.display()
@@ -518,7 +511,7 @@ pub fn load_run(root: &Path, id: &str) -> Result<LoadedRun> {
         }
         Err(refused) => {
             return Err(Error::new(
-                crate::codes::BACKUP_MANIFEST_INVALID,
+                codes::BACKUP_MANIFEST_INVALID,
                 format!(
                     "the manifest of run '{id}' {}; the run is not restored (it may not be skillmod's own)",
                     refused.describe(MANIFEST_LIMIT)
@@ -544,7 +537,7 @@ pub fn load_run(root: &Path, id: &str) -> Result<LoadedRun> {
             }
             Err(e) => {
                 return Err(Error::new(
-                    crate::codes::BACKUP_MANIFEST_INVALID,
+                    codes::BACKUP_MANIFEST_INVALID,
                     format!("manifest of run '{id}' is damaged at line {}: {e}", i + 1),
                 ));
             }
@@ -560,14 +553,14 @@ pub fn load_run(root: &Path, id: &str) -> Result<LoadedRun> {
 
 fn unsafe_entry(why: String) -> Error {
     Error::new(
-        crate::codes::MANIFEST_ENTRY_UNSAFE,
+        codes::MANIFEST_ENTRY_UNSAFE,
         format!("{why}; nothing was written (the backup run may not be skillmod's own)"),
     )
 }
 
 fn protected_entry(path: &Path) -> Error {
     Error::new(
-        crate::codes::PATH_PROTECTED,
+        codes::PATH_PROTECTED,
         format!(
             "the recorded path '{}' lies in .git/ or .skillmod/, which restore never writes, creates or removes (migrate never changes a file there); nothing was written. The run is not skillmod's own: inspect it under .skillmod/backups",
             path.display()
@@ -612,31 +605,25 @@ fn check_entry(root: &Path, dir: &Path, entry: ManifestEntry) -> Result<CheckedE
         )));
     }
     let backup = dir.join("files").join(name);
-    let meta = std::fs::symlink_metadata(&backup).map_err(|e| {
+    let unreadable = |e: std::io::Error| {
         Error::io(
-            crate::codes::BACKUP_UNREADABLE,
+            codes::BACKUP_UNREADABLE,
             "cannot read the backup",
             &backup,
             &e,
         )
-    })?;
+    };
+    let meta = std::fs::symlink_metadata(&backup).map_err(unreadable)?;
     if !meta.is_file() {
         return Err(unsafe_entry(format!(
             "the backup '{}' is not a regular file",
             entry.backup
         )));
     }
-    let bytes = std::fs::read(&backup).map_err(|e| {
-        Error::io(
-            crate::codes::BACKUP_UNREADABLE,
-            "cannot read the backup",
-            &backup,
-            &e,
-        )
-    })?;
+    let bytes = std::fs::read(&backup).map_err(unreadable)?;
     if super::sha256_hex(&bytes) != entry.sha256_before {
         return Err(Error::new(
-            crate::codes::BACKUP_CORRUPT,
+            codes::BACKUP_CORRUPT,
             format!(
                 "{} does not hash to its recorded sha256; nothing was written",
                 backup.display()

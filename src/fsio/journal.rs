@@ -5,6 +5,7 @@
 //! picks only runs its journal names, so a run that came with a repository is never taken for
 //! the user's own. A run recorded nowhere can still be restored by name, with `--trust`.
 
+use crate::codes;
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -61,12 +62,11 @@ fn root_text(root: &Path) -> String {
 pub fn record(root: &Path, id: &str) -> Result<()> {
     let path = path_of(root).ok_or_else(|| {
         Error::new(
-            crate::codes::JOURNAL_FAILED,
+            codes::JOURNAL_FAILED,
             "neither XDG_STATE_HOME nor HOME is set, so the run cannot be recorded in the journal",
         )
     })?;
-    let failed =
-        |what: &str, e: &std::io::Error| Error::io(crate::codes::JOURNAL_FAILED, what, &path, e);
+    let failed = |what: &str, e: &std::io::Error| Error::io(codes::JOURNAL_FAILED, what, &path, e);
     let folder = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(folder).map_err(|e| failed("cannot create the folder of", &e))?;
     let mut options = std::fs::OpenOptions::new();
@@ -80,7 +80,7 @@ pub fn record(root: &Path, id: &str) -> Result<()> {
     let mut file = options.open(&path).map_err(|e| failed("cannot open", &e))?;
     if !file.metadata().is_ok_and(|m| m.is_file()) {
         return Err(Error::new(
-            crate::codes::JOURNAL_FAILED,
+            codes::JOURNAL_FAILED,
             format!("{} is not a regular file", path.display()),
         ));
     }
@@ -88,12 +88,8 @@ pub fn record(root: &Path, id: &str) -> Result<()> {
         root: root_text(root),
         run: id.to_string(),
     };
-    let mut bytes = serde_json::to_vec(&line).map_err(|e| {
-        Error::new(
-            crate::codes::JOURNAL_FAILED,
-            format!("cannot encode a line: {e}"),
-        )
-    })?;
+    let mut bytes = serde_json::to_vec(&line)
+        .map_err(|e| Error::new(codes::JOURNAL_FAILED, format!("cannot encode a line: {e}")))?;
     bytes.push(b'\n');
     // One write of one short line to a file opened for appending: concurrent runs never
     // interleave their lines.

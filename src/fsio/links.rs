@@ -3,6 +3,7 @@
 //! a code naming the target otherwise; a file that cannot be read at all (too large, a FIFO,
 //! binary, a broken or escaping link) is an error or a warning depending on how it was selected.
 
+use crate::codes;
 use std::path::{Path, PathBuf};
 
 use crate::domain::rules::Severity;
@@ -26,7 +27,7 @@ pub fn follow(path: &Path, root: &Path) -> Link {
         Ok(real) => real,
         Err(e) => {
             return Link::Refused(Error::new(
-                crate::codes::SYMLINK_BROKEN,
+                codes::SYMLINK_BROKEN,
                 format!(
                     "is a symbolic link to {}, which cannot be followed ({e}): nothing was read; fix or remove the link",
                     quoted(&written)
@@ -41,7 +42,7 @@ pub fn follow(path: &Path, root: &Path) -> Link {
     match std::fs::symlink_metadata(&real) {
         Ok(meta) if meta.is_file() => Link::Inside(real),
         _ => Link::Refused(Error::new(
-            crate::codes::NOT_A_FILE,
+            codes::NOT_A_FILE,
             format!(
                 "is a symbolic link to {}, which is not a regular file (a folder, a FIFO, a device): nothing was read",
                 quoted(&real.to_string_lossy())
@@ -65,7 +66,7 @@ pub fn lies_inside(real: &Path, root: &Path) -> bool {
 /// `root`, or in its `.git` or `.skillmod` folder.
 pub fn outside_root(real: &Path, root: &Path) -> Error {
     Error::new(
-        crate::codes::OUTSIDE_ROOT,
+        codes::OUTSIDE_ROOT,
         format!(
             "is a symbolic link to {}, outside its project root {} (or in its .git or .skillmod folder): nothing is read or written there. Point the link inside the repository, or check the target in its own project",
             quoted(&real.to_string_lossy()),
@@ -81,9 +82,7 @@ fn quoted(path: &str) -> String {
 /// The codes of a selected file that could not be judged at all (check's SKM004 as an error or
 /// a warning, not a note): what it holds is unknown, so it is never a pass.
 pub fn unjudged(code: &str) -> bool {
-    use crate::codes::{
-        BINARY_FILE, FILE_TOO_LARGE, NOT_A_FILE, OUTSIDE_ROOT, SYMLINK, SYMLINK_BROKEN,
-    };
+    use codes::{BINARY_FILE, FILE_TOO_LARGE, NOT_A_FILE, OUTSIDE_ROOT, SYMLINK, SYMLINK_BROKEN};
     [
         FILE_TOO_LARGE,
         NOT_A_FILE,

@@ -1,6 +1,7 @@
 //! Reading one script without surprises: symlinks, non-files, big and binary files are refused
 //! with a reason; a UTF-8 byte-order mark is split off so edits never touch it.
 
+use crate::codes;
 use std::path::Path;
 
 use crate::error::Error;
@@ -70,14 +71,8 @@ pub fn read_script(path: &Path, max_size: u64) -> Result<Script, ReadOutcome> {
 
 /// `lstat` a script: what `read_script_at` needs.
 pub fn stat(path: &Path) -> Result<std::fs::Metadata, ReadOutcome> {
-    std::fs::symlink_metadata(path).map_err(|e| {
-        ReadOutcome::Failed(Error::io(
-            crate::codes::READ_FAILED,
-            "cannot stat",
-            path,
-            &e,
-        ))
-    })
+    std::fs::symlink_metadata(path)
+        .map_err(|e| ReadOutcome::Failed(Error::io(codes::READ_FAILED, "cannot stat", path, &e)))
 }
 
 /// `read_script` with the file's `lstat` already taken.
@@ -88,7 +83,7 @@ pub fn read_script_at(
 ) -> Result<Script, ReadOutcome> {
     if meta.file_type().is_symlink() {
         return Err(ReadOutcome::Skipped(Error::new(
-            crate::codes::SYMLINK,
+            codes::SYMLINK,
             "symbolic link: not followed, its target is left alone; pass the target path to migrate it",
         )));
     }
@@ -98,13 +93,13 @@ pub fn read_script_at(
             .err()
             .map_or_else(|| "could not be walked".to_string(), |e| e.to_string());
         return Err(ReadOutcome::Failed(Error::new(
-            crate::codes::UNREADABLE_FOLDER,
+            codes::UNREADABLE_FOLDER,
             format!("cannot read this folder ({reason}); scripts in it were not checked"),
         )));
     }
     if !meta.is_file() {
         return Err(ReadOutcome::Skipped(Error::new(
-            crate::codes::NOT_A_FILE,
+            codes::NOT_A_FILE,
             "not a regular file",
         )));
     }
@@ -115,24 +110,18 @@ pub fn read_script_at(
             return Err(ReadOutcome::Skipped(crate::domain::refusal::not_shell()));
         }
         return Err(ReadOutcome::Skipped(Error::new(
-            crate::codes::FILE_TOO_LARGE,
+            codes::FILE_TOO_LARGE,
             format!(
                 "{} bytes is over the {max_size}-byte limit; raise it with --max-size",
                 meta.len()
             ),
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| {
-        ReadOutcome::Failed(Error::io(
-            crate::codes::READ_FAILED,
-            "cannot read",
-            path,
-            &e,
-        ))
-    })?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| ReadOutcome::Failed(Error::io(codes::READ_FAILED, "cannot read", path, &e)))?;
     if is_binary(&bytes) {
         return Err(ReadOutcome::Skipped(Error::new(
-            crate::codes::BINARY_FILE,
+            codes::BINARY_FILE,
             "binary file (NUL bytes): not a shell script",
         )));
     }

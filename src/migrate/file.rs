@@ -1,6 +1,7 @@
 //! Migrating one file: read, analyze, plan, re-parse the result, then back up and write
 //! atomically (or only report, in a dry run).
 
+use crate::codes;
 use std::path::Path;
 
 use super::{Change, FileReport, Options, Status, runtime};
@@ -86,7 +87,7 @@ fn read(
     let real = crate::fsio::canonical(path);
     if !crate::fsio::links::lies_inside(&real, &root) {
         let reason = Error::new(
-            crate::codes::OUTSIDE_ROOT,
+            codes::OUTSIDE_ROOT,
             format!(
                 "is reached through a symlink to {}, outside its project root {} (or in its .git or .skillmod folder); nothing is written there. Migrate the target in its own project",
                 crate::bytes_text::quote_path(&real.to_string_lossy()),
@@ -99,7 +100,7 @@ fn read(
         && unstaged.contains(&crate::fsio::canonical(path))
     {
         let reason = Error::new(
-            crate::codes::STAGED_DIFFERS,
+            codes::STAGED_DIFFERS,
             "--staged: the work tree differs from what is staged; stage (`git add`) or stash the unstaged changes first, so what is migrated is what the commit holds",
         );
         return stop(report, Status::Failed, reason);
@@ -168,11 +169,7 @@ fn analyze_script(
         options.max_size,
     );
     if !imported.is_empty() {
-        analysis =
-            match analyze::analyze_importing(parser, &script.body, profile.vocabulary, &imported) {
-                Ok(a) => a,
-                Err(e) => return stop(report, Status::Failed, e),
-            };
+        analysis = analyze::with_helpers(analysis, &script.body, profile.vocabulary, &imported);
     }
     if analyze::suppress::Suppressions::may_occur(&script.body) {
         let (suppressions, invalid) = analyze::suppress::Suppressions::parse(parser, &script.body);
@@ -183,7 +180,7 @@ fn analyze_script(
         report
             .notes
             .extend(invalid.into_iter().map(|bad| ErrorEntry {
-                code: crate::codes::INVALID_SUPPRESSION.code,
+                code: codes::INVALID_SUPPRESSION.code,
                 message: format!(
                     "line {}:{}: {} (it suppresses nothing)",
                     bad.line, bad.column, bad.message
@@ -197,7 +194,7 @@ fn analyze_script(
         report
             .notes
             .extend(analysis.out_of_reach.iter().map(|place| ErrorEntry {
-                code: crate::codes::OUT_OF_REACH.code,
+                code: codes::OUT_OF_REACH.code,
                 message: format!(
                     "line {}:{}: legacy-looking text in {}, which migrate cannot record: the JSON document will not hold what it prints; print it with a literal `echo`, or record it with the runtime's functions (`skillmod_created PATH`)",
                     place.line,
@@ -290,7 +287,7 @@ fn gate(
         && dirty.contains(&crate::fsio::canonical(path))
     {
         let reason = Error::new(
-            crate::codes::DIRTY_FILE,
+            codes::DIRTY_FILE,
             "has uncommitted changes (staged, unstaged or untracked); commit or stash them first, or pass --allow-dirty",
         );
         return stop(report, Status::Failed, reason);
@@ -311,7 +308,7 @@ fn answer_refusal(
         return None;
     }
     Some(Error::new(
-        crate::codes::STDOUT_ANSWER,
+        codes::STDOUT_ANSWER,
         format!(
             "has no legacy line, and its stdout is its answer ({} write(s), the first at line {}: `{}`); --force would move it to stderr, where a caller such as `X=$(bash script.sh)` no longer finds it. Keep it with --keep-stdout (the answer stays before the document), or leave the script as it is",
             analysis.answer.len(),
@@ -395,7 +392,7 @@ fn plan(
                     )
                 }
                 None => Err(Error::new(
-                    crate::codes::INTERNAL_ERROR,
+                    codes::INTERNAL_ERROR,
                     "capture mode without a runtime; please report this",
                 )),
             }
@@ -443,7 +440,7 @@ fn verify(
     if body == script.body {
         let message = nothing_to_change(report, path, analysis, &script.body, options);
         report.notes.push(ErrorEntry {
-            code: crate::codes::NOTHING_TO_CHANGE.code,
+            code: codes::NOTHING_TO_CHANGE.code,
             message,
         });
         return None;
@@ -491,7 +488,7 @@ fn nothing_to_change(
     // Said once, here: no runtime or trap "was added" to a file left as it is.
     report
         .notes
-        .retain(|n| n.code != crate::codes::SOURCED_LIBRARY.code);
+        .retain(|n| n.code != codes::SOURCED_LIBRARY.code);
     format!(
         "a library ({why}) with no legacy line of its own: it gets no runtime, so there is nothing to change; {NOTHING}"
     )
@@ -610,7 +607,7 @@ fn upkeep(
         format!("one line sourcing {relative}")
     };
     report.notes.push(ErrorEntry {
-        code: crate::codes::RUNTIME_UPGRADED.code,
+        code: codes::RUNTIME_UPGRADED.code,
         message: format!(
             "{before} becomes {after} (runtime version {})",
             capture::RUNTIME_VERSION
@@ -638,7 +635,7 @@ fn request_runtime(
 fn write_refusal(script: &Script, force: bool) -> Option<Error> {
     if script.links > 1 {
         return Some(Error::new(
-            crate::codes::HARD_LINK,
+            codes::HARD_LINK,
             format!(
                 "has {} hard links; replacing it would split them (the other names would keep the old script). Migrate a copy, or break the links first",
                 script.links
@@ -647,7 +644,7 @@ fn write_refusal(script: &Script, force: bool) -> Option<Error> {
     }
     if script.mode & 0o222 == 0 && !force {
         return Some(Error::new(
-            crate::codes::READ_ONLY,
+            codes::READ_ONLY,
             "is read-only; pass --force to migrate it anyway (its mode is kept)",
         ));
     }
@@ -661,7 +658,7 @@ fn judge(analysis: &Analysis, before: &[u8], after: &[u8]) -> Option<Error> {
     let complaint = judge.check(after)?.err()?;
     judge.check(before)?.ok()?;
     Some(Error::new(
-        crate::codes::REWRITE_SHELL_SYNTAX,
+        codes::REWRITE_SHELL_SYNTAX,
         format!(
             "`{} -n` accepts this script but would reject the rewrite ({complaint}); nothing was written. Migrate it by hand, and please report it",
             judge.name
@@ -715,7 +712,7 @@ fn part_note(part: Part, hosted: Option<&Hosted>) -> Option<Error> {
         Part::Library(LibraryReason::TopLevelReturn) => "returns at top level",
         Part::Script { shebang: false } => {
             return Some(Error::new(
-                crate::codes::SHEBANG_ADDED,
+                codes::SHEBANG_ADDED,
                 format!(
                     "has no shebang and was named with --skill-path, so it is migrated as a script: `{}` is written as its first line, before the line that loads the runtime",
                     crate::domain::refusal::ADDED_SHEBANG
@@ -729,7 +726,7 @@ fn part_note(part: Part, hosted: Option<&Hosted>) -> Option<Error> {
                     .iter()
                     .map(|p| p.display().to_string())
                     .collect();
-                Error::new(crate::codes::SOURCES_LIBRARY,
+                Error::new(codes::SOURCES_LIBRARY,
                     format!(
                         "sources {} with legacy lines: it gets the runtime, which prints the JSON document those lines record into",
                         names.join(", ")
@@ -739,7 +736,7 @@ fn part_note(part: Part, hosted: Option<&Hosted>) -> Option<Error> {
         }
     };
     Some(Error::new(
-        crate::codes::SOURCED_LIBRARY,
+        codes::SOURCED_LIBRARY,
         format!(
             "{why}, so it is taken as a library meant to be sourced: no runtime or EXIT trap was added; its legacy lines record into the runtime of the script that sources it (a no-op where that script has none)"
         ),
@@ -760,8 +757,6 @@ fn last_command_always_exits(analysis: &Analysis, body: &[u8]) -> Option<usize> 
 /// False when the file can hold neither a legacy statement nor the JSON block.
 fn might_need_parse(body: &[u8], vocabulary: Vocabulary) -> bool {
     prefilter::may_hold_legacy(body, vocabulary)
-        // A marker handed to a helper of a file the script sources (check parses such files too).
-        || (crate::unit::sourcing::may_source(body) && !vocabulary.marker_offsets(body).is_empty())
         || [
             BLOCK_MARKER,
             BLOCK_DELIMITER,

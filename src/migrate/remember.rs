@@ -7,6 +7,7 @@
 //! refused (a symlink, uncommitted, outside the project), nothing is written and the report gives
 //! the one line to add. migrate never creates a settings file.
 
+use crate::codes;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -167,7 +168,7 @@ fn missing(home: &Path, wanted: Vocabulary, options: &Options) -> SettingsUpdate
     update.exists = false;
     update.abs_path = None;
     update.errors.push(ErrorEntry {
-        code: crate::codes::NO_SETTINGS_FILE.code,
+        code: codes::NO_SETTINGS_FILE.code,
         message: "no settings file governs these scripts, and migrate never creates one".into(),
     });
     update
@@ -183,7 +184,7 @@ fn isolated(wanted: Vocabulary) -> SettingsUpdate {
         exists: false,
         backup: None,
         errors: vec![ErrorEntry {
-            code: crate::codes::SETTINGS_IGNORED.code,
+            code: codes::SETTINGS_IGNORED.code,
             message: format!(
                 "--isolated: no settings file was read, so none is written; give check `--vocabulary {}` too, or put the line in the settings file check reads",
                 wanted.as_str()
@@ -205,20 +206,20 @@ fn writable(
     let meta = match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => {
             return Err((
-                crate::codes::SETTINGS_NOT_REGULAR.code,
+                codes::SETTINGS_NOT_REGULAR.code,
                 "is a symbolic link; migrate does not write through it (its target may serve other projects)".into(),
             ));
         }
         Ok(meta) if !meta.is_file() => {
             return Err((
-                crate::codes::SETTINGS_NOT_REGULAR.code,
+                codes::SETTINGS_NOT_REGULAR.code,
                 "is not a regular file".into(),
             ));
         }
         Ok(meta) => meta,
         Err(e) => {
             return Err((
-                crate::codes::SETTINGS_NOT_REGULAR.code,
+                codes::SETTINGS_NOT_REGULAR.code,
                 format!("cannot be read: {e}"),
             ));
         }
@@ -227,7 +228,7 @@ fn writable(
     let real_root = crate::fsio::canonical(&root);
     if !crate::fsio::links::lies_inside(&crate::fsio::canonical(path), &real_root) {
         return Err((
-            crate::codes::SETTINGS_OUTSIDE_ROOT.code,
+            codes::SETTINGS_OUTSIDE_ROOT.code,
             format!(
                 "lies outside the project root {} of the scripts it governs, where their backups go",
                 crate::bytes_text::quote_path(&real_root.to_string_lossy())
@@ -241,7 +242,7 @@ fn writable(
                 Ok(None) => {}
                 Ok(Some(why)) => {
                     return Err((
-                        crate::codes::SETTINGS_DIRTY.code,
+                        codes::SETTINGS_DIRTY.code,
                         format!(
                             "{why}; migrate writes only a committed, clean settings file (or pass --allow-dirty)"
                         ),
@@ -249,7 +250,7 @@ fn writable(
                 }
                 Err(e) => {
                     return Err((
-                        crate::codes::SETTINGS_DIRTY.code,
+                        codes::SETTINGS_DIRTY.code,
                         format!("git cannot tell whether it is clean: {}", e.message),
                     ));
                 }
@@ -283,7 +284,7 @@ fn edit(
         Err(refused) => {
             return refuse(
                 update,
-                crate::codes::SETTINGS_NOT_REGULAR.code,
+                codes::SETTINGS_NOT_REGULAR.code,
                 refused.describe(crate::config::SIZE_LIMIT),
             );
         }
@@ -291,13 +292,13 @@ fn edit(
     let Ok(text) = std::str::from_utf8(&before) else {
         return refuse(
             update,
-            crate::codes::SETTINGS_UNPARSABLE.code,
+            codes::SETTINGS_UNPARSABLE.code,
             "is not UTF-8 text".into(),
         );
     };
     let (after, edit) = match set_vocabulary(text, wanted) {
         Ok(edited) => edited,
-        Err(why) => return refuse(update, crate::codes::SETTINGS_UNPARSABLE.code, why),
+        Err(why) => return refuse(update, codes::SETTINGS_UNPARSABLE.code, why),
     };
     let change = Change {
         before: before.clone(),
@@ -358,14 +359,10 @@ impl SettingsUpdate {
                 "vocabulary: {path} could not be written ({}: {message}); add `{line}` to it yourself, {same}",
                 code.unwrap_or_default()
             ),
-            (SettingsStatus::NotWritten, Some(code))
-                if code == crate::codes::SETTINGS_IGNORED.code =>
-            {
+            (SettingsStatus::NotWritten, Some(code)) if code == codes::SETTINGS_IGNORED.code => {
                 format!("vocabulary: {message}")
             }
-            (SettingsStatus::NotWritten, Some(code))
-                if code == crate::codes::NO_SETTINGS_FILE.code =>
-            {
+            (SettingsStatus::NotWritten, Some(code)) if code == codes::NO_SETTINGS_FILE.code => {
                 format!("vocabulary: add `{line}` to a new {path} {same} ({message})")
             }
             (SettingsStatus::NotWritten, _) => {

@@ -2,6 +2,7 @@
 //! lies and what state it is in are `unit::runtime`'s): created or upgraded atomically, with a
 //! backup `restore` undoes, shown as a diff in a dry run.
 
+use crate::codes;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -111,7 +112,7 @@ impl Writer {
             Ok(mut files) => files.entry(request.path.clone()).or_default().clone(),
             Err(_) => {
                 return Err(ErrorEntry {
-                    code: crate::codes::INTERNAL_ERROR.code,
+                    code: codes::INTERNAL_ERROR.code,
                     message: "runtime writer poisoned; please report this".into(),
                 });
             }
@@ -119,7 +120,7 @@ impl Writer {
         let (report, _) = cell.get_or_init(|| write_one(request, options, backups));
         if report.text_sha256 != sha256_hex(request.runtime.text.as_bytes()) {
             return Err(ErrorEntry {
-                code: crate::codes::RUNTIME_CONFLICT.code,
+                code: codes::RUNTIME_CONFLICT.code,
                 message: format!(
                     "scripts of one skill need different runtimes in {} (two templates with one file name); give the templates different names",
                     report.path
@@ -131,7 +132,7 @@ impl Writer {
                 code: report
                     .errors
                     .first()
-                    .map_or(crate::codes::RUNTIME_UNSAFE.code, |e| e.code),
+                    .map_or(codes::RUNTIME_UNSAFE.code, |e| e.code),
                 message: format!(
                     "left unchanged, since its runtime cannot be used: {}",
                     report
@@ -187,7 +188,7 @@ fn write_one(request: &Request, options: &Options, backups: &Backups) -> Written
         Err(_) if !exists => None,
         Err(refused) => {
             report.errors.push(ErrorEntry {
-                code: crate::codes::RUNTIME_UNSAFE.code,
+                code: codes::RUNTIME_UNSAFE.code,
                 message: format!(
                     "{} {}; only a regular file is replaced. Remove it and run migrate again",
                     report.path,
@@ -266,7 +267,7 @@ fn refusal(
 ) -> Option<ErrorEntry> {
     match known {
         Some(None) if !options.replace_runtime => Some(ErrorEntry {
-            code: crate::codes::RUNTIME_FOREIGN.code,
+            code: codes::RUNTIME_FOREIGN.code,
             message: format!(
                 "{} is not a runtime skillmod wrote (edited, planted or of an unknown version{}); no script is pointed at it. Read it, then pass --replace-runtime to replace it (with a backup)",
                 report.path,
@@ -277,7 +278,7 @@ fn refusal(
             ),
         }),
         Some(Some(old)) if old > RUNTIME_VERSION => Some(ErrorEntry {
-            code: crate::codes::RUNTIME_NEWER.code,
+            code: codes::RUNTIME_NEWER.code,
             message: format!(
                 "{} is runtime version {old}, newer than this skillmod's {RUNTIME_VERSION}; upgrade skillmod",
                 report.path
@@ -344,8 +345,7 @@ pub fn remove_orphans(
         match std::fs::remove_file(path) {
             Ok(()) => entry.status = RuntimeStatus::Removed,
             Err(e) => entry.errors.push(
-                crate::error::Error::io(crate::codes::WRITE_FAILED, "cannot remove", path, &e)
-                    .into(),
+                crate::error::Error::io(codes::WRITE_FAILED, "cannot remove", path, &e).into(),
             ),
         }
         out.push((entry, Some(change)));

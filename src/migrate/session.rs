@@ -2,6 +2,7 @@
 //! dirty and unstaged files), stale temp files, which scripts source which, then after the files
 //! the runtime files, the dirty files the run did not select, and the commit.
 
+use crate::codes;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -68,13 +69,13 @@ pub fn prepare(
     let repos = git::repositories(files, &named);
     if request.commit.is_some() && repos.is_empty() {
         return Err(Error::new(
-            crate::codes::NOT_A_GIT_REPO,
+            codes::NOT_A_GIT_REPO,
             "--commit needs the files to be in a git work tree",
         ));
     }
     if request.commit.is_some() && repos.len() > 1 {
         return Err(Error::new(
-            crate::codes::MULTIPLE_REPOSITORIES,
+            codes::MULTIPLE_REPOSITORIES,
             format!(
                 "--commit makes one commit, but the files lie in {} git work trees; run once per repository (see docs/multi-repo.md)",
                 repos.len()

@@ -7,6 +7,7 @@
 //! A library (a script meant to be sourced) gets no source line: its legacy lines record into
 //! the runtime of the script sourcing it.
 
+use crate::codes;
 use std::sync::OnceLock;
 
 use minijinja::Environment;
@@ -123,7 +124,7 @@ pub enum Role {
 }
 
 /// The refusal of a script that uses descriptor 8, where the runtime keeps the real stdout.
-pub const DESCRIPTOR_CLASH: &str = crate::codes::DESCRIPTOR_CLASH.code;
+pub const DESCRIPTOR_CLASH: &str = codes::DESCRIPTOR_CLASH.code;
 
 /// The descriptor the runtime keeps the skill's real stdout on (the template's `exec 8>&1`).
 const SAVED_STDOUT: &str = "8";
@@ -160,7 +161,7 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
         return Some((
             line,
             Error::new(
-                crate::codes::NAME_CLASH,
+                codes::NAME_CLASH,
                 format!(
                     "line {line}: the script uses the name prefix `{RESERVED_PREFIX}`, which capture mode's runtime reserves; rename it, or migrate with --mode comment"
                 ),
@@ -175,7 +176,7 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
         return Some((
             trap.line,
             Error::new(
-                crate::codes::TRAP_UNSUPPORTED,
+                codes::TRAP_UNSUPPORTED,
                 format!(
                     "line {}: a `trap` whose signal list is computed at run time may replace the EXIT trap that prints the JSON; list its signals literally or migrate with --mode comment",
                     trap.line
@@ -187,7 +188,7 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
         return Some((
             line,
             Error::new(
-                crate::codes::CAPTURED_AND_PRINTED,
+                codes::CAPTURED_AND_PRINTED,
                 format!(
                     "line {line}: this legacy line is in a function the script calls both where its output reaches stdout and where it is captured (`x=$(f)`, a pipe); recording it would change the captured value. Give the captured call a function of its own, or migrate with --mode comment"
                 ),
@@ -198,7 +199,7 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
         return Some((
             line,
             Error::new(
-                crate::codes::DESCRIPTOR_CLASH,
+                codes::DESCRIPTOR_CLASH,
                 format!(
                     "line {line}: the script redirects descriptor {SAVED_STDOUT}, where the runtime keeps the real stdout for the document; use another descriptor, or migrate with --keep-stdout or --mode comment"
                 ),
@@ -831,7 +832,7 @@ pub fn render_runtime(template: &Template) -> Result<Runtime> {
         .as_ref()
         .map_err(|e| {
             Error::new(
-                crate::codes::TEMPLATE_INVALID,
+                codes::TEMPLATE_INVALID,
                 format!("capture runtime does not compile: {e}"),
             )
         })?
@@ -839,7 +840,7 @@ pub fn render_runtime(template: &Template) -> Result<Runtime> {
         .and_then(|t| t.render(minijinja::value::Serde(&context)))
         .map_err(|e| {
             Error::new(
-                crate::codes::TEMPLATE_RENDER_FAILED,
+                codes::TEMPLATE_RENDER_FAILED,
                 format!("capture runtime failed to render: {e}"),
             )
         })?;

@@ -10,6 +10,7 @@ pub mod values;
 use crate::analyze::{
     Analysis, BLOCK_DELIMITER, BLOCK_MARKER, BashParser, LegacyStatement, parser,
 };
+use crate::codes;
 use crate::error::{Error, Result};
 pub use plan::{Edit, Plan, Reason};
 pub use template::Template;
@@ -30,7 +31,7 @@ pub fn plan_comment_mode(
 ) -> Result<Plan> {
     if let Some(line) = last_always_exits {
         return Err(Error::new(
-            crate::codes::BLOCK_UNREACHABLE,
+            codes::BLOCK_UNREACHABLE,
             format!(
                 "line {line}: the script's last command always exits, so a JSON block after it would never run; migrate with --mode capture, which prints the JSON on every exit path"
             ),
@@ -317,7 +318,7 @@ pub fn apply_checked(
     let errors = parser::error_count(&tree);
     if errors > original_errors {
         return Err(Error::new(
-            crate::codes::REWRITE_PARSE_ERROR,
+            codes::REWRITE_PARSE_ERROR,
             format!(
                 "the rewritten script would not parse ({errors} parse errors, the original had {original_errors}); nothing was written. Please report this script"
             ),
@@ -345,7 +346,7 @@ mod tests {
         let result = apply_checked(&plan, &analysis, source, &mut parser);
         assert_eq!(
             result.map_err(|e| e.code),
-            Err(crate::codes::REWRITE_PARSE_ERROR.code)
+            Err(codes::REWRITE_PARSE_ERROR.code)
         );
     }
 

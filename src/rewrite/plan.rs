@@ -1,6 +1,7 @@
 //! Edits as data: byte ranges with replacement text and the reason for each. Renderers read
 //! plans; `apply` turns one into bytes; nothing here touches the file system.
 
+use crate::codes;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
@@ -123,7 +124,7 @@ impl Plan {
             let edit = &self.edits[i];
             if edit.start < cursor || edit.end < edit.start || edit.end > source.len() {
                 return Err(Error::new(
-                    crate::codes::OVERLAPPING_EDITS,
+                    codes::OVERLAPPING_EDITS,
                     format!(
                         "internal planner error: edit {}..{} overlaps another; the file was left unchanged (please report this)",
                         edit.start, edit.end
@@ -170,7 +171,7 @@ mod tests {
         plan.push(2, 5, "y", Reason::JsonBlock);
         assert_eq!(
             plan.apply(b"abcdef").map_err(|e| e.code),
-            Err(crate::codes::OVERLAPPING_EDITS.code)
+            Err(codes::OVERLAPPING_EDITS.code)
         );
     }
 }

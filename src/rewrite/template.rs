@@ -1,6 +1,7 @@
 //! JSON block templates (templates/*.j2, built into the binary, or a user's file) rendered with
 //! minijinja. The result goes inside a quoted heredoc, so the shell expands nothing in it.
 
+use crate::codes;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -88,7 +89,7 @@ impl Template {
         }
         if let Some(bad) = spec.chars().find(|&c| !safe_name_char(c)) {
             return Err(Error::new(
-                crate::codes::TEMPLATE_NAME_UNSAFE,
+                codes::TEMPLATE_NAME_UNSAFE,
                 format!(
                     "template name '{}' holds {:?}, which would be written into every migrated script; rename the file (letters, digits, `._-/+@:` and spaces)",
                     spec.escape_default(),
@@ -100,7 +101,7 @@ impl Template {
         if std::fs::symlink_metadata(path).is_err() {
             let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
             return Err(Error::new(
-                crate::codes::TEMPLATE_NOT_FOUND,
+                codes::TEMPLATE_NOT_FOUND,
                 format!(
                     "no built-in template or file named '{spec}'; use one of {} or a path to a .j2 file",
                     names.join(", ")
@@ -109,7 +110,7 @@ impl Template {
         }
         let bytes = limited::read(path, SIZE_LIMIT, true).map_err(|refused| {
             Error::new(
-                crate::codes::TEMPLATE_UNREADABLE,
+                codes::TEMPLATE_UNREADABLE,
                 format!(
                     "template {} {}; use a regular .j2 file",
                     path.display(),
@@ -119,7 +120,7 @@ impl Template {
         })?;
         let source = String::from_utf8(bytes).map_err(|_| {
             Error::new(
-                crate::codes::TEMPLATE_UNREADABLE,
+                codes::TEMPLATE_UNREADABLE,
                 format!("template {} is not UTF-8 text", path.display()),
             )
         })?;
@@ -132,7 +133,7 @@ impl Template {
         env.add_filter("json", json_filter);
         env.add_template_owned("block", source).map_err(|e| {
             Error::new(
-                crate::codes::TEMPLATE_INVALID,
+                codes::TEMPLATE_INVALID,
                 format!("template '{name}' does not compile: {e}"),
             )
         })?;
@@ -150,13 +151,13 @@ impl Template {
             .and_then(|t| t.render(minijinja::value::Serde(context)))
             .map_err(|e| {
                 Error::new(
-                    crate::codes::TEMPLATE_RENDER_FAILED,
+                    codes::TEMPLATE_RENDER_FAILED,
                     format!("template '{}' failed to render: {e}", self.name),
                 )
             })?;
         if text.len() > OUTPUT_LIMIT {
             return Err(Error::new(
-                crate::codes::TEMPLATE_RENDER_FAILED,
+                codes::TEMPLATE_RENDER_FAILED,
                 format!(
                     "template '{}' rendered {} bytes, over the {OUTPUT_LIMIT}-byte limit for a JSON block",
                     self.name,
@@ -169,7 +170,7 @@ impl Template {
             .any(|line| line.trim_end_matches('\r') == BLOCK_DELIMITER)
         {
             return Err(Error::new(
-                crate::codes::TEMPLATE_UNSAFE,
+                codes::TEMPLATE_UNSAFE,
                 format!(
                     "template '{}' produced a line '{BLOCK_DELIMITER}', which would end the heredoc early",
                     self.name

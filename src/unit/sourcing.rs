@@ -279,7 +279,7 @@ fn sourced_paths(bytes: &[u8]) -> Vec<PathBuf> {
 
 /// `sourced_paths` with the line of each `source`/`.` command, in line order.
 pub(crate) fn sourced_lines(bytes: &[u8]) -> Vec<(usize, PathBuf)> {
-    if !may_source(bytes) {
+    if !prefilter::may_source(bytes) {
         return Vec::new();
     }
     match BashParser::new().ok().and_then(|mut p| p.parse(bytes).ok()) {
@@ -291,7 +291,7 @@ pub(crate) fn sourced_lines(bytes: &[u8]) -> Vec<(usize, PathBuf)> {
 /// `sourced_lines` read off a tree the caller has already parsed (check's analysis).
 pub(crate) fn sourced_in(tree: &tree_sitter::Tree, bytes: &[u8]) -> Vec<(usize, PathBuf)> {
     let mut out = Vec::new();
-    if !may_source(bytes) {
+    if !prefilter::may_source(bytes) {
         return out;
     }
     let mut cursor = tree.walk();
@@ -314,33 +314,6 @@ pub(crate) fn sourced_in(tree: &tree_sitter::Tree, bytes: &[u8]) -> Vec<(usize, 
     }
     out.sort();
     out
-}
-
-/// Whether some line may start a `source`/`.` command (after blanks, `then`, `do`, `else`, `{`,
-/// `(`, `&&`, `||` or `;`): only then is the file parsed, since most scripts source nothing.
-pub(crate) fn may_source(bytes: &[u8]) -> bool {
-    let words = [&b"source"[..], b". ", b".\t"];
-    if !words
-        .iter()
-        .any(|w| memchr::memmem::find(bytes, w).is_some())
-    {
-        return false;
-    }
-    bytes.split(|&b| b == b'\n').any(|line| {
-        line.split(|&b| matches!(b, b';' | b'&' | b'|' | b'{' | b'('))
-            .any(|statement| {
-                let mut rest = statement.trim_ascii_start();
-                for keyword in [&b"then "[..], b"do ", b"else "] {
-                    if let Some(after) = rest.strip_prefix(keyword) {
-                        rest = after.trim_ascii_start();
-                    }
-                }
-                rest.starts_with(b"source ")
-                    || rest.starts_with(b"source\t")
-                    || rest.starts_with(b". ")
-                    || rest.starts_with(b".\t")
-            })
-    })
 }
 
 /// The literal part of a path argument: a leading expansion (`$DIR`, `${DIR}`, `$(…)`) dropped,

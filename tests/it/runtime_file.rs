@@ -358,6 +358,7 @@ fn shellcheck_finds_nothing_new_in_migrated_scripts_or_the_runtime() {
         }
     }
     for (mode, runtime) in [
+        ("capture", "skill"),
         ("capture", "file"),
         ("comment", "file"),
         ("capture", "inline"),
