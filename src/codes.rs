@@ -61,6 +61,19 @@ pub struct Code {
     pub meaning: &'static str,
 }
 
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code)
+    }
+}
+
+/// A code is written as its name in every JSON report.
+impl serde::Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.code)
+    }
+}
+
 /// Declares each code once: a constant named as the code (so a code that is not catalogued does
 /// not compile), and `CODES`, every one in the order written (sorted by area, then by code).
 macro_rules! catalogue {

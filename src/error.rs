@@ -9,8 +9,8 @@ use crate::codes::{self, Code};
 /// An error that stops a command (usage or I/O before any work) or fails one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
-    /// Stable machine-readable code, UPPER_SNAKE_CASE.
-    pub code: &'static str,
+    /// Stable machine-readable code, UPPER_SNAKE_CASE, from the catalogue.
+    pub code: Code,
     /// Human message that says what went wrong and what to do.
     pub message: String,
 }
@@ -18,7 +18,7 @@ pub struct Error {
 impl Error {
     pub fn new(code: Code, message: impl Into<String>) -> Self {
         Error {
-            code: code.code,
+            code,
             message: message.into(),
         }
     }
@@ -47,13 +47,10 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
+        write!(f, "{}: {}", self.code.code, self.message)
     }
 }
 
 impl std::error::Error for Error {}
 
 pub(crate) type Result<T> = std::result::Result<T, Error>;
-
-/// The code of an output nobody reads any more; `main` exits quietly on it.
-pub const BROKEN_PIPE: &str = codes::BROKEN_PIPE.code;

@@ -12,7 +12,7 @@ fn main() {
     let cli = skillmod::cli::Cli::parse();
     match skillmod::cli::run(cli) {
         Ok(code) => std::process::exit(code),
-        Err(error) if error.code == skillmod::error::BROKEN_PIPE => std::process::exit(0),
+        Err(error) if error.code == skillmod::codes::BROKEN_PIPE => std::process::exit(0),
         Err(error) => {
             eprintln!("error[{}]: {}", error.code, error.message);
             std::process::exit(error.exit_code());

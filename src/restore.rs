@@ -16,9 +16,6 @@ use crate::error::{Error, Result};
 use crate::fsio::backup::{self, CheckedEntry};
 use crate::fsio::{atomic, display_path, sha256_hex};
 
-/// The code of the answer "there is nothing to restore".
-pub const NO_BACKUPS: &str = codes::NO_BACKUPS.code;
-
 /// What `--list` says of a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunState {
@@ -97,9 +94,6 @@ pub struct Report {
     #[serde(skip)]
     pub in_git: bool,
 }
-
-/// The code of "this run is not one this user's migrate recorded".
-pub const RUN_NOT_RECORDED: &str = codes::RUN_NOT_RECORDED.code;
 
 /// Why a backup run is not taken for this user's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -254,7 +248,7 @@ pub fn restore(root: &Path, base: &Path, runs: &[String], request: &Request) -> 
             root.join(crate::fsio::STATE_DIR).display()
         );
         return Ok(Report {
-            warnings: vec![format!("{NO_BACKUPS}: {why}")],
+            warnings: vec![format!("{}: {why}", codes::NO_BACKUPS)],
             ..Report::default()
         });
     }
@@ -674,7 +668,7 @@ fn nothing_chosen(
         )
     };
     Report {
-        warnings: vec![format!("{NO_BACKUPS}: {why}")],
+        warnings: vec![format!("{}: {why}", codes::NO_BACKUPS)],
         untrusted_runs: untrusted,
         ..Report::default()
     }

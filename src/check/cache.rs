@@ -303,7 +303,7 @@ impl Cache {
                         file: state.join("cache").join(FILE_NAME),
                         salt,
                     }),
-                Err(e) => return (Cache::disabled(), Some(format!("{}: {}", e.code, e.message))),
+                Err(e) => return (Cache::disabled(), Some(format!("{}", e))),
             },
         };
         let Some(location) = location else {

@@ -3,7 +3,7 @@
 
 pub mod cache;
 
-use crate::codes;
+use crate::codes::{self, Code};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -458,25 +458,25 @@ fn runtime_finding(
         cache::Runtime::None => return None,
         cache::Runtime::Foreign => (
             rules::Severity::Error,
-            codes::RUNTIME_FOREIGN.code,
+            codes::RUNTIME_FOREIGN,
             "line 2 stands where skillmod puts the runtime, but is not what skillmod writes (edited, or written by someone else): it is read as the script's own code; migrate --replace-runtime rewrites it".to_string(),
         ),
         cache::Runtime::Block { version, .. } if *version >= RUNTIME_VERSION => return None,
         cache::Runtime::Block { version, .. } => (
             rules::Severity::Warning,
-            codes::RUNTIME_OUTDATED.code,
+            codes::RUNTIME_OUTDATED,
             format!(
                 "carries an inline runtime block, version {version}, older than this skillmod's {RUNTIME_VERSION}"
             ),
         ),
         cache::Runtime::OldInline => (
             rules::Severity::Warning,
-            codes::RUNTIME_OUTDATED.code,
+            codes::RUNTIME_OUTDATED,
             "carries skillmod 0.1.0's one-line inline runtime; migrate replaces it by one line sourcing the skill's skillmod-runtime.sh".to_string(),
         ),
         cache::Runtime::File { version, .. } if *version < RUNTIME_VERSION => (
             rules::Severity::Warning,
-            codes::RUNTIME_OUTDATED.code,
+            codes::RUNTIME_OUTDATED,
             format!(
                 "loads its runtime the {} way (version {version}, found from $0 at the project root): the skill folder copied alone exits 70 with no document; migrate gives each skill folder its runtime",
                 if *version == 2 { "0.2.0" } else { "old" }
@@ -498,11 +498,9 @@ fn runtime_finding(
 
 /// The command that fixes an SKM007 finding: staging the runtime file git leaves out (migrate
 /// has nothing to do there), else migrate (with `--replace-runtime` for a foreign one).
-fn runtime_fix(reason: &str, shown: &str, runtime: &cache::Runtime) -> String {
+fn runtime_fix(reason: Code, shown: &str, runtime: &cache::Runtime) -> String {
     match (reason, runtime) {
-        (reason, cache::Runtime::File { relative, .. })
-            if reason == codes::RUNTIME_UNTRACKED.code =>
-        {
+        (reason, cache::Runtime::File { relative, .. }) if reason == codes::RUNTIME_UNTRACKED => {
             let mut file = Path::new(shown)
                 .parent()
                 .map(Path::to_path_buf)
@@ -522,7 +520,7 @@ fn runtime_fix(reason: &str, shown: &str, runtime: &cache::Runtime) -> String {
                 crate::bytes_text::command_arg(&file.to_string_lossy())
             )
         }
-        (reason, _) if reason == codes::RUNTIME_FOREIGN.code => format!(
+        (reason, _) if reason == codes::RUNTIME_FOREIGN => format!(
             "skillmod migrate --replace-runtime {}",
             crate::bytes_text::command_arg(shown)
         ),
@@ -537,13 +535,13 @@ fn file_runtime(
     relative: &str,
     runtimes: &crate::unit::runtime::States,
     cache: &Cache,
-) -> Option<(rules::Severity, &'static str, String)> {
+) -> Option<(rules::Severity, Code, String)> {
     use crate::rewrite::capture::RUNTIME_VERSION;
     let file = crate::unit::runtime::named_by(script, relative);
     Some(match runtime_state(&file, runtimes, cache) {
         State::Current | State::Older(_) if runtimes.uncommitted(&file) => (
             rules::Severity::Error,
-            codes::RUNTIME_UNTRACKED.code,
+            codes::RUNTIME_UNTRACKED,
             format!(
                 "sources {relative}, which git does not track (untracked, or only intent-to-add): a commit would leave it out, and every clone would print a RUNTIME_MISSING document and exit 70; `git add` it"
             ),
@@ -551,28 +549,28 @@ fn file_runtime(
         State::Current => return None,
         State::Missing if runtimes.staged() => (
             rules::Severity::Error,
-            codes::RUNTIME_MISSING.code,
+            codes::RUNTIME_MISSING,
             format!(
                 "sources {relative}, which is not staged: every clone of the commit would print a RUNTIME_MISSING document and exit 70; stage it (`git add`)"
             ),
         ),
         State::Missing => (
             rules::Severity::Error,
-            codes::RUNTIME_MISSING.code,
+            codes::RUNTIME_MISSING,
             format!(
                 "sources {relative}, which does not exist: a run prints a RUNTIME_MISSING document and exits 70"
             ),
         ),
         State::Older(v) => (
             rules::Severity::Warning,
-            codes::RUNTIME_OUTDATED.code,
+            codes::RUNTIME_OUTDATED,
             format!(
                 "sources {relative}, runtime version {v}, older than this skillmod's {RUNTIME_VERSION}"
             ),
         ),
         State::Foreign(declared) => (
             rules::Severity::Error,
-            codes::RUNTIME_FOREIGN.code,
+            codes::RUNTIME_FOREIGN,
             format!(
                 "sources {relative}, which is not a runtime skillmod wrote (edited, planted or of an unknown version{}): its code runs with the skill; migrate --replace-runtime replaces it",
                 declared.map_or_else(String::new, |v| format!("; it declares version {v}"))
@@ -695,7 +693,7 @@ fn entry_of(analysis: analyze::Analysis, body: &[u8]) -> cache::Entry {
     let capture_refusal = (!analysis.legacy.is_empty() && !analysis.already_migrated)
         .then(|| crate::rewrite::capture::refusal(&analysis, body))
         .flatten()
-        .map(|(line, e)| (line, e.code.to_string(), e.message));
+        .map(|(line, e)| (line, e.code.code.to_string(), e.message));
     cache::Entry {
         parse_error: analysis.parse_failure(),
         legacy: analysis
@@ -873,7 +871,7 @@ fn migrate_refusal(
     sourced: bool,
 ) -> Option<(usize, usize, String)> {
     let capture = profile.mode == crate::domain::modes::Mode::Capture;
-    let said = |e: Error| format!("{}: {}", e.code, e.message);
+    let said = |e: Error| e.to_string();
     match (entry.prints_json, &entry.capture_refusal) {
         (Some((line, column)), _) => Some((
             line,
@@ -890,8 +888,7 @@ fn migrate_refusal(
             Some((1, 1, said(crate::domain::refusal::no_shebang_refusal())))
         }
         (None, Some((line, code, message)))
-            if capture
-                && !(profile.keep_stdout && code == crate::rewrite::capture::DESCRIPTOR_CLASH) =>
+            if capture && !(profile.keep_stdout && *code == codes::DESCRIPTOR_CLASH.code) =>
         {
             Some((*line, 1, format!("{code}: {message}")))
         }
@@ -1288,7 +1285,7 @@ pub fn run(
                         report.errors.push(FileError {
                             path: f.path.clone(),
                             rule: f.code,
-                            code: f.reason.unwrap_or(f.code.code()),
+                            code: f.reason.map_or(f.code.code(), |c| c.code),
                             line: f.line,
                             column: f.column,
                             message: f.message.clone(),

@@ -48,12 +48,12 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
         const SHOWN: usize = 5;
         let untrusted = &report.untrusted_runs;
         for one in untrusted.iter().rev().take(SHOWN) {
-            eprintln!("note: {}: {}", restore::RUN_NOT_RECORDED, one.message);
+            eprintln!("note: {}: {}", codes::RUN_NOT_RECORDED, one.message);
         }
         if untrusted.len() > SHOWN {
             eprintln!(
                 "note: {}: {} more runs this user's migrate did not record; `skillmod restore --list` shows them all",
-                restore::RUN_NOT_RECORDED,
+                codes::RUN_NOT_RECORDED,
                 untrusted.len() - SHOWN
             );
         }
@@ -70,8 +70,10 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
         }
         Format::Text if nothing && !args.common.silent => {
             for warning in &report.warnings {
-                let why = warning.strip_prefix(restore::NO_BACKUPS).unwrap_or(warning);
-                eprintln!("nothing to restore ({}){why}", restore::NO_BACKUPS);
+                let why = warning
+                    .strip_prefix(codes::NO_BACKUPS.code)
+                    .unwrap_or(warning);
+                eprintln!("nothing to restore ({}){why}", codes::NO_BACKUPS);
             }
         }
         Format::Text if !nothing && !args.common.quiet && !args.common.silent => {

@@ -1,7 +1,7 @@
 //! What check and migrate both say about a file migrate leaves alone, and the error entry their
 //! reports carry.
 
-use crate::codes;
+use crate::codes::{self, Code};
 use serde::Serialize;
 
 use crate::error::Error;
@@ -9,7 +9,7 @@ use crate::error::Error;
 /// An error entry in a file report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ErrorEntry {
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
 }
 

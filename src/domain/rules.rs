@@ -262,7 +262,7 @@ pub struct Finding {
     pub fix: Option<String>,
     /// For SKM003 and SKM004: the specific code (PARSE_ERROR, SYMLINK, FILE_TOO_LARGE, …).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<&'static str>,
+    pub reason: Option<crate::codes::Code>,
 }
 
 impl Finding {

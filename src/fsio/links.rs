@@ -81,7 +81,7 @@ fn quoted(path: &str) -> String {
 
 /// The codes of a selected file that could not be judged at all (check's SKM004 as an error or
 /// a warning, not a note): what it holds is unknown, so it is never a pass.
-pub fn unjudged(code: &str) -> bool {
+pub fn unjudged(code: crate::codes::Code) -> bool {
     use codes::{BINARY_FILE, FILE_TOO_LARGE, NOT_A_FILE, OUTSIDE_ROOT, SYMLINK, SYMLINK_BROKEN};
     [
         FILE_TOO_LARGE,
@@ -91,8 +91,7 @@ pub fn unjudged(code: &str) -> bool {
         SYMLINK_BROKEN,
         OUTSIDE_ROOT,
     ]
-    .iter()
-    .any(|known| known.code == code)
+    .contains(&code)
 }
 
 /// How much a selected file that could not be judged matters: an error when it was named on the

@@ -180,7 +180,7 @@ fn analyze_script(
         report
             .notes
             .extend(invalid.into_iter().map(|bad| ErrorEntry {
-                code: codes::INVALID_SUPPRESSION.code,
+                code: codes::INVALID_SUPPRESSION,
                 message: format!(
                     "line {}:{}: {} (it suppresses nothing)",
                     bad.line, bad.column, bad.message
@@ -194,7 +194,7 @@ fn analyze_script(
         report
             .notes
             .extend(analysis.out_of_reach.iter().map(|place| ErrorEntry {
-                code: codes::OUT_OF_REACH.code,
+                code: codes::OUT_OF_REACH,
                 message: format!(
                     "line {}:{}: legacy-looking text in {}, which migrate cannot record: the JSON document will not hold what it prints; print it with a literal `echo`, or record it with the runtime's functions (`skillmod_created PATH`)",
                     place.line,
@@ -440,7 +440,7 @@ fn verify(
     if body == script.body {
         let message = nothing_to_change(report, path, analysis, &script.body, options);
         report.notes.push(ErrorEntry {
-            code: codes::NOTHING_TO_CHANGE.code,
+            code: codes::NOTHING_TO_CHANGE,
             message,
         });
         return None;
@@ -486,9 +486,7 @@ fn nothing_to_change(
         }
     };
     // Said once, here: no runtime or trap "was added" to a file left as it is.
-    report
-        .notes
-        .retain(|n| n.code != codes::SOURCED_LIBRARY.code);
+    report.notes.retain(|n| n.code != codes::SOURCED_LIBRARY);
     format!(
         "a library ({why}) with no legacy line of its own: it gets no runtime, so there is nothing to change; {NOTHING}"
     )
@@ -607,7 +605,7 @@ fn upkeep(
         format!("one line sourcing {relative}")
     };
     report.notes.push(ErrorEntry {
-        code: codes::RUNTIME_UPGRADED.code,
+        code: codes::RUNTIME_UPGRADED,
         message: format!(
             "{before} becomes {after} (runtime version {})",
             capture::RUNTIME_VERSION

@@ -425,7 +425,7 @@ impl Options {
     fn followed_note(&self, path: &Path) -> Option<ErrorEntry> {
         let links = self.selected.followed.get(path)?;
         Some(ErrorEntry {
-            code: crate::codes::SYMLINK_FOLLOWED.code,
+            code: crate::codes::SYMLINK_FOLLOWED,
             message: format!(
                 "reached through the symbolic link{} {}: the target is migrated where it lies, once",
                 if links.len() == 1 { "" } else { "s" },

@@ -7,7 +7,7 @@
 //! refused (a symlink, uncommitted, outside the project), nothing is written and the report gives
 //! the one line to add. migrate never creates a settings file.
 
-use crate::codes;
+use crate::codes::{self, Code};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -168,7 +168,7 @@ fn missing(home: &Path, wanted: Vocabulary, options: &Options) -> SettingsUpdate
     update.exists = false;
     update.abs_path = None;
     update.errors.push(ErrorEntry {
-        code: codes::NO_SETTINGS_FILE.code,
+        code: codes::NO_SETTINGS_FILE,
         message: "no settings file governs these scripts, and migrate never creates one".into(),
     });
     update
@@ -184,7 +184,7 @@ fn isolated(wanted: Vocabulary) -> SettingsUpdate {
         exists: false,
         backup: None,
         errors: vec![ErrorEntry {
-            code: codes::SETTINGS_IGNORED.code,
+            code: codes::SETTINGS_IGNORED,
             message: format!(
                 "--isolated: no settings file was read, so none is written; give check `--vocabulary {}` too, or put the line in the settings file check reads",
                 wanted.as_str()
@@ -202,33 +202,27 @@ fn writable(
     path: &Path,
     seen: &Seen,
     options: &Options,
-) -> std::result::Result<(std::fs::Metadata, std::path::PathBuf), (&'static str, String)> {
+) -> std::result::Result<(std::fs::Metadata, std::path::PathBuf), (Code, String)> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => {
             return Err((
-                codes::SETTINGS_NOT_REGULAR.code,
+                codes::SETTINGS_NOT_REGULAR,
                 "is a symbolic link; migrate does not write through it (its target may serve other projects)".into(),
             ));
         }
         Ok(meta) if !meta.is_file() => {
-            return Err((
-                codes::SETTINGS_NOT_REGULAR.code,
-                "is not a regular file".into(),
-            ));
+            return Err((codes::SETTINGS_NOT_REGULAR, "is not a regular file".into()));
         }
         Ok(meta) => meta,
         Err(e) => {
-            return Err((
-                codes::SETTINGS_NOT_REGULAR.code,
-                format!("cannot be read: {e}"),
-            ));
+            return Err((codes::SETTINGS_NOT_REGULAR, format!("cannot be read: {e}")));
         }
     };
     let root = crate::fsio::file_root(&seen.script, &options.named);
     let real_root = crate::fsio::canonical(&root);
     if !crate::fsio::links::lies_inside(&crate::fsio::canonical(path), &real_root) {
         return Err((
-            codes::SETTINGS_OUTSIDE_ROOT.code,
+            codes::SETTINGS_OUTSIDE_ROOT,
             format!(
                 "lies outside the project root {} of the scripts it governs, where their backups go",
                 crate::bytes_text::quote_path(&real_root.to_string_lossy())
@@ -242,7 +236,7 @@ fn writable(
                 Ok(None) => {}
                 Ok(Some(why)) => {
                     return Err((
-                        codes::SETTINGS_DIRTY.code,
+                        codes::SETTINGS_DIRTY,
                         format!(
                             "{why}; migrate writes only a committed, clean settings file (or pass --allow-dirty)"
                         ),
@@ -250,7 +244,7 @@ fn writable(
                 }
                 Err(e) => {
                     return Err((
-                        codes::SETTINGS_DIRTY.code,
+                        codes::SETTINGS_DIRTY,
                         format!("git cannot tell whether it is clean: {}", e.message),
                     ));
                 }
@@ -271,7 +265,7 @@ fn edit(
 ) -> (SettingsUpdate, Option<Change>) {
     let mut update = new_update(path, wanted, options);
     update.vocabulary_before = seen.said;
-    let refuse = |mut update: SettingsUpdate, code: &'static str, message: String| {
+    let refuse = |mut update: SettingsUpdate, code: Code, message: String| {
         update.errors.push(ErrorEntry { code, message });
         (update, None)
     };
@@ -284,7 +278,7 @@ fn edit(
         Err(refused) => {
             return refuse(
                 update,
-                codes::SETTINGS_NOT_REGULAR.code,
+                codes::SETTINGS_NOT_REGULAR,
                 refused.describe(crate::config::SIZE_LIMIT),
             );
         }
@@ -292,13 +286,13 @@ fn edit(
     let Ok(text) = std::str::from_utf8(&before) else {
         return refuse(
             update,
-            codes::SETTINGS_UNPARSABLE.code,
+            codes::SETTINGS_UNPARSABLE,
             "is not UTF-8 text".into(),
         );
     };
     let (after, edit) = match set_vocabulary(text, wanted) {
         Ok(edited) => edited,
-        Err(why) => return refuse(update, codes::SETTINGS_UNPARSABLE.code, why),
+        Err(why) => return refuse(update, codes::SETTINGS_UNPARSABLE, why),
     };
     let change = Change {
         before: before.clone(),
@@ -357,12 +351,12 @@ impl SettingsUpdate {
             }
             (SettingsStatus::Failed, code) => format!(
                 "vocabulary: {path} could not be written ({}: {message}); add `{line}` to it yourself, {same}",
-                code.unwrap_or_default()
+                code.map_or("", |c| c.code)
             ),
-            (SettingsStatus::NotWritten, Some(code)) if code == codes::SETTINGS_IGNORED.code => {
+            (SettingsStatus::NotWritten, Some(code)) if code == codes::SETTINGS_IGNORED => {
                 format!("vocabulary: {message}")
             }
-            (SettingsStatus::NotWritten, Some(code)) if code == codes::NO_SETTINGS_FILE.code => {
+            (SettingsStatus::NotWritten, Some(code)) if code == codes::NO_SETTINGS_FILE => {
                 format!("vocabulary: add `{line}` to a new {path} {same} ({message})")
             }
             (SettingsStatus::NotWritten, _) => {

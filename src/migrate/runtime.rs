@@ -112,7 +112,7 @@ impl Writer {
             Ok(mut files) => files.entry(request.path.clone()).or_default().clone(),
             Err(_) => {
                 return Err(ErrorEntry {
-                    code: codes::INTERNAL_ERROR.code,
+                    code: codes::INTERNAL_ERROR,
                     message: "runtime writer poisoned; please report this".into(),
                 });
             }
@@ -120,7 +120,7 @@ impl Writer {
         let (report, _) = cell.get_or_init(|| write_one(request, options, backups));
         if report.text_sha256 != sha256_hex(request.runtime.text.as_bytes()) {
             return Err(ErrorEntry {
-                code: codes::RUNTIME_CONFLICT.code,
+                code: codes::RUNTIME_CONFLICT,
                 message: format!(
                     "scripts of one skill need different runtimes in {} (two templates with one file name); give the templates different names",
                     report.path
@@ -132,7 +132,7 @@ impl Writer {
                 code: report
                     .errors
                     .first()
-                    .map_or(codes::RUNTIME_UNSAFE.code, |e| e.code),
+                    .map_or(codes::RUNTIME_UNSAFE, |e| e.code),
                 message: format!(
                     "left unchanged, since its runtime cannot be used: {}",
                     report
@@ -188,7 +188,7 @@ fn write_one(request: &Request, options: &Options, backups: &Backups) -> Written
         Err(_) if !exists => None,
         Err(refused) => {
             report.errors.push(ErrorEntry {
-                code: codes::RUNTIME_UNSAFE.code,
+                code: codes::RUNTIME_UNSAFE,
                 message: format!(
                     "{} {}; only a regular file is replaced. Remove it and run migrate again",
                     report.path,
@@ -267,7 +267,7 @@ fn refusal(
 ) -> Option<ErrorEntry> {
     match known {
         Some(None) if !options.replace_runtime => Some(ErrorEntry {
-            code: codes::RUNTIME_FOREIGN.code,
+            code: codes::RUNTIME_FOREIGN,
             message: format!(
                 "{} is not a runtime skillmod wrote (edited, planted or of an unknown version{}); no script is pointed at it. Read it, then pass --replace-runtime to replace it (with a backup)",
                 report.path,
@@ -278,7 +278,7 @@ fn refusal(
             ),
         }),
         Some(Some(old)) if old > RUNTIME_VERSION => Some(ErrorEntry {
-            code: codes::RUNTIME_NEWER.code,
+            code: codes::RUNTIME_NEWER,
             message: format!(
                 "{} is runtime version {old}, newer than this skillmod's {RUNTIME_VERSION}; upgrade skillmod",
                 report.path

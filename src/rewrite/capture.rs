@@ -123,9 +123,6 @@ pub enum Role {
     Library,
 }
 
-/// The refusal of a script that uses descriptor 8, where the runtime keeps the real stdout.
-pub const DESCRIPTOR_CLASH: &str = codes::DESCRIPTOR_CLASH.code;
-
 /// The descriptor the runtime keeps the skill's real stdout on (the template's `exec 8>&1`).
 const SAVED_STDOUT: &str = "8";
 
@@ -257,8 +254,8 @@ pub fn plan_capture_mode(
     role: Role,
     library: Option<bool>,
 ) -> Result<Plan> {
-    if let Some((_, error)) =
-        refusal(analysis, source).filter(|(_, e)| !(link.keep_stdout && e.code == DESCRIPTOR_CLASH))
+    if let Some((_, error)) = refusal(analysis, source)
+        .filter(|(_, e)| !(link.keep_stdout && e.code == codes::DESCRIPTOR_CLASH))
     {
         return Err(error);
     }

@@ -344,10 +344,7 @@ mod tests {
         let fi = source.windows(2).position(|w| w == b"fi").expect("fi");
         plan.push(fi, fi + 2, "", Reason::JsonBlock);
         let result = apply_checked(&plan, &analysis, source, &mut parser);
-        assert_eq!(
-            result.map_err(|e| e.code),
-            Err(codes::REWRITE_PARSE_ERROR.code)
-        );
+        assert_eq!(result.map_err(|e| e.code), Err(codes::REWRITE_PARSE_ERROR));
     }
 
     #[test]

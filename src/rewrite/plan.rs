@@ -171,7 +171,7 @@ mod tests {
         plan.push(2, 5, "y", Reason::JsonBlock);
         assert_eq!(
             plan.apply(b"abcdef").map_err(|e| e.code),
-            Err(codes::OVERLAPPING_EDITS.code)
+            Err(codes::OVERLAPPING_EDITS)
         );
     }
 }
