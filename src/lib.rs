@@ -18,3 +18,4 @@ pub mod restore;
 pub mod rewrite;
 pub mod unit;
 pub mod vcs;
+pub mod verdict;

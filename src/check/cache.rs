@@ -22,7 +22,7 @@ use crate::fsio::{STATE_DIR, limited};
 const MAX_ENTRIES: usize = 200_000;
 /// Bumped when the stored shape or the analysis changes, so old caches are dropped rather than
 /// misread or trusted.
-const FORMAT: &str = "16";
+const FORMAT: &str = "17";
 /// The cache file's name in its folder.
 const FILE_NAME: &str = "check.bin";
 
@@ -61,18 +61,13 @@ pub struct Entry {
     pub mentions_suppression: bool,
     /// The capture runtime the script loads, as its text says.
     pub runtime: Runtime,
-    /// Line and column where the script prints a JSON document of its own.
-    pub prints_json: Option<(usize, usize)>,
-    /// Why capture mode would refuse the script as it is: line, code, message.
-    pub capture_refusal: Option<(usize, String, String)>,
+    /// What the one verdict reads of the analysis (whether migrate would refuse the script).
+    pub verdict: crate::verdict::Facts,
     /// The files the script sources (`.`/`source` with a literal path), with their lines,
     /// relative to its folder.
     pub sourced: Vec<(usize, PathBuf)>,
     /// Legacy-looking text in forms the analysis cannot read as output.
     pub out_of_reach: Vec<crate::analyze::out_of_reach::OutOfReach>,
-    /// No shebang and no top-level `return`: whether it runs on its own or is sourced, only a
-    /// selected script that sources it (or `--skill-path`) tells (`Analysis::role_unknown`).
-    pub role_unknown: bool,
 }
 
 /// The capture runtime a migrated script loads, as its text says. The state of a runtime file on

@@ -689,11 +689,7 @@ fn analyzed(
 
 /// What check keeps of an analysis (and caches by content).
 fn entry_of(analysis: analyze::Analysis, body: &[u8]) -> cache::Entry {
-    let role_unknown = analysis.role_unknown(body);
-    let capture_refusal = (!analysis.legacy.is_empty() && !analysis.already_migrated)
-        .then(|| crate::rewrite::capture::refusal(&analysis, body))
-        .flatten()
-        .map(|(line, e)| (line, e.code.code.to_string(), e.message));
+    let verdict = crate::verdict::Facts::of(&analysis, body);
     cache::Entry {
         parse_error: analysis.parse_failure(),
         legacy: analysis
@@ -716,12 +712,10 @@ fn entry_of(analysis: analyze::Analysis, body: &[u8]) -> cache::Entry {
             })
             .collect(),
         mentions_suppression: analyze::suppress::Suppressions::may_occur(body),
-        prints_json: analysis.prints_json,
         out_of_reach: analysis.out_of_reach,
-        capture_refusal,
+        verdict,
         // Off the tree just parsed: no second parse.
         sourced: crate::unit::sourcing::sourced_in(&analysis.tree, body),
-        role_unknown,
         ..runtime_entry(body, runtime_link::find(body))
     }
 }
@@ -749,13 +743,14 @@ fn report(
     let capture = profile.mode == crate::domain::modes::Mode::Capture;
     // A script without a shebang is migrated as a script only when named with `--skill-path`,
     // as a library only beside a script that sources it (found only for such a file, once).
-    let sourced_by = (capture && !entry.legacy.is_empty() && entry.role_unknown && !origin.named)
-        .then(|| {
-            origin
-                .script
-                .and_then(|path| options.sourcing.sourced_by(path))
-        })
-        .flatten();
+    let sourced_by =
+        (capture && !entry.legacy.is_empty() && entry.verdict.role_unknown && !origin.named)
+            .then(|| {
+                origin
+                    .script
+                    .and_then(|path| options.sourcing.sourced_by(path))
+            })
+            .flatten();
     let fix = fix_command(shown, &origin, &entry, options, profile, sourced_by);
     let unmigrated = !entry.legacy.is_empty();
     let refusal = migrate_refusal(&entry, &origin, profile, sourced_by.is_some());
@@ -849,7 +844,7 @@ fn fix_command(
         other => format!("--vocabulary {} ", other.as_str()),
     };
     let with = match sourced_by {
-        _ if entry.role_unknown && origin.named => "--skill-path ".to_string(),
+        _ if entry.verdict.role_unknown && origin.named => "--skill-path ".to_string(),
         Some(host) => format!(
             "{} ",
             crate::bytes_text::command_arg(&crate::fsio::display_path(host, &options.base))
@@ -862,38 +857,24 @@ fn fix_command(
     )
 }
 
-/// What migrate would refuse the file for, as it is (SKM008, with migrate's code): line, column
-/// and message.
+/// What migrate would refuse the file for, as it is (SKM008, with migrate's code): the one
+/// verdict, asked as migrate (without `--force`) would ask it.
 fn migrate_refusal(
     entry: &cache::Entry,
     origin: &Origin,
     profile: &Profile,
     sourced: bool,
 ) -> Option<(usize, usize, String)> {
-    let capture = profile.mode == crate::domain::modes::Mode::Capture;
-    let said = |e: Error| e.to_string();
-    match (entry.prints_json, &entry.capture_refusal) {
-        (Some((line, column)), _) => Some((
-            line,
-            column,
-            said(crate::domain::refusal::prints_json_refusal(line, column)),
-        )),
-        // Nothing says whether it runs on its own or is sourced.
-        _ if capture
-            && !entry.legacy.is_empty()
-            && entry.role_unknown
-            && !origin.named
-            && !sourced =>
-        {
-            Some((1, 1, said(crate::domain::refusal::no_shebang_refusal())))
-        }
-        (None, Some((line, code, message)))
-            if capture && !(profile.keep_stdout && *code == codes::DESCRIPTOR_CLASH.code) =>
-        {
-            Some((*line, 1, format!("{code}: {message}")))
-        }
-        _ => None,
-    }
+    let ask = crate::verdict::Ask {
+        mode: profile.mode,
+        keep_stdout: profile.keep_stdout,
+        legacy: !entry.legacy.is_empty(),
+        force: false,
+        hosts_library: false,
+        role_given: origin.named || sourced,
+        answer_exempt: false,
+    };
+    crate::verdict::refusal(&entry.verdict, &ask).map(|r| (r.line, r.column, r.error.to_string()))
 }
 
 /// Whether a file's other stdout writes leave stdout: already (its runtime moves them), once

@@ -1,5 +1,5 @@
-//! What check and migrate both say about a file migrate leaves alone, and the error entry their
-//! reports carry.
+//! What check and migrate both say about a file that is not a shell script, the shebang migrate
+//! writes, and the error entry their reports carry.
 
 use crate::codes::{self, Code};
 use serde::Serialize;
@@ -22,17 +22,6 @@ impl From<Error> for ErrorEntry {
     }
 }
 
-/// Why a script that prints a JSON document of its own is not migrated (check reports the same
-/// as SKM008).
-pub fn prints_json_refusal(line: usize, column: usize) -> Error {
-    Error::new(
-        codes::PRINTS_JSON,
-        format!(
-            "line {line}:{column} already prints a JSON document on stdout, so migrating would print a second one; report through that document and drop the legacy lines, or suppress them with # skillmod: ignore[SKM001]"
-        ),
-    )
-}
-
 /// Why a file that is not a shell script is left alone (check says the same).
 pub fn not_shell() -> Error {
     Error::new(
@@ -43,15 +32,3 @@ pub fn not_shell() -> Error {
 
 /// The shebang migrate gives a script named with `--skill-path` that has none.
 pub const ADDED_SHEBANG: &str = "#!/usr/bin/env bash";
-
-/// Why a script with no shebang that nothing marks as a library is left alone (check reports
-/// the same as SKM008).
-pub fn no_shebang_refusal() -> Error {
-    Error::new(
-        codes::NO_SHEBANG,
-        format!(
-            "has no shebang, no selected script sources it, and it does not return at top level: it may be a script run as `bash FILE` or a library sourced from elsewhere, so it is left as it is (taken as a library, its result lines would print nothing when it runs on its own). If it runs on its own, give it a shebang (`{}`) or name it with --skill-path FILE (migrate then writes that shebang); if it is a library, select the script that sources it too",
-            ADDED_SHEBANG
-        ),
-    )
-}

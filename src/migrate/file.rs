@@ -11,7 +11,7 @@ use crate::analyze::{
     runtime_link,
 };
 use crate::domain::modes::{Mode, Placement};
-use crate::domain::refusal::{ErrorEntry, no_shebang_refusal, not_shell, prints_json_refusal};
+use crate::domain::refusal::{ErrorEntry, not_shell};
 use crate::domain::rules;
 use crate::error::Error;
 use crate::fsio::backup::Backups;
@@ -220,10 +220,15 @@ fn gate(
     options: &Options,
     backups: &Backups,
 ) -> Option<Option<rewrite::Plan>> {
-    // A script that prints a document of its own would print two: refused, as check reports.
-    let would_rewrite = !analysis.legacy.is_empty() || options.force || hosted.is_some();
-    if let (Some((line, column)), true) = (analysis.prints_json, would_rewrite) {
-        return stop(report, Status::Skipped, prints_json_refusal(line, column));
+    // The one verdict: the refusals check reports as SKM008. A migrated script gets only its
+    // upkeep, never capture mode's rewrite.
+    if let Some(refusal) = verdict(path, script, analysis, profile, hosted, options) {
+        let status = if refusal.against_rewrite {
+            Status::Failed
+        } else {
+            Status::Skipped
+        };
+        return stop(report, status, refusal.error);
     }
     let upkeep = if analysis.already_migrated {
         match upkeep(path, &script.body, analysis, profile, options, report) {
@@ -251,19 +256,6 @@ fn gate(
     if analysis.legacy.is_empty() && !options.force && hosted.is_none() && upkeep.is_none() {
         report.status = Status::NoLegacy;
         return None;
-    }
-    let part = capture_part(path, analysis, &script.body, options);
-    // Nothing says whether it runs on its own or is sourced: neither role is given it.
-    if profile.mode == Mode::Capture && upkeep.is_none() && part == Part::Unknown {
-        return stop(report, Status::Skipped, no_shebang_refusal());
-    }
-    // A library prints into the script that sources it, and a script written against the
-    // runtime (`skillmod_success`, …) prints its document: only another script's stdout is an
-    // answer.
-    let exempt = matches!(part, Part::Library(_))
-        || memchr::memmem::find(&script.body, b"skillmod_").is_some();
-    if let Some(refusal) = answer_refusal(analysis, profile, hosted, upkeep.is_some() || exempt) {
-        return stop(report, Status::Skipped, refusal);
     }
     if upkeep.is_none() && analysis.legacy.is_empty() {
         // `--force` puts a script under the contract: its answer's writes are counted, and with
@@ -295,27 +287,31 @@ fn gate(
     Some(upkeep)
 }
 
-/// `STDOUT_ANSWER` (SKM008's family): `--force` would give a script with no legacy line the
-/// runtime, which moves its stdout to stderr, where the script's stdout is its answer.
-fn answer_refusal(
+/// What the one verdict says of the script as migrate is asked to take it (`verdict::refusal`).
+fn verdict(
+    path: &Path,
+    script: &Script,
     analysis: &Analysis,
     profile: &super::Profile,
     hosted: Option<&Hosted>,
-    exempt: bool,
-) -> Option<Error> {
-    let first = analysis.answer.first()?;
-    if exempt || hosted.is_some() || profile.mode != Mode::Capture || profile.keep_stdout {
-        return None;
-    }
-    Some(Error::new(
-        codes::STDOUT_ANSWER,
-        format!(
-            "has no legacy line, and its stdout is its answer ({} write(s), the first at line {}: `{}`); --force would move it to stderr, where a caller such as `X=$(bash script.sh)` no longer finds it. Keep it with --keep-stdout (the answer stays before the document), or leave the script as it is",
-            analysis.answer.len(),
-            first.line,
-            first.text
-        ),
-    ))
+    options: &Options,
+) -> Option<crate::verdict::Refusal> {
+    let part = capture_part(path, analysis, &script.body, options);
+    // A library prints into the script that sources it, and a script written against the
+    // runtime (`skillmod_success`, …) prints its document: only another script's stdout is an
+    // answer.
+    let answer_exempt = matches!(part, Part::Library(_))
+        || memchr::memmem::find(&script.body, b"skillmod_").is_some();
+    let ask = crate::verdict::Ask {
+        mode: profile.mode,
+        keep_stdout: profile.keep_stdout,
+        legacy: !analysis.legacy.is_empty(),
+        force: options.force,
+        hosts_library: hosted.is_some(),
+        role_given: part != Part::Unknown,
+        answer_exempt,
+    };
+    crate::verdict::refusal(&crate::verdict::Facts::of(analysis, &script.body), &ask)
 }
 
 /// A script that already prints its document without the runtime (comment mode, or an
@@ -383,13 +379,13 @@ fn plan(
                     let skill = skill_of(&at);
                     let link = link(profile, runtime, analysis, &relative, &skill);
                     report.stdout_to_stderr = role == Role::Script && !profile.keep_stdout;
-                    capture::plan_capture_mode(
+                    Ok(capture::plan_capture_mode(
                         analysis,
                         &script.body,
                         &link,
                         role,
                         hosted.map(|h| h.success),
-                    )
+                    ))
                 }
                 None => Err(Error::new(
                     codes::INTERNAL_ERROR,

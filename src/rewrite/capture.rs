@@ -246,19 +246,15 @@ fn redirects_descriptor(root: tree_sitter::Node<'_>, source: &[u8], fd: &str) ->
     first
 }
 
-/// Plan capture mode for one script.
+/// Plan capture mode for one script, which the one verdict (`verdict::refusal`) lets migrate
+/// rewrite.
 pub fn plan_capture_mode(
     analysis: &Analysis,
     source: &[u8],
     link: &Link,
     role: Role,
     library: Option<bool>,
-) -> Result<Plan> {
-    if let Some((_, error)) = refusal(analysis, source)
-        .filter(|(_, e)| !(link.keep_stdout && e.code == codes::DESCRIPTOR_CLASH))
-    {
-        return Err(error);
-    }
+) -> Plan {
     let mut plan = Plan::default();
     record_legacy(&mut plan, analysis, source, role);
     chain_traps(&mut plan, analysis, source, role);
@@ -280,7 +276,7 @@ pub fn plan_capture_mode(
             None => insert_source_line(&mut plan, source, &source_line(link, need)),
         }
     }
-    Ok(plan)
+    plan
 }
 
 /// Each legacy statement becomes a recording one: the echo's name turns into the recorder

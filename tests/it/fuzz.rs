@@ -76,7 +76,10 @@ fn rewrites(parser: &mut BashParser, source: &[u8]) -> Vec<(&'static str, Vec<u8
         failure: &runtime.failure,
         skill_name: "s",
     };
-    if let Ok(plan) = capture::plan_capture_mode(&analysis, source, &link, Role::Script, None)
+    // Capture mode plans only what the one verdict lets migrate rewrite.
+    let facts = skillmod::verdict::Facts::of(&analysis, source);
+    if facts.capture.is_none()
+        && let plan = capture::plan_capture_mode(&analysis, source, &link, Role::Script, None)
         && let Ok(bytes) = rewrite::apply_checked(&plan, &analysis, source, parser)
     {
         out.push(("capture", bytes));

@@ -1,0 +1,272 @@
+//! One verdict: whether migrate may rewrite a script, decided once from what the analysis found
+//! and the resolved settings. migrate acts on it (the file is left as it is, with the refusal);
+//! check reports the same refusal as SKM008. Every refusal of a script that migrate would
+//! otherwise rewrite is decided here and nowhere else.
+
+use serde::{Deserialize, Serialize};
+
+use crate::analyze::Analysis;
+use crate::codes::{self, Code};
+use crate::domain::modes::Mode;
+use crate::domain::refusal::ADDED_SHEBANG;
+use crate::error::Error;
+
+/// What the verdict reads of one analysis. check caches it with the rest of a file's entry, so a
+/// cached file is judged as a fresh one is.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Facts {
+    /// The script is migrated already: it gets only its upkeep (a newer runtime), never capture
+    /// mode's rewrite.
+    pub already_migrated: bool,
+    /// Line and column where the script prints a JSON document of its own.
+    pub prints_json: Option<(usize, usize)>,
+    /// No shebang and no top-level `return`: only a selected script that sources it, or
+    /// `--skill-path`, says whether it runs on its own (`Analysis::role_unknown`).
+    pub role_unknown: bool,
+    /// Why capture mode's rewrite would change what the script does (reserved names, a computed
+    /// trap, descriptor 8, a captured legacy line): its line, code and message.
+    pub capture: Option<(usize, Code, String)>,
+    /// The script's stdout is its answer: how many writes, and the first one's line and text.
+    pub answer: Option<(usize, usize, String)>,
+}
+
+impl Facts {
+    /// The facts of `analysis` of `source`.
+    pub fn of(analysis: &Analysis, source: &[u8]) -> Facts {
+        Facts {
+            already_migrated: analysis.already_migrated,
+            prints_json: analysis.prints_json,
+            role_unknown: analysis.role_unknown(source),
+            capture: (!analysis.already_migrated)
+                .then(|| crate::rewrite::capture::refusal(analysis, source))
+                .flatten()
+                .map(|(line, e)| (line, e.code, e.message)),
+            answer: analysis
+                .answer
+                .first()
+                .map(|first| (analysis.answer.len(), first.line, first.text.clone())),
+        }
+    }
+}
+
+/// What is asked of migrate for one script, as the settings and the selection resolve it.
+#[derive(Debug, Clone, Copy)]
+pub struct Ask {
+    pub mode: Mode,
+    /// Capture mode leaves the other output on stdout (`--keep-stdout` or the setting).
+    pub keep_stdout: bool,
+    /// The script has legacy lines left to migrate (not suppressed).
+    pub legacy: bool,
+    /// `--force` puts the script under the contract even without a legacy line.
+    pub force: bool,
+    /// The script sources a library with legacy lines, so it gets the runtime for them.
+    pub hosts_library: bool,
+    /// Its role is given: it is sourced by a selected script, or named with `--skill-path`.
+    pub role_given: bool,
+    /// Its stdout may not be its answer: a library, or a script written against the runtime.
+    pub answer_exempt: bool,
+}
+
+/// Why migrate leaves a script as it is: the place, and the refusal with its code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub line: usize,
+    pub column: usize,
+    pub error: Error,
+    /// The refusal stands against capture mode's rewrite itself (a file migrate tried and
+    /// failed, as opposed to one it skips for what it is).
+    pub against_rewrite: bool,
+}
+
+/// The one verdict: None when migrate may rewrite the script, else why not.
+pub fn refusal(facts: &Facts, ask: &Ask) -> Option<Refusal> {
+    let rewrites = ask.legacy || ask.force || ask.hosts_library;
+    if !rewrites {
+        return None;
+    }
+    // A script that prints a document of its own would print two.
+    if let Some((line, column)) = facts.prints_json {
+        return Some(Refusal {
+            line,
+            column,
+            error: prints_json(line, column),
+            against_rewrite: false,
+        });
+    }
+    if ask.mode != Mode::Capture || facts.already_migrated {
+        return None;
+    }
+    // Nothing says whether it runs on its own or is sourced: neither role is given it.
+    if facts.role_unknown && !ask.role_given {
+        return Some(Refusal {
+            line: 1,
+            column: 1,
+            error: no_shebang(),
+            against_rewrite: false,
+        });
+    }
+    if let Some(answer) = facts
+        .answer
+        .as_ref()
+        .filter(|_| !ask.hosts_library && !ask.answer_exempt && !ask.keep_stdout)
+    {
+        return Some(Refusal {
+            line: answer.1,
+            column: 1,
+            error: stdout_answer(answer),
+            against_rewrite: false,
+        });
+    }
+    let (line, code, message) = facts
+        .capture
+        .as_ref()
+        .filter(|(_, code, _)| !(ask.keep_stdout && *code == codes::DESCRIPTOR_CLASH))?;
+    Some(Refusal {
+        line: *line,
+        column: 1,
+        error: Error::new(*code, message.clone()),
+        against_rewrite: true,
+    })
+}
+
+/// `PRINTS_JSON`: the script prints a JSON document of its own at `line:column`.
+fn prints_json(line: usize, column: usize) -> Error {
+    Error::new(
+        codes::PRINTS_JSON,
+        format!(
+            "line {line}:{column} already prints a JSON document on stdout, so migrating would print a second one; report through that document and drop the legacy lines, or suppress them with # skillmod: ignore[SKM001]"
+        ),
+    )
+}
+
+/// `NO_SHEBANG`: a script with no shebang that nothing marks as a library.
+fn no_shebang() -> Error {
+    Error::new(
+        codes::NO_SHEBANG,
+        format!(
+            "has no shebang, no selected script sources it, and it does not return at top level: it may be a script run as `bash FILE` or a library sourced from elsewhere, so it is left as it is (taken as a library, its result lines would print nothing when it runs on its own). If it runs on its own, give it a shebang (`{ADDED_SHEBANG}`) or name it with --skill-path FILE (migrate then writes that shebang); if it is a library, select the script that sources it too"
+        ),
+    )
+}
+
+/// `STDOUT_ANSWER`: `--force` would give a script with no legacy line the runtime, which moves
+/// its stdout to stderr, where the script's stdout is its answer.
+fn stdout_answer((writes, line, text): &(usize, usize, String)) -> Error {
+    Error::new(
+        codes::STDOUT_ANSWER,
+        format!(
+            "has no legacy line, and its stdout is its answer ({writes} write(s), the first at line {line}: `{text}`); --force would move it to stderr, where a caller such as `X=$(bash script.sh)` no longer finds it. Keep it with --keep-stdout (the answer stays before the document), or leave the script as it is"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(mode: Mode) -> Ask {
+        Ask {
+            mode,
+            keep_stdout: false,
+            legacy: true,
+            force: false,
+            hosts_library: false,
+            role_given: false,
+            answer_exempt: false,
+        }
+    }
+
+    fn code(facts: &Facts, ask: &Ask) -> Option<&'static str> {
+        refusal(facts, ask).map(|r| r.error.code.code)
+    }
+
+    #[test]
+    fn a_script_with_nothing_to_rewrite_is_never_refused() {
+        let facts = Facts {
+            prints_json: Some((3, 1)),
+            role_unknown: true,
+            ..Facts::default()
+        };
+        let nothing = Ask {
+            legacy: false,
+            ..ask(Mode::Capture)
+        };
+        assert_eq!(code(&facts, &nothing), None);
+        let forced = Ask {
+            force: true,
+            ..nothing
+        };
+        assert_eq!(code(&facts, &forced), Some("PRINTS_JSON"));
+    }
+
+    #[test]
+    fn a_document_of_its_own_is_refused_in_both_modes_and_only_capture_mode_refuses_the_rest() {
+        let facts = Facts {
+            prints_json: Some((3, 1)),
+            ..Facts::default()
+        };
+        assert_eq!(code(&facts, &ask(Mode::Comment)), Some("PRINTS_JSON"));
+        let facts = Facts {
+            role_unknown: true,
+            capture: Some((2, codes::NAME_CLASH, "clash".into())),
+            ..Facts::default()
+        };
+        assert_eq!(code(&facts, &ask(Mode::Comment)), None);
+        assert_eq!(code(&facts, &ask(Mode::Capture)), Some("NO_SHEBANG"));
+        let given = Ask {
+            role_given: true,
+            ..ask(Mode::Capture)
+        };
+        assert_eq!(code(&facts, &given), Some("NAME_CLASH"));
+        let migrated = Facts {
+            already_migrated: true,
+            ..facts
+        };
+        assert_eq!(code(&migrated, &given), None);
+    }
+
+    #[test]
+    fn descriptor_8_is_refused_unless_stdout_is_kept() {
+        let facts = Facts {
+            capture: Some((4, codes::DESCRIPTOR_CLASH, "fd 8".into())),
+            ..Facts::default()
+        };
+        let refused = refusal(&facts, &ask(Mode::Capture)).expect("refused");
+        assert_eq!((refused.line, refused.against_rewrite), (4, true));
+        let kept = Ask {
+            keep_stdout: true,
+            ..ask(Mode::Capture)
+        };
+        assert_eq!(code(&facts, &kept), None);
+    }
+
+    #[test]
+    fn a_forced_script_whose_stdout_is_its_answer_is_refused_unless_exempt_or_kept() {
+        let facts = Facts {
+            answer: Some((2, 5, "echo \"$TYPE\"".into())),
+            ..Facts::default()
+        };
+        let forced = Ask {
+            legacy: false,
+            force: true,
+            ..ask(Mode::Capture)
+        };
+        assert_eq!(code(&facts, &forced), Some("STDOUT_ANSWER"));
+        for allowed in [
+            Ask {
+                keep_stdout: true,
+                ..forced
+            },
+            Ask {
+                answer_exempt: true,
+                ..forced
+            },
+            Ask {
+                hosts_library: true,
+                ..forced
+            },
+        ] {
+            assert_eq!(code(&facts, &allowed), None);
+        }
+    }
+}
