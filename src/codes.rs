@@ -74,6 +74,18 @@ impl serde::Serialize for Code {
     }
 }
 
+/// Read back (check's cache) by name: a name the catalogue does not hold is an error.
+impl<'de> serde::Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        CODES
+            .iter()
+            .find(|c| c.code == name)
+            .copied()
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown code {name}")))
+    }
+}
+
 /// Declares each code once: a constant named as the code (so a code that is not catalogued does
 /// not compile), and `CODES`, every one in the order written (sorted by area, then by code).
 macro_rules! catalogue {
