@@ -142,7 +142,14 @@ pub fn parse_output(stdout: &str, options: &ParseOptions) -> Result<Parsed, Cont
                 return found(json_document(stdout)?, Protocol::Json);
             }
             if let Some(stray) = stray_document(stdout) {
-                return Err(stray);
+                // Legacy lines around an object that is no contract document (an API reply, a
+                // config a log quotes) are a legacy skill's output, as check and migrate read it.
+                let quoted = first_object(stdout)
+                    .is_some_and(|(_, _, object)| !object.contains_key("success"))
+                    && legacy_text::parse(stdout, 0.0, options.vocabulary, None).is_ok();
+                if !quoted {
+                    return Err(stray);
+                }
             }
             found(legacy(stdout, options)?, Protocol::Legacy)
         }
@@ -171,9 +178,8 @@ fn legacy(stdout: &str, options: &ParseOptions) -> Result<Value, ContractError> 
     )
 }
 
-/// `STRAY_OUTPUT` when the text holds one JSON object (starting a line) with other text before
-/// or after it: the skill printed its document and something else on stdout.
-fn stray_document(text: &str) -> Option<ContractError> {
+/// The first JSON object that starts a line (after indentation): its byte range and fields.
+fn first_object(text: &str) -> Option<(usize, usize, serde_json::Map<String, Value>)> {
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let indent = line.len() - line.trim_start().len();
@@ -181,34 +187,40 @@ fn stray_document(text: &str) -> Option<ContractError> {
             let start = offset + indent;
             let mut documents =
                 serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-            if let Some(Ok(Value::Object(_))) = documents.next() {
-                let end = start + documents.byte_offset();
-                let before = !text[..start].trim().is_empty();
-                let after = !text[end..].trim().is_empty();
-                if !(before || after) {
-                    return None;
-                }
-                let (stray_at, place) = if before {
-                    (text.len() - text.trim_start().len(), "before")
-                } else {
-                    (
-                        end + (text[end..].len() - text[end..].trim_start().len()),
-                        "after",
-                    )
-                };
-                return Some(ContractError::new(
-                    codes::STRAY_OUTPUT,
-                    format!(
-                        "stdout holds one JSON document (bytes {start}..{end}) and other text {place} it, from byte {stray_at}; \
-                         print only the document on stdout: send the other text to stderr (>&2)"
-                    ),
-                    json!({ "document_start": start, "document_end": end, "stray_offset": stray_at }),
-                ));
+            if let Some(Ok(Value::Object(object))) = documents.next() {
+                return Some((start, start + documents.byte_offset(), object));
             }
         }
         offset += line.len();
     }
     None
+}
+
+/// `STRAY_OUTPUT` when the text holds one JSON object (starting a line) with other text before
+/// or after it: the skill printed its document and something else on stdout.
+fn stray_document(text: &str) -> Option<ContractError> {
+    let (start, end, _) = first_object(text)?;
+    let before = !text[..start].trim().is_empty();
+    let after = !text[end..].trim().is_empty();
+    if !(before || after) {
+        return None;
+    }
+    let (stray_at, place) = if before {
+        (text.len() - text.trim_start().len(), "before")
+    } else {
+        (
+            end + (text[end..].len() - text[end..].trim_start().len()),
+            "after",
+        )
+    };
+    Some(ContractError::new(
+        codes::STRAY_OUTPUT,
+        format!(
+            "stdout holds one JSON document (bytes {start}..{end}) and other text {place} it, from byte {stray_at}; \
+             print only the document on stdout: send the other text to stderr (>&2)"
+        ),
+        json!({ "document_start": start, "document_end": end, "stray_offset": stray_at }),
+    ))
 }
 
 fn malformed(e: &serde_json::Error, protocol: &str) -> ContractError {

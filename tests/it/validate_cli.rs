@@ -175,6 +175,39 @@ fn stray_text_around_one_document_is_named_with_its_offset() {
     }
 }
 
+/// A legacy skill that prints a JSON object among its lines (an API reply, a config it shows) is
+/// read as the legacy output check and migrate see, not as a document with stray text; a
+/// contract document among the same lines is still stray, and strict reading takes neither.
+#[test]
+fn legacy_lines_around_a_quoted_json_object_are_legacy_output() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let read = |stdout: &str, extra: &[&str]| {
+        let out = run_with_stdin(
+            skillmod(tmp.path())
+                .args(["validate", "--format", "json", "-"])
+                .args(extra),
+            stdout.as_bytes(),
+        );
+        let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+        (out.status.code(), report["results"][0].clone())
+    };
+    let quoted = "Created: notes.md\n{\"id\": 7, \"state\": \"open\"}\nSUCCESS\n";
+    let (status, result) = read(quoted, &[]);
+    assert_eq!(status, Some(0), "{result}");
+    assert_eq!(result["parse_method"], "legacy", "{result}");
+    assert_eq!(result["value"]["deliverables"], serde_json::json!(["notes.md"]), "{result}");
+    let (status, result) = read(quoted, &["--strict"]);
+    assert_eq!(status, Some(1), "{result}");
+    // The contract's own document among legacy lines: stray text, as before.
+    let doc = "Created: notes.md\n{\"success\": true, \"confidence\": 0.9}\nSUCCESS\n";
+    let (status, result) = read(doc, &[]);
+    assert_eq!(status, Some(1), "{result}");
+    assert_eq!(result["errors"][0]["code"], "STRAY_OUTPUT", "{result}");
+    // No legacy line around the object: still stray.
+    let (_, result) = read("Generating...\n{\"id\": 7}\n", &[]);
+    assert_eq!(result["errors"][0]["code"], "STRAY_OUTPUT", "{result}");
+}
+
 #[test]
 fn run_kills_a_skill_after_the_timeout() {
     let tmp = tempfile::tempdir().expect("tmp");
