@@ -8,6 +8,8 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Node, Tree};
 
+use super::redirects::redirects_stdout;
+
 /// Why a command's stdout does not reach the script's stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NotStdout {
@@ -649,67 +651,6 @@ fn assigns_only(command: Node<'_>, source: &[u8]) -> bool {
     invocation(command, source)
         .and_then(|i| i.arguments(command).first().copied())
         .is_some_and(|first| source[first.byte_range()].starts_with(b"-v"))
-}
-
-/// True when one of the node's own redirects sends file descriptor 1 elsewhere.
-pub(super) fn redirects_stdout(node: Node<'_>, source: &[u8]) -> bool {
-    let mut cursor = node.walk();
-    node.children(&mut cursor)
-        .any(|child| child.kind() == "file_redirect" && file_redirect_touches_stdout(child, source))
-}
-
-fn file_redirect_touches_stdout(redirect: Node<'_>, source: &[u8]) -> bool {
-    let mut descriptor: Option<&[u8]> = None;
-    let mut operator = "";
-    let mut destination = None;
-    let mut cursor = redirect.walk();
-    for child in redirect.children(&mut cursor) {
-        if child.kind() == "file_descriptor" {
-            descriptor = Some(&source[child.start_byte()..child.end_byte()]);
-        } else if !child.is_named() && operator.is_empty() {
-            operator = child.kind();
-        } else if child.is_named() && destination.is_none() {
-            destination = Some(child);
-        }
-    }
-    // `echo x 0</dev/null`: tree-sitter-bash can read the descriptor as the command's last
-    // argument, written against the operator; bash reads it as the descriptor.
-    if descriptor.is_none() {
-        let start = redirect.start_byte();
-        let digits = source[..start]
-            .iter()
-            .rev()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        let after_blank = start > digits && source[start - digits - 1].is_ascii_whitespace();
-        if digits > 0 && after_blank {
-            descriptor = Some(&source[start - digits..start]);
-        }
-    }
-    let moves = match descriptor {
-        Some(b"1") => true,
-        Some(_) => false,
-        None => matches!(operator, ">" | ">>" | ">|" | "&>" | "&>>" | ">&" | ">&-"),
-    };
-    moves && !destination.is_some_and(|d| is_stdout_itself(operator, d, source))
-}
-
-/// A destination that is descriptor 1 itself (`>&1`, `>/dev/stdout`, `>/proc/self/fd/1`): the
-/// output stays where it was.
-fn is_stdout_itself(operator: &str, destination: Node<'_>, source: &[u8]) -> bool {
-    let Some(target) = super::words::word_value(destination, source).as_literal() else {
-        return false;
-    };
-    match operator {
-        ">&" => target == "1",
-        ">" | ">>" | ">|" | "&>" | "&>>" => {
-            matches!(
-                target.as_str(),
-                "/dev/stdout" | "/proc/self/fd/1" | "/dev/fd/1"
-            )
-        }
-        _ => false,
-    }
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub mod misreads;
 pub mod out_of_reach;
 pub mod parser;
 pub mod prefilter;
+pub mod redirects;
 pub mod runtime_link;
 pub mod shell;
 pub mod suppress;
@@ -698,7 +699,7 @@ fn opens_json_heredoc(cat: Node<'_>, source: &[u8]) -> bool {
                         && node_text(start, source).trim_matches(['\'', '"', '\\', '-'])
                             == BLOCK_DELIMITER
                 })
-                && !context::redirects_stdout(r, source)
+                && !redirects::redirects_stdout(r, source)
         })
 }
 

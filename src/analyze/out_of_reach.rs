@@ -102,7 +102,7 @@ fn form_around(
             "heredoc_body" => {
                 // `cat <<EOF > FILE`: tree-sitter-bash hangs the file redirect on the heredoc.
                 let redirect = ancestor.parent()?;
-                if super::context::redirects_stdout(redirect, source) {
+                if super::redirects::redirects_stdout(redirect, source) {
                     return None;
                 }
                 let command = redirect

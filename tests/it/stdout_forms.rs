@@ -420,3 +420,31 @@ fn a_function_piped_into_tee_is_a_note_not_a_silent_pass() {
     assert_eq!(notes, ["s/execute.sh:3:9"], "{text}");
     assert!(text.contains("piped into `tee`"), "{text}");
 }
+
+#[test]
+fn redirections_that_leave_stdout_are_no_legacy_lines() {
+    // Read left to right, as the shell runs them: each of these sends descriptor 1 to stderr or
+    // a file, so bash prints nothing on stdout and check finds nothing.
+    for line in [
+        "echo SUCCESS >&2 2>&1",
+        "echo SUCCESS 1>&2",
+        ">&2 echo SUCCESS",
+        "echo SUCCESS 9>&1 >&2",
+        "echo SUCCESS 9>&2 >&9",
+        "echo SUCCESS &>log.txt",
+        "echo SUCCESS >&1 >&2",
+        "time echo SUCCESS >&2",
+        "exec echo SUCCESS >&2",
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let skill = tmp.path().join("s");
+        let script = format!("#!/bin/bash\n{line}\n");
+        write_script(&skill, "execute.sh", script.as_bytes());
+        let ran = run(std::process::Command::new("bash")
+            .arg("execute.sh")
+            .current_dir(&skill));
+        assert_eq!(stdout(&ran), "", "{line}");
+        let check = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+        assert_eq!(check.status.code(), Some(0), "{line}: {}", stdout(&check));
+    }
+}
