@@ -22,7 +22,7 @@ use crate::fsio::{STATE_DIR, limited};
 const MAX_ENTRIES: usize = 200_000;
 /// Bumped when the stored shape or the analysis changes, so old caches are dropped rather than
 /// misread or trusted.
-const FORMAT: &str = "16";
+const FORMAT: &str = "17";
 /// The cache file's name in its folder.
 const FILE_NAME: &str = "check.bin";
 
@@ -63,6 +63,8 @@ pub struct Entry {
     pub runtime: Runtime,
     /// Line and column where the script prints a JSON document of its own.
     pub prints_json: Option<(usize, usize)>,
+    /// Line and column of a legacy line printed through `exec`, which both modes refuse.
+    pub exec_legacy: Option<(usize, usize)>,
     /// Why capture mode would refuse the script as it is: line, code, message.
     pub capture_refusal: Option<(usize, String, String)>,
     /// The files the script sources (`.`/`source` with a literal path), with their lines,

@@ -719,6 +719,7 @@ fn entry_of(analysis: analyze::Analysis, body: &[u8]) -> cache::Entry {
             .collect(),
         mentions_suppression: analyze::suppress::Suppressions::may_occur(body),
         prints_json: analysis.prints_json,
+        exec_legacy: analysis.exec_legacy,
         out_of_reach: analysis.out_of_reach,
         capture_refusal,
         // Off the tree just parsed: no second parse.
@@ -880,6 +881,14 @@ fn migrate_refusal(
             column,
             said(crate::domain::refusal::prints_json_refusal(line, column)),
         )),
+        // The shell ends at the `exec`: no mode can print the document after it.
+        _ if entry.exec_legacy.is_some() => entry.exec_legacy.map(|(line, column)| {
+            (
+                line,
+                column,
+                said(crate::domain::refusal::exec_refusal(line, column)),
+            )
+        }),
         // Nothing says whether it runs on its own or is sourced.
         _ if capture
             && !entry.legacy.is_empty()

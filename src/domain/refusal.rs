@@ -33,6 +33,17 @@ pub fn prints_json_refusal(line: usize, column: usize) -> Error {
     )
 }
 
+/// Why a script whose legacy line is printed by `exec echo …` is not migrated, in either mode
+/// (check reports the same as SKM008): the shell ends there, so no document can follow it.
+pub fn exec_refusal(line: usize, column: usize) -> Error {
+    Error::new(
+        codes::EXEC_REPLACES_SHELL,
+        format!(
+            "line {line}:{column} prints a legacy line through `exec`, which replaces the shell: nothing after it runs, so the JSON document cannot be printed after it, and a rewrite without `exec` would run the rest of the script. Print the line without `exec` and put `exit` after it, then migrate again"
+        ),
+    )
+}
+
 /// Why a file that is not a shell script is left alone (check says the same).
 pub fn not_shell() -> Error {
     Error::new(

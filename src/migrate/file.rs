@@ -11,7 +11,9 @@ use crate::analyze::{
     runtime_link,
 };
 use crate::domain::modes::{Mode, Placement};
-use crate::domain::refusal::{ErrorEntry, no_shebang_refusal, not_shell, prints_json_refusal};
+use crate::domain::refusal::{
+    ErrorEntry, exec_refusal, no_shebang_refusal, not_shell, prints_json_refusal,
+};
 use crate::domain::rules;
 use crate::error::Error;
 use crate::fsio::backup::Backups;
@@ -247,6 +249,10 @@ fn gate(
     };
     if let Some(failure) = analysis.parse_failure() {
         return stop(report, Status::Skipped, failure.refusal());
+    }
+    // The shell ends at an `exec`'s command: no document can follow it, in either mode.
+    if let Some((line, column)) = analysis.exec_legacy {
+        return stop(report, Status::Skipped, exec_refusal(line, column));
     }
     if analysis.legacy.is_empty() && !options.force && hosted.is_none() && upkeep.is_none() {
         report.status = Status::NoLegacy;
