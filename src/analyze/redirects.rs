@@ -6,27 +6,42 @@ use std::collections::HashMap;
 
 use tree_sitter::Node;
 
-/// What each descriptor points at, as far as the script's text tells: the script's own stdout or
-/// not (a file, stderr, a closed descriptor, a target computed at run time).
+/// Where a descriptor points, as far as the command's own text tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Points {
+    /// The script's stdout.
+    Stdout,
+    /// A file, stderr, or nothing (closed).
+    Elsewhere,
+    /// A descriptor the script may have opened earlier (`exec 3>&1` … `>&3`), or one computed
+    /// at run time (`>&$fd`): it may be stdout.
+    Unknown,
+}
+
+/// What each descriptor points at.
 struct Table {
-    stdout: HashMap<u32, bool>,
+    points: HashMap<u32, Points>,
 }
 
 impl Table {
     fn new() -> Table {
         Table {
-            stdout: HashMap::new(),
+            points: HashMap::new(),
         }
     }
 
-    /// Only descriptor 1 starts on the script's stdout; one the script opened earlier
-    /// (`exec 3>&1`) is not followed.
-    fn get(&self, fd: u32) -> bool {
-        self.stdout.get(&fd).copied().unwrap_or(fd == 1)
+    /// Descriptor 1 starts on the script's stdout, 0 and 2 elsewhere; any other one was opened
+    /// before the command, where this table does not look.
+    fn get(&self, fd: u32) -> Points {
+        self.points.get(&fd).copied().unwrap_or(match fd {
+            1 => Points::Stdout,
+            0 | 2 => Points::Elsewhere,
+            _ => Points::Unknown,
+        })
     }
 
-    fn set(&mut self, fd: u32, on_stdout: bool) {
-        self.stdout.insert(fd, on_stdout);
+    fn set(&mut self, fd: u32, points: Points) {
+        self.points.insert(fd, points);
     }
 
     /// Apply one `file_redirect` node.
@@ -48,7 +63,7 @@ impl Table {
             }
             ">&" | "<&" => self.duplicate(fd, descriptor.is_some(), input, literal.as_deref()),
             // `<FILE`, `>&-`, `<&-`, and whatever else: the descriptor no longer prints here.
-            _ => self.set(fd, false),
+            _ => self.set(fd, Points::Elsewhere),
         }
     }
 
@@ -56,11 +71,12 @@ impl Table {
     /// itself), `N>&-` (closed), `>&FILE` (both 1 and 2 to FILE).
     fn duplicate(&mut self, fd: u32, numbered: bool, input: bool, target: Option<&str>) {
         let Some(target) = target else {
-            self.set(fd, false);
+            // Computed at run time (`>&$fd`): it may name any descriptor.
+            self.set(fd, Points::Unknown);
             return;
         };
         if target == "-" {
-            self.set(fd, false);
+            self.set(fd, Points::Elsewhere);
             return;
         }
         let (digits, moved) = match target.strip_suffix('-') {
@@ -71,7 +87,7 @@ impl Table {
             Ok(from) if digits.bytes().all(|b| b.is_ascii_digit()) => {
                 self.set(fd, self.get(from));
                 if moved && from != fd {
-                    self.set(from, false);
+                    self.set(from, Points::Elsewhere);
                 }
             }
             // bash reads `>&WORD` without a descriptor as `&>WORD`; with one, it is an error.
@@ -80,15 +96,15 @@ impl Table {
                 self.set(1, to);
                 self.set(2, to);
             }
-            _ => self.set(fd, false),
+            _ => self.set(fd, Points::Elsewhere),
         }
     }
 
-    /// Whether opening the file `path` writes where one of the table's descriptors points:
+    /// Where opening the file `path` writes: where one of the table's descriptors points for
     /// `/dev/stdout`, `/dev/fd/N` and `/proc/self/fd/N` name the descriptor as it is now.
-    fn file(&self, path: Option<&str>) -> bool {
+    fn file(&self, path: Option<&str>) -> Points {
         let Some(path) = path else {
-            return false;
+            return Points::Elsewhere;
         };
         let fd = match path {
             "/dev/stdout" => Some(1),
@@ -99,7 +115,7 @@ impl Table {
                 .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
                 .and_then(|n| n.parse::<u32>().ok()),
         };
-        fd.is_some_and(|fd| self.get(fd))
+        fd.map_or(Points::Elsewhere, |fd| self.get(fd))
     }
 }
 
@@ -185,18 +201,19 @@ fn redirect_list(node: Node<'_>) -> Vec<Node<'_>> {
     list
 }
 
-/// True when, after the node's redirections, descriptor 1 no longer points at the script's
-/// stdout.
-pub(crate) fn redirects_stdout(node: Node<'_>, source: &[u8]) -> bool {
-    let list = redirect_list(node);
-    if list.is_empty() {
-        return false;
-    }
+/// Where descriptor 1 points after the node's redirections.
+pub(crate) fn stdout_after(node: Node<'_>, source: &[u8]) -> Points {
     let mut table = Table::new();
-    for redirect in list {
+    for redirect in redirect_list(node) {
         table.apply(redirect, source);
     }
-    !table.get(1)
+    table.get(1)
+}
+
+/// True when, after the node's redirections, descriptor 1 may no longer point at the script's
+/// stdout.
+pub(crate) fn redirects_stdout(node: Node<'_>, source: &[u8]) -> bool {
+    stdout_after(node, source) != Points::Stdout
 }
 
 #[cfg(test)]
@@ -256,6 +273,26 @@ mod tests {
             "echo x >/dev/stderr",
         ] {
             assert!(!keeps_stdout(moved), "{moved} does not print on stdout");
+        }
+    }
+
+    #[test]
+    fn a_descriptor_opened_before_the_command_may_be_stdout() {
+        let mut parser = crate::analyze::BashParser::new().expect("parser");
+        for (script, points) in [
+            ("echo x >&3", Points::Unknown),
+            ("echo x >&$fd", Points::Unknown),
+            ("echo x >/dev/fd/4", Points::Unknown),
+            ("echo x 3>/dev/null >&3", Points::Elsewhere),
+            ("echo x 3>&1 >&3", Points::Stdout),
+        ] {
+            let tree = parser.parse(script.as_bytes()).expect("parse");
+            let statement = tree.root_node().named_child(0).expect("a statement");
+            assert_eq!(
+                stdout_after(statement, script.as_bytes()),
+                points,
+                "{script}"
+            );
         }
     }
 }

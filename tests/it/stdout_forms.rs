@@ -495,3 +495,26 @@ fn redirections_that_leave_stdout_are_no_legacy_lines() {
         assert_eq!(check.status.code(), Some(0), "{line}: {}", stdout(&check));
     }
 }
+
+#[test]
+fn a_line_written_to_a_descriptor_opened_earlier_is_a_note() {
+    // `exec 3>&1 >&2` keeps stdout on 3: the line written there is printed on stdout, but which
+    // descriptor is stdout is decided at run time, where one command's redirections do not say.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let skill = tmp.path().join("s");
+    write_script(
+        &skill,
+        "execute.sh",
+        b"#!/bin/bash\nexec 3>&1 >&2\ntouch out.txt\necho \"Created: out.txt\" >&3\n",
+    );
+    let (printed, _) = run_skill("bash", &skill);
+    assert_eq!(printed, "Created: out.txt\n");
+    let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
+    let text = stdout(&verbose);
+    assert_eq!(verbose.status.code(), Some(0), "{text}");
+    assert_eq!(note_places(&text), ["s/execute.sh:4:7"], "{text}");
+    assert!(
+        text.contains("a descriptor the script opened earlier"),
+        "{text}"
+    );
+}
