@@ -20,6 +20,8 @@ pub struct Facts {
     pub already_migrated: bool,
     /// Line and column where the script prints a JSON document of its own.
     pub prints_json: Option<(usize, usize)>,
+    /// Line and column of a legacy line printed through `exec`, which ends the shell there.
+    pub exec_legacy: Option<(usize, usize)>,
     /// No shebang and no top-level `return`: only a selected script that sources it, or
     /// `--skill-path`, says whether it runs on its own (`Analysis::role_unknown`).
     pub role_unknown: bool,
@@ -36,6 +38,7 @@ impl Facts {
         Facts {
             already_migrated: analysis.already_migrated,
             prints_json: analysis.prints_json,
+            exec_legacy: analysis.exec_legacy,
             role_unknown: analysis.role_unknown(source),
             capture: (!analysis.already_migrated)
                 .then(|| crate::rewrite::capture::refusal(analysis, source))
@@ -93,6 +96,15 @@ pub fn refusal(facts: &Facts, ask: &Ask) -> Option<Refusal> {
             against_rewrite: false,
         });
     }
+    // The shell ends at the `exec`: no mode can print the document after it.
+    if let Some((line, column)) = facts.exec_legacy {
+        return Some(Refusal {
+            line,
+            column,
+            error: exec_replaces_shell(line, column),
+            against_rewrite: false,
+        });
+    }
     if ask.mode != Mode::Capture || facts.already_migrated {
         return None;
     }
@@ -135,6 +147,16 @@ fn prints_json(line: usize, column: usize) -> Error {
         codes::PRINTS_JSON,
         format!(
             "line {line}:{column} already prints a JSON document on stdout, so migrating would print a second one; report through that document and drop the legacy lines, or suppress them with # skillmod: ignore[SKM001]"
+        ),
+    )
+}
+
+/// `EXEC_REPLACES_SHELL`: a legacy line printed by `exec echo …` at `line:column`.
+fn exec_replaces_shell(line: usize, column: usize) -> Error {
+    Error::new(
+        codes::EXEC_REPLACES_SHELL,
+        format!(
+            "line {line}:{column} prints a legacy line through `exec`, which replaces the shell: nothing after it runs, so the JSON document cannot be printed after it, and a rewrite without `exec` would run the rest of the script. Print the line without `exec` and put `exit` after it, then migrate again"
         ),
     )
 }

@@ -8,6 +8,8 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Node, Tree};
 
+use super::redirects::redirects_stdout;
+
 /// Why a command's stdout does not reach the script's stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NotStdout {
@@ -586,17 +588,22 @@ pub(crate) fn command_name_bytes<'s>(command: Node<'_>, source: &'s [u8]) -> Opt
     (word.kind() == "word").then(|| &source[word.start_byte()..word.end_byte()])
 }
 
-/// What a command runs, seen through `command` and `builtin` (`command -p echo`, `builtin echo`,
-/// `command -- echo`), through quoting of its name (`"echo"`, `\echo`) and through the usual paths
-/// of the utilities the analysis reads (`/bin/echo`, `/usr/bin/printf`, `/usr/bin/tee`).
+/// What a command runs, seen through `command`, `builtin`, `time` and `exec` (`command -p echo`,
+/// `builtin echo`, `command -- echo`, `time -p echo`, `exec -a x echo`), through quoting of its
+/// name (`"echo"`, `\echo`) and through the usual paths of the utilities the analysis reads
+/// (`/bin/echo`, `/usr/bin/printf`, `/usr/bin/tee`).
 #[derive(Debug, Clone)]
 pub(crate) struct Invocation<'t> {
     /// The utility's name: `echo` for all of `echo`, `command echo`, `"echo"` and `/bin/echo`.
     pub name: String,
     /// The word that names it; the utility's arguments are the words after it.
     pub word: Node<'t>,
-    /// A program run by its path (GNU echo reads flags as bash's echo does, in any script).
+    /// The utility reads its flags as bash's does, in any script: a program run by its path, or
+    /// through `exec`, or through `time` (in sh, `/usr/bin/time`, which runs the program; in
+    /// bash, the builtin). GNU echo and bash's echo agree.
     pub external: bool,
+    /// Run through `exec`: the shell is replaced, nothing after the command runs.
+    pub replaces_shell: bool,
 }
 
 impl<'t> Invocation<'t> {
@@ -610,6 +617,19 @@ impl<'t> Invocation<'t> {
     }
 }
 
+/// A word that runs the command after it: `command`, `builtin`, `time`, `exec`.
+const PREFIXES: [&str; 4] = ["command", "builtin", "time", "exec"];
+
+/// Whether `flag` is an option of `prefix` that it reads before the command it runs (`exec -a
+/// NAME` is handled apart: it takes a value).
+fn prefix_option(prefix: &str, flag: &str) -> bool {
+    match prefix {
+        "command" | "time" => flag == "-p",
+        "exec" => flag.len() > 1 && flag[1..].bytes().all(|b| b == b'c' || b == b'l'),
+        _ => false,
+    }
+}
+
 /// The utility a command runs (see [`Invocation`]); `command -v NAME` runs `command` itself.
 pub(crate) fn invocation<'t>(command: Node<'t>, source: &[u8]) -> Option<Invocation<'t>> {
     let literal = |n: Node<'_>| super::words::word_value(n, source).as_literal();
@@ -617,15 +637,30 @@ pub(crate) fn invocation<'t>(command: Node<'t>, source: &[u8]) -> Option<Invocat
     let mut name = literal(word)?;
     let mut cursor = command.walk();
     let mut arguments = command.children_by_field_name("argument", &mut cursor);
-    while matches!(name.as_str(), "command" | "builtin") {
+    let (mut through_program, mut replaces_shell) = (false, false);
+    while PREFIXES.contains(&name.as_str()) {
         let prefix = std::mem::take(&mut name);
+        let mut value_next = false;
         let next = arguments.find(|a| {
-            let text = literal(*a);
-            !(text.as_deref() == Some("--")
-                || (prefix == "command" && text.as_deref() == Some("-p")))
+            if std::mem::take(&mut value_next) {
+                return false;
+            }
+            match literal(*a).as_deref() {
+                Some("--") => false,
+                Some("-a") if prefix == "exec" => {
+                    value_next = true;
+                    false
+                }
+                Some(flag) => !(flag.starts_with('-') && prefix_option(&prefix, flag)),
+                None => true,
+            }
         });
         match next.and_then(|a| literal(a).map(|t| (a, t))) {
-            Some((inner, utility)) if !utility.starts_with('-') => (word, name) = (inner, utility),
+            Some((inner, utility)) if !utility.starts_with('-') => {
+                through_program |= matches!(prefix.as_str(), "time" | "exec");
+                replaces_shell |= prefix == "exec";
+                (word, name) = (inner, utility);
+            }
             _ => {
                 name = prefix;
                 break;
@@ -638,9 +673,10 @@ pub(crate) fn invocation<'t>(command: Node<'t>, source: &[u8]) -> Option<Invocat
         .filter(|base| matches!(*base, "echo" | "printf" | "cat" | "tee"))
         .map(str::to_string);
     Some(Invocation {
-        external: external.is_some(),
+        external: external.is_some() || through_program,
         name: external.unwrap_or(name),
         word,
+        replaces_shell,
     })
 }
 
@@ -651,70 +687,33 @@ fn assigns_only(command: Node<'_>, source: &[u8]) -> bool {
         .is_some_and(|first| source[first.byte_range()].starts_with(b"-v"))
 }
 
-/// True when one of the node's own redirects sends file descriptor 1 elsewhere.
-pub(super) fn redirects_stdout(node: Node<'_>, source: &[u8]) -> bool {
-    let mut cursor = node.walk();
-    node.children(&mut cursor)
-        .any(|child| child.kind() == "file_redirect" && file_redirect_touches_stdout(child, source))
-}
-
-fn file_redirect_touches_stdout(redirect: Node<'_>, source: &[u8]) -> bool {
-    let mut descriptor: Option<&[u8]> = None;
-    let mut operator = "";
-    let mut destination = None;
-    let mut cursor = redirect.walk();
-    for child in redirect.children(&mut cursor) {
-        if child.kind() == "file_descriptor" {
-            descriptor = Some(&source[child.start_byte()..child.end_byte()]);
-        } else if !child.is_named() && operator.is_empty() {
-            operator = child.kind();
-        } else if child.is_named() && destination.is_none() {
-            destination = Some(child);
-        }
-    }
-    // `echo x 0</dev/null`: tree-sitter-bash can read the descriptor as the command's last
-    // argument, written against the operator; bash reads it as the descriptor.
-    if descriptor.is_none() {
-        let start = redirect.start_byte();
-        let digits = source[..start]
-            .iter()
-            .rev()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        let after_blank = start > digits && source[start - digits - 1].is_ascii_whitespace();
-        if digits > 0 && after_blank {
-            descriptor = Some(&source[start - digits..start]);
-        }
-    }
-    let moves = match descriptor {
-        Some(b"1") => true,
-        Some(_) => false,
-        None => matches!(operator, ">" | ">>" | ">|" | "&>" | "&>>" | ">&" | ">&-"),
-    };
-    moves && !destination.is_some_and(|d| is_stdout_itself(operator, d, source))
-}
-
-/// A destination that is descriptor 1 itself (`>&1`, `>/dev/stdout`, `>/proc/self/fd/1`): the
-/// output stays where it was.
-fn is_stdout_itself(operator: &str, destination: Node<'_>, source: &[u8]) -> bool {
-    let Some(target) = super::words::word_value(destination, source).as_literal() else {
-        return false;
-    };
-    match operator {
-        ">&" => target == "1",
-        ">" | ">>" | ">|" | "&>" | "&>>" => {
-            matches!(
-                target.as_str(),
-                "/dev/stdout" | "/proc/self/fd/1" | "/dev/fd/1"
-            )
-        }
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_and_exec_run_the_command_after_their_options() {
+        let mut parser = crate::analyze::BashParser::new().expect("parser");
+        for (script, name, ends_shell) in [
+            ("time echo x", "echo", false),
+            ("time -p echo x", "echo", false),
+            ("exec echo x", "echo", true),
+            ("exec -a name echo x", "echo", true),
+            ("exec -cl -- printf x", "printf", true),
+            ("command exec echo x", "echo", true),
+            ("exec -a", "exec", false),
+            ("time -o log echo x", "time", false),
+        ] {
+            let tree = parser.parse(script.as_bytes()).expect("parse");
+            let command = tree.root_node().named_child(0).expect("command");
+            let run = invocation(command, script.as_bytes()).expect("invocation");
+            assert_eq!(
+                (run.name.as_str(), run.replaces_shell),
+                (name, ends_shell),
+                "{script}"
+            );
+        }
+    }
 
     #[test]
     fn names_are_found_alike_one_by_one_and_with_an_automaton() {

@@ -361,7 +361,7 @@ fn prints_nothing(node: Node<'_>, source: &[u8]) -> bool {
         "variable_assignment" | "variable_assignments" | "declaration_command" | "test_command" => {
             true
         }
-        "redirected_statement" => super::context::redirects_stdout(node, source),
+        "redirected_statement" => super::redirects::redirects_stdout(node, source),
         "command" => {
             matches!(
                 command_name_bytes(node, source),

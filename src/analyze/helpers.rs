@@ -38,6 +38,8 @@ pub struct Helper {
     printed: Printed,
     slot: usize,
     passes: Passes,
+    /// It prints through `exec`: a call of it ends the shell.
+    ends_shell: bool,
 }
 
 /// A file's helpers by name, for the scripts that source it (`analyze::with_helpers`).
@@ -136,10 +138,12 @@ fn helpers<'s>(
         {
             continue;
         }
-        let printed = match invocation(site.node, source).map(|i| i.name) {
-            Some(utility) if utility == "printf" => words::printf_output(site.node, source),
-            Some(_) => Some(words::echo_output(site.node, source, dialect)),
-            None => None,
+        let Some(run) = invocation(site.node, source) else {
+            continue;
+        };
+        let printed = match run.name.as_str() {
+            "printf" => words::printf_output(site.node, source),
+            _ => Some(words::echo_output(site.node, source, dialect)),
         };
         // A line that is a legacy line by itself is found where it stands.
         let Some(printed) = printed.filter(|p| vocabulary.classify(p).is_none()) else {
@@ -171,6 +175,7 @@ fn helpers<'s>(
                     printed,
                     slot,
                     passes,
+                    ends_shell: run.replaces_shell,
                 },
             );
         }
@@ -252,6 +257,7 @@ fn statement(
         printer: name.byte_range(),
         form: Form::Helper(helper.passes),
         on_failure_path: flow::on_failure_path(command, source),
+        ends_shell: helper.ends_shell,
     })
 }
 

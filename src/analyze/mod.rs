@@ -8,6 +8,7 @@ pub mod misreads;
 pub mod out_of_reach;
 pub mod parser;
 pub mod prefilter;
+pub mod redirects;
 pub mod runtime_link;
 pub mod shell;
 pub mod suppress;
@@ -57,6 +58,10 @@ pub struct LegacyStatement {
     /// Every path from it reaches `exit N`/`return N` with N ≠ 0: it reports a failure.
     #[serde(skip)]
     pub on_failure_path: bool,
+    /// It prints through `exec` (`exec echo SUCCESS`, or a helper whose `echo` does): the shell
+    /// ends there, so no document can follow it.
+    #[serde(skip)]
+    pub ends_shell: bool,
 }
 
 /// How a legacy statement prints its line, which decides how migrate disables it.
@@ -112,6 +117,9 @@ pub struct Analysis {
     /// The line of the first legacy statement in a function whose output the script captures at
     /// one call (`x=$(f)`) and prints at another (`f`): capture mode refuses it.
     pub captured_and_printed: Option<usize>,
+    /// Line and column of the first legacy statement run through `exec` (`exec echo SUCCESS`):
+    /// the shell ends there, so neither mode can print a document after it (both refuse).
+    pub exec_legacy: Option<(usize, usize)>,
     /// Legacy-looking text in forms the analysis cannot read as output (SKM010 notes).
     pub out_of_reach: Vec<out_of_reach::OutOfReach>,
     /// What the analysis cost, for tests that bound it by structure rather than time.
@@ -301,6 +309,7 @@ struct Found {
     dialect: Dialect,
     out_of_reach: Vec<out_of_reach::OutOfReach>,
     captured_and_printed: Option<usize>,
+    exec_legacy: Option<(usize, usize)>,
     visited: usize,
 }
 
@@ -351,6 +360,7 @@ fn examine(
         out_of_reach: found.out_of_reach,
         answer: found.answer,
         captured_and_printed: found.captured_and_printed,
+        exec_legacy: found.exec_legacy,
         work: Work {
             nodes: found.visited,
         },
@@ -417,6 +427,7 @@ fn survey_tree(
         .filter(|site| legacy.iter().any(|l| l.start == site.node.start_byte()))
         .map(|site| site.node.start_position().row + 1)
         .min();
+    let exec_legacy = through_exec(&legacy);
     Found {
         legacy,
         has_block,
@@ -428,8 +439,19 @@ fn survey_tree(
         dialect,
         out_of_reach,
         captured_and_printed,
+        exec_legacy,
         visited: survey.visited,
     }
+}
+
+/// The first legacy statement that prints through `exec`, which replaces the shell. One piped
+/// into `tee` is none: `exec` replaces only the pipeline's own process.
+fn through_exec(legacy: &[LegacyStatement]) -> Option<(usize, usize)> {
+    legacy
+        .iter()
+        .filter(|l| l.ends_shell && l.form != Form::Tee)
+        .map(|l| (l.line, l.column))
+        .min()
 }
 
 /// The legacy statements that reach stdout, sorted by start: echoes, `printf`s with a literal
@@ -562,6 +584,7 @@ fn legacy_statement(
         printer,
         form,
         on_failure_path: flow::on_failure_path(command, source),
+        ends_shell: invocation.replaces_shell,
     })
 }
 
@@ -698,7 +721,7 @@ fn opens_json_heredoc(cat: Node<'_>, source: &[u8]) -> bool {
                         && node_text(start, source).trim_matches(['\'', '"', '\\', '-'])
                             == BLOCK_DELIMITER
                 })
-                && !context::redirects_stdout(r, source)
+                && !redirects::redirects_stdout(r, source)
         })
 }
 

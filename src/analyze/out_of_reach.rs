@@ -1,5 +1,6 @@
 //! Legacy-looking text in forms the analysis cannot read as output: a heredoc printed by `cat`, a
-//! `printf` whose format is computed or prints several lines, a `trap` action, a variable's value.
+//! `printf` whose format is computed or prints several lines, a `trap` action, a variable's value,
+//! a line written to a descriptor opened earlier (`>&3`).
 //! The script may print it on stdout at run time; check says so in a note (SKM010), so "All
 //! clear" is never silent about text it could not judge.
 
@@ -23,6 +24,9 @@ pub enum Form {
     /// An `echo` in a function whose output the script pipes into a `tee` that prints it
     /// (`main "$@" 2>&1 | tee -a "$LOG"`).
     PipedToTee,
+    /// An `echo` or `printf` written to a descriptor the script opened earlier, which may be
+    /// stdout (`exec 3>&1 >&2` … `echo SUCCESS >&3`).
+    Descriptor,
 }
 
 impl Form {
@@ -37,6 +41,9 @@ impl Form {
             Form::Variable => "a variable's value",
             Form::Call => "the arguments of a command defined elsewhere (a sourced file, `eval`)",
             Form::PipedToTee => "a function whose output is piped into `tee`, which prints it",
+            Form::Descriptor => {
+                "a write to a descriptor the script opened earlier (`exec 3>&1` … `>&3`)"
+            }
         }
     }
 }
@@ -102,7 +109,7 @@ fn form_around(
             "heredoc_body" => {
                 // `cat <<EOF > FILE`: tree-sitter-bash hangs the file redirect on the heredoc.
                 let redirect = ancestor.parent()?;
-                if super::context::redirects_stdout(redirect, source) {
+                if super::redirects::redirects_stdout(redirect, source) {
                     return None;
                 }
                 let command = redirect
@@ -130,6 +137,14 @@ fn form_around(
                             .iter()
                             .chain(&survey.printfs)
                             .find(|s| s.node.id() == ancestor.id())?;
+                        // Which descriptor is stdout then is decided where it was opened, at
+                        // run time: the analysis reads one command's redirections only.
+                        if survey.reach(site) == Err(super::context::NotStdout::Redirected)
+                            && super::redirects::stdout_after(ancestor, source)
+                                == super::redirects::Points::Unknown
+                        {
+                            return Some(Form::Descriptor);
+                        }
                         let (function, _) = survey.function_of(site)?;
                         (survey.reach(site) == Err(super::context::NotStdout::Captured)
                             && piped_into_tee(survey, source, function))

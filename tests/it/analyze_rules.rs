@@ -77,7 +77,7 @@ fn prefixed_lines_carry_literal_or_run_time_values() {
 
 #[test]
 fn output_sent_elsewhere_is_not_legacy() {
-    let src = "echo SUCCESS >&2\necho SUCCESS > log\necho SUCCESS >> log\n>&2 echo SUCCESS\necho SUCCESS 1>/dev/null\necho SUCCESS &> log\necho SUCCESS | tee log >/dev/null\necho SUCCESS | tee log | wc -l\necho SUCCESS | tee log 2>&1 1>&2\nx=$(echo SUCCESS | tee log)\necho SUCCESS >&2 | tee log\n{ echo SUCCESS; } > log\nwhile true; do echo SUCCESS; done > log\n";
+    let src = "echo SUCCESS >&2\necho SUCCESS > log\necho SUCCESS >> log\n>&2 echo SUCCESS\necho SUCCESS 1>/dev/null\necho SUCCESS &> log\necho SUCCESS | tee log >/dev/null\necho SUCCESS | tee log | wc -l\necho SUCCESS | tee log 1>&2 2>&1\nx=$(echo SUCCESS | tee log)\necho SUCCESS >&2 | tee log\n{ echo SUCCESS; } > log\nwhile true; do echo SUCCESS; done > log\n";
     assert!(kinds(src).is_empty(), "{:?}", kinds(src));
 }
 
@@ -88,6 +88,11 @@ fn stderr_redirect_keeps_stdout_legacy() {
         vec![LegacyKind::Success]
     );
     assert_eq!(kinds("true | echo SUCCESS\n"), vec![LegacyKind::Success]);
+    // Left to right: 2 goes to stdout, then 1 to where 2 now points, stdout (bash prints it).
+    assert_eq!(
+        kinds("echo SUCCESS | tee log 2>&1 1>&2\n"),
+        vec![LegacyKind::Success]
+    );
 }
 
 #[test]

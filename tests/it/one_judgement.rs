@@ -111,8 +111,12 @@ fn agree(root: &Path, extra: &[&str]) -> Judged {
                             c == "SKM003" && at.contains(&format!("line {line}:{column}"))
                         })
                     }
-                    "PRINTS_JSON" | "NAME_CLASH" | "TRAP_UNSUPPORTED" | "DESCRIPTOR_CLASH"
-                    | "NO_SHEBANG" => findings[path]
+                    "PRINTS_JSON"
+                    | "NAME_CLASH"
+                    | "TRAP_UNSUPPORTED"
+                    | "DESCRIPTOR_CLASH"
+                    | "NO_SHEBANG"
+                    | "EXEC_REPLACES_SHELL" => findings[path]
                         .iter()
                         .any(|(c, _, _, m)| c == "SKM008" && m.starts_with(code)),
                     _ => false,

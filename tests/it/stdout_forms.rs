@@ -1,9 +1,12 @@
-//! Every literal form of stdout output (issue 31, point 3): `>&1`, `>/dev/stdout`, `command echo`,
-//! `/bin/echo`, a pipe through `tee`, `-e` escapes, a helper function that prints what it is
-//! handed (issue 30, point 3). For each fixture under fixtures/stdout_forms,
+//! Every literal form of stdout output (issue 31, point 3): `>&1`, `>/dev/stdout`, redirections
+//! that leave descriptor 1 on stdout (`2>&1 >&2`, `9>&1 >&9`, `>&1-`), `command echo`,
+//! `/bin/echo`, `time echo`, `exec echo`, a pipe through `tee`, `-e` escapes, a helper function
+//! that prints what it is handed (issue 30, point 3). For each fixture under fixtures/stdout_forms,
 //! the text the original prints (run through its shell, read by `validate`) and check's finding
-//! agree; migrate's rewrite in both modes is the line case.json states; and the migrated script
-//! prints one document `validate --strict` accepts while keeping the side effects (`tee`'s FILE).
+//! agree; migrate's rewrite in both modes is the line case.json states, or, where case.json says
+//! `refused`, both modes refuse the script with that code (SKM008 in check); and the migrated
+//! script prints one document `validate --strict` accepts while keeping the side effects
+//! (`tee`'s FILE).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -107,10 +110,50 @@ fn each_stdout_form_is_found_as_the_text_it_prints() {
         let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
         assert_eq!(code, 1, "{}: {report}", case.name);
         let findings = report["findings"].as_array().expect("findings");
-        assert_eq!(findings.len(), 1, "{}: {report}", case.name);
-        assert_eq!(findings[0]["code"], "SKM001", "{}", case.name);
-        assert_eq!(findings[0]["kind"], kind, "{}: {report}", case.name);
+        let legacy: Vec<&Value> = findings.iter().filter(|f| f["code"] == "SKM001").collect();
+        assert_eq!(legacy.len(), 1, "{}: {report}", case.name);
+        assert_eq!(legacy[0]["kind"], kind, "{}: {report}", case.name);
+        // A form migrate refuses is said so, with migrate's code: SKM008 beside the finding.
+        let refusals: Vec<&str> = findings
+            .iter()
+            .filter(|f| f["code"] == "SKM008")
+            .map(|f| f["message"].as_str().unwrap_or_default())
+            .collect();
+        match case.spec["refused"].as_str() {
+            Some(code) => assert!(
+                refusals.len() == 1 && refusals[0].starts_with(code),
+                "{}: {report}",
+                case.name
+            ),
+            None => assert!(refusals.is_empty(), "{}: {report}", case.name),
+        }
     }
+}
+
+/// A form migrate cannot rewrite faithfully: both modes leave the script as it is and say why
+/// with `code` (check's SKM008 says the same). The original's run wrote exactly `files` (nothing after an
+/// `exec` runs).
+fn assert_refused(case: &Case, code: &str, files_before: &BTreeMap<String, String>) {
+    for mode in ["capture", "comment"] {
+        let name = format!("{} ({mode})", case.name);
+        let tmp = tempfile::tempdir().expect("tmp");
+        let script = write_script(&tmp.path().join("s"), "execute.sh", &case.input);
+        let out = run(skillmod(tmp.path()).args(["migrate", "--no-backup", "--mode", mode, "s"]));
+        assert_ne!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+        assert!(stderr(&out).contains(code), "{name}: {}", stderr(&out));
+        assert_eq!(
+            std::fs::read(&script).expect("script"),
+            case.input,
+            "{name}"
+        );
+    }
+    let expected: BTreeMap<String, String> = case.spec["files"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(file, content)| (file.clone(), content.as_str().unwrap_or_default().into()))
+        .collect();
+    assert_eq!(files_before, &expected, "{}", case.name);
 }
 
 #[test]
@@ -120,6 +163,10 @@ fn each_stdout_form_is_rewritten_as_stated_and_keeps_its_side_effects() {
         let original = tempfile::tempdir().expect("tmp");
         write_script(original.path(), "execute.sh", &case.input);
         let (_, files_before) = run_skill(shell, original.path());
+        if let Some(code) = case.spec["refused"].as_str() {
+            assert_refused(&case, code, &files_before);
+            continue;
+        }
         for mode in ["capture", "comment"] {
             let name = format!("{} ({mode})", case.name);
             let tmp = tempfile::tempdir().expect("tmp");
@@ -419,4 +466,55 @@ fn a_function_piped_into_tee_is_a_note_not_a_silent_pass() {
     // tee prints main's line; grep's count goes to stderr, so quiet's line is data.
     assert_eq!(notes, ["s/execute.sh:3:9"], "{text}");
     assert!(text.contains("piped into `tee`"), "{text}");
+}
+
+#[test]
+fn redirections_that_leave_stdout_are_no_legacy_lines() {
+    // Read left to right, as the shell runs them: each of these sends descriptor 1 to stderr or
+    // a file, so bash prints nothing on stdout and check finds nothing.
+    for line in [
+        "echo SUCCESS >&2 2>&1",
+        "echo SUCCESS 1>&2",
+        ">&2 echo SUCCESS",
+        "echo SUCCESS 9>&1 >&2",
+        "echo SUCCESS 9>&2 >&9",
+        "echo SUCCESS &>log.txt",
+        "echo SUCCESS >&1 >&2",
+        "time echo SUCCESS >&2",
+        "exec echo SUCCESS >&2",
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let skill = tmp.path().join("s");
+        let script = format!("#!/bin/bash\n{line}\n");
+        write_script(&skill, "execute.sh", script.as_bytes());
+        let ran = run(std::process::Command::new("bash")
+            .arg("execute.sh")
+            .current_dir(&skill));
+        assert_eq!(stdout(&ran), "", "{line}");
+        let check = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+        assert_eq!(check.status.code(), Some(0), "{line}: {}", stdout(&check));
+    }
+}
+
+#[test]
+fn a_line_written_to_a_descriptor_opened_earlier_is_a_note() {
+    // `exec 3>&1 >&2` keeps stdout on 3: the line written there is printed on stdout, but which
+    // descriptor is stdout is decided at run time, where one command's redirections do not say.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let skill = tmp.path().join("s");
+    write_script(
+        &skill,
+        "execute.sh",
+        b"#!/bin/bash\nexec 3>&1 >&2\ntouch out.txt\necho \"Created: out.txt\" >&3\n",
+    );
+    let (printed, _) = run_skill("bash", &skill);
+    assert_eq!(printed, "Created: out.txt\n");
+    let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
+    let text = stdout(&verbose);
+    assert_eq!(verbose.status.code(), Some(0), "{text}");
+    assert_eq!(note_places(&text), ["s/execute.sh:4:7"], "{text}");
+    assert!(
+        text.contains("a descriptor the script opened earlier"),
+        "{text}"
+    );
 }

@@ -195,7 +195,11 @@ fn legacy_lines_around_a_quoted_json_object_are_legacy_output() {
     let (status, result) = read(quoted, &[]);
     assert_eq!(status, Some(0), "{result}");
     assert_eq!(result["parse_method"], "legacy", "{result}");
-    assert_eq!(result["value"]["deliverables"], serde_json::json!(["notes.md"]), "{result}");
+    assert_eq!(
+        result["value"]["deliverables"],
+        serde_json::json!(["notes.md"]),
+        "{result}"
+    );
     let (status, result) = read(quoted, &["--strict"]);
     assert_eq!(status, Some(1), "{result}");
     // The contract's own document among legacy lines: stray text, as before.
