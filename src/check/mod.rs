@@ -193,7 +193,7 @@ fn through_link(outcome: ReadOutcome, target: &Path) -> ReadOutcome {
     let name = |mut error: Error| {
         error.message = format!(
             "is a symbolic link to {}: {}",
-            crate::bytes_text::quote_path(&target.to_string_lossy()),
+            crate::bytes_text::quote_os(target),
             error.message
         );
         error
@@ -1073,6 +1073,7 @@ pub struct Summary {
 /// A file that could not be checked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FileError {
+    #[serde(serialize_with = "crate::bytes_text::serde_path::one")]
     pub path: String,
     /// The rule the text names beside the code (SKM003).
     pub rule: Rule,
@@ -1089,6 +1090,7 @@ pub struct CheckReport {
     pub summary: Summary,
     pub errors: Vec<FileError>,
     /// The settings files that applied to the files checked.
+    #[serde(serialize_with = "crate::bytes_text::serde_path::each")]
     pub settings_files: Vec<String>,
     /// Findings per rule code (`--statistics`).
     #[serde(skip)]

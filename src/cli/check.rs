@@ -84,7 +84,10 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         }
     })?;
     progress.finish();
-    report.settings_files = used.iter().map(|(p, _)| p.display().to_string()).collect();
+    report.settings_files = used
+        .iter()
+        .map(|(p, _)| crate::bytes_text::os_marked(p.as_os_str()))
+        .collect();
     cache.save();
     if let Some(e) = failed_write {
         return Err(write_error(e));

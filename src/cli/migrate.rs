@@ -72,7 +72,10 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         Done::Runtime(runtime) => printer.runtime(runtime, change),
         Done::Settings(update) => printer.settings(update, change),
     });
-    report.settings_files = used.iter().map(|(p, _)| p.display().to_string()).collect();
+    report.settings_files = used
+        .iter()
+        .map(|(p, _)| crate::bytes_text::os_marked(p.as_os_str()))
+        .collect();
     printer.finish(&report, started.elapsed(), commit_error.as_ref());
     let s = &report.summary;
     if s.total == s.skipped && s.failed == 0 {
