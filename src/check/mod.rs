@@ -1092,6 +1092,9 @@ pub struct CheckReport {
     /// The settings files that applied to the files checked.
     #[serde(serialize_with = "crate::bytes_text::serde_path::each")]
     pub settings_files: Vec<String>,
+    /// What the folder walks left out without taking it (symlinked folders, excluded paths,
+    /// shell files outside skill folders), as the notes on stderr say it.
+    pub walk_notes: Vec<String>,
     /// Findings per rule code (`--statistics`).
     #[serde(skip)]
     pub statistics: std::collections::BTreeMap<Rule, usize>,

@@ -88,18 +88,18 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         .iter()
         .map(|(p, _)| crate::bytes_text::os_marked(p.as_os_str()))
         .collect();
+    let notes = targets.walk_notes(&options.base);
+    report.walk_notes = notes.iter().map(|n| n.text.clone()).collect();
     cache.save();
     if let Some(e) = failed_write {
         return Err(write_error(e));
     }
     let written = renderer.finish(&mut stdout, &report);
     written.and_then(|_| stdout.flush()).map_err(write_error)?;
-    if let Some(note) = targets
-        .left_out_note()
-        .filter(|_| !args.common.quiet && !args.common.silent)
-    {
-        eprintln!("note: {note}");
-    }
+    targets.print_walk_notes(
+        &notes,
+        (args.common.quiet || args.common.silent, args.common.verbose),
+    );
     if args.statistics {
         check_text::write_statistics(&mut stdout, &report).map_err(write_error)?;
     }

@@ -6,6 +6,7 @@
 
 pub mod discover;
 pub mod edit;
+pub mod left_out;
 pub mod targets;
 
 use crate::codes;

@@ -352,6 +352,9 @@ pub struct RunReport {
     /// The settings files that applied to the files selected.
     #[serde(serialize_with = "crate::bytes_text::serde_path::each")]
     pub settings_files: Vec<String>,
+    /// What the folder walks left out without taking it (symlinked folders, excluded paths,
+    /// shell files outside skill folders), as the notes on stderr say it.
+    pub walk_notes: Vec<String>,
     /// Capture mode's runtime files, written (or shown) after the scripts.
     pub runtime_files: Vec<runtime::RuntimeReport>,
     /// What the runtime files written (or that would be) add up to.
@@ -420,6 +423,7 @@ where
         commit_hash: None,
         files_committed: Vec::new(),
         settings_files: Vec::new(),
+        walk_notes: Vec::new(),
         runtime_files: Vec::new(),
         runtime_summary: RuntimeSummary::default(),
         settings_updates: Vec::new(),

@@ -618,3 +618,67 @@ fn only_shell_files_are_rewritten() {
         "{checked}"
     );
 }
+
+#[test]
+fn an_exclude_in_any_settings_file_or_flag_names_what_it_left_out() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path();
+    git_init(dir);
+    let legacy = b"#!/bin/bash\necho \"SUCCESS\"\n";
+    write_script(dir, "skills/a/SKILL.md", b"# a\n");
+    write_script(dir, "skills/a/scripts/run.sh", legacy);
+    write_script(dir, "skills/a/scripts/ok.sh", b"#!/bin/bash\necho ok >&2\n");
+    write_script(dir, "vendor/x/execute.sh", legacy);
+    // A settings file inside a skill folder, and one at the root.
+    std::fs::write(
+        dir.join("skills/a/skillmod.toml"),
+        "exclude = [\"scripts/run.sh\"]\n",
+    )
+    .expect("skill settings");
+    std::fs::write(dir.join("skillmod.toml"), "exclude = [\"vendor/\"]\n").expect("settings");
+    let out = run(skillmod(dir).args(["check", "--no-cache", "-v", "."]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "note: `exclude` in skills/a/skillmod.toml left out 1 path: skills/a/scripts/run.sh"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("note: `exclude` in skillmod.toml left out 1 path: vendor/"),
+        "{err}"
+    );
+    // Without -v the notes wait in the JSON report.
+    let plain = run(skillmod(dir).args(["check", "--no-cache", "."]));
+    assert!(!stderr(&plain).contains("left out"), "{}", stderr(&plain));
+    let (_, report) = json_report(dir, &["check", "--no-cache", "."]);
+    assert_eq!(
+        report["walk_notes"].as_array().map(Vec::len),
+        Some(2),
+        "{report}"
+    );
+    // migrate says the same.
+    let migrate = run(skillmod(dir).args(["migrate", "--dry-run", "-v", "."]));
+    assert!(
+        stderr(&migrate).contains("`exclude` in skills/a/skillmod.toml left out 1 path"),
+        "{}",
+        stderr(&migrate)
+    );
+    // --exclude (which replaces the files' lists) is named the same way.
+    let flag = run(skillmod(dir).args(["check", "--no-cache", "-v", "--exclude", "skills/", "."]));
+    assert!(
+        stderr(&flag).contains("note: --exclude left out 1 path: skills/"),
+        "{}",
+        stderr(&flag)
+    );
+    // A file named and excluded: nothing checked, and the error says an exclude took it.
+    let named = run(skillmod(dir).args(["check", "--no-cache", "skills/a/scripts/run.sh"]));
+    assert_eq!(named.status.code(), Some(2), "{}", stderr(&named));
+    assert!(
+        stderr(&named)
+            .contains("1 path(s) were left out by --exclude or a settings file's `exclude`"),
+        "{}",
+        stderr(&named)
+    );
+}
