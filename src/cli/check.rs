@@ -39,6 +39,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     let profiles = PerSettings::new(resolver, move |config| Profile::new(&flags, config));
     let used = profiles.prepare(&files)?;
     args.common.show_settings(&used);
+    let rules_off = check::rules_off(&profiles, &base);
     let cache = load_cache(args, &base);
     let (root_prefix, root_uri) = crate::report::roots(&base);
     let runtimes = runtime_states(&base, args.paths.staged);
@@ -88,6 +89,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         .iter()
         .map(|(p, _)| crate::bytes_text::os_marked(p.as_os_str()))
         .collect();
+    report.summary.rules_off = rules_off;
     let notes = targets.walk_notes(&options.base);
     report.walk_notes = notes.iter().map(|n| n.text.clone()).collect();
     cache.save();

@@ -448,6 +448,17 @@ impl<T> PerSettings<T> {
         Ok(value)
     }
 
+    /// Every value built so far, with the settings file it was built from (`None`: none
+    /// applies): after `prepare`, one per settings file governing the files.
+    pub fn built(&self) -> Vec<(Option<PathBuf>, Arc<T>)> {
+        self.built
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .map(|(path, value)| (path.clone(), value.clone()))
+            .collect()
+    }
+
     /// Build for every file up front, so a bad settings file stops the run before any work.
     /// Returns each settings file in use with the number of files it governs.
     pub fn prepare(&self, files: &[PathBuf]) -> Result<Vec<(PathBuf, usize)>> {

@@ -682,3 +682,64 @@ fn an_exclude_in_any_settings_file_or_flag_names_what_it_left_out() {
         stderr(&named)
     );
 }
+
+#[test]
+fn all_clear_says_which_rules_settings_turn_off_and_in_which_file() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path();
+    git_init(dir);
+    write_script(dir, "skills/a/SKILL.md", b"# a\n");
+    write_script(
+        dir,
+        "skills/a/scripts/run.sh",
+        b"#!/bin/bash\necho hi\necho \"SUCCESS\"\n",
+    );
+    // No settings: a plain verdict, and nothing turned off in JSON.
+    let out = run(skillmod(dir).args(["check", "--no-cache", "--ignore", "SKM001", "."]));
+    assert!(!stdout(&out).contains("turn off"), "{}", stdout(&out));
+    let (_, report) = json_report(dir, &["check", "--no-cache", "."]);
+    assert_eq!(
+        report["summary"]["rules_off"],
+        serde_json::json!([]),
+        "{report}"
+    );
+
+    // A settings file in the skill folder mutes the legacy line: "All clear" says so.
+    std::fs::write(
+        dir.join("skills/a/.skillmod.toml"),
+        "ignore = [\"SKM001\"]\n",
+    )
+    .expect("settings");
+    let out = run(skillmod(dir).args(["check", "--no-cache", "."]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(
+            "All clear: no legacy output in 1 script (vocabulary decorated; settings in skills/a/.skillmod.toml turn off SKM001)"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    let (code, report) = json_report(dir, &["check", "--no-cache", "."]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        report["summary"]["rules_off"],
+        serde_json::json!([{"settings": "skills/a/.skillmod.toml", "rules": ["SKM001"]}]),
+        "{report}"
+    );
+    // `select` deselects too; a --select flag replaces the file's list, so nothing is the
+    // settings' doing then.
+    std::fs::write(
+        dir.join("skills/a/.skillmod.toml"),
+        "select = [\"SKM002\"]\n",
+    )
+    .expect("settings");
+    let out = run(skillmod(dir).args(["check", "--no-cache", "."]));
+    assert!(
+        stdout(&out).contains("settings in skills/a/.skillmod.toml turn off SKM001, SKM004"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(skillmod(dir).args(["check", "--no-cache", "--select", "SKM001", "."]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(!stdout(&out).contains("turn off"), "{}", stdout(&out));
+}
