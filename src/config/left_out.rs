@@ -36,9 +36,10 @@ pub struct Note {
 /// Where a symlinked folder leads, as far as the notes tell it apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Reach {
-    /// Inside the project root, under a folder the run walks: its scripts are checked there.
+    /// Inside the project root, under a folder the run walks and not excluded: its scripts are
+    /// checked there.
     Walked,
-    /// Inside the project root, outside every folder the run walks.
+    /// Inside the project root, outside every folder the run walks (or excluded there).
     NotWalked,
     /// Outside the project root (or dangling): never read through the link.
     Outside,
@@ -113,11 +114,17 @@ impl LeftOut {
         links.sort();
         links.dedup();
         let walked = locked(&self.walked).clone();
+        let excluded: Vec<PathBuf> = locked(&self.excluded)
+            .iter()
+            .map(|(_, path)| path.clone())
+            .collect();
         let reach = |link: &Path| -> (Reach, Option<PathBuf>) {
             let root = crate::fsio::canonical(&crate::fsio::file_root(link, named));
             match std::fs::canonicalize(link) {
                 Ok(real) if crate::fsio::links::lies_inside(&real, &root) => {
-                    let reach = if walked.iter().any(|dir| real.starts_with(dir)) {
+                    let reach = if walked.iter().any(|dir| real.starts_with(dir))
+                        && !excluded.iter().any(|path| real.starts_with(path))
+                    {
                         Reach::Walked
                     } else {
                         Reach::NotWalked
@@ -153,7 +160,7 @@ impl LeftOut {
                         "its target lies in the project and its scripts are checked there"
                     }
                     Reach::NotWalked => {
-                        "its target lies in the project but outside the paths given; name the target to check it"
+                        "its target lies in the project but outside the paths given, or is excluded; name the target to check it"
                     }
                     Reach::Outside => {
                         "it leads outside the project root, which skillmod never reads through a link; check the target in its own project"

@@ -609,7 +609,7 @@ fn a_walk_says_which_symlinked_folders_it_did_not_follow_and_where_their_scripts
     let err = stderr(&out);
     assert!(
         err.contains(&format!(
-            "note: {inside} but outside the paths given; name the target to check it): skills/foo -> elsewhere/foo"
+            "note: {inside} but outside the paths given, or is excluded; name the target to check it): skills/foo -> elsewhere/foo"
         )),
         "{err}"
     );
@@ -652,6 +652,17 @@ fn a_walk_says_which_symlinked_folders_it_did_not_follow_and_where_their_scripts
         !stdout(&verbose).contains("away/bar"),
         "{}",
         stdout(&verbose)
+    );
+    // A target the run excludes is not checked there, and the note says so without -v.
+    let excluded =
+        run(skillmod(&repo).args(["check", "--no-cache", "--exclude", "elsewhere/", "."]));
+    assert_eq!(excluded.status.code(), Some(0), "{}", stdout(&excluded));
+    assert!(
+        stderr(&excluded).contains(&format!(
+            "note: {inside} but outside the paths given, or is excluded"
+        )),
+        "{}",
+        stderr(&excluded)
     );
     let quiet = run(skillmod(&repo).args(["check", "--no-cache", "-q", "."]));
     assert!(!stderr(&quiet).contains("note:"), "{}", stderr(&quiet));
