@@ -7,7 +7,11 @@
 //!   characters `\xHH` (lowercase hex); valid UTF-8 is kept as it is. Capture mode's runtime
 //!   (`__skm_esc`) and comment mode's static block write the same string for the same bytes, and
 //!   the document stays UTF-8 JSON that `validate --strict` accepts.
-//! - **Git's quoting** ([`quote_path`]): paths in messages and in the backup manifest.
+//! - **Git's quoting** ([`quote_path`]): paths in messages and in the backup manifest; in the
+//!   machine formats (JSON, GitHub annotations, SARIF's messages) a path goes through
+//!   [`report_path`], which writes a UTF-8 path as it is and quotes any other one as git does,
+//!   the same string the text report shows; SARIF's URIs percent-encode the bytes
+//!   ([`percent_encode`]).
 //! - **Marked text** ([`decode_marked`], [`marked_bytes`]): inside the analysis and the reports,
 //!   a string holds each such byte as one character of U+10FF80..=U+10FFFF (the last 128 code
 //!   points of plane 16's private use area), so `String` code keeps working and the bytes come
@@ -151,6 +155,65 @@ pub(crate) fn shown_path(path: &std::path::Path) -> std::borrow::Cow<'_, str> {
     match path.to_str() {
         Some(text) => std::borrow::Cow::Borrowed(text),
         None => std::borrow::Cow::Owned(quote_os(path)),
+    }
+}
+
+/// A path (marked text) as a machine-read report writes it (JSON, GitHub annotations, SARIF's
+/// messages): as it is when its bytes are UTF-8, so a tool finds the file by that name; quoted as
+/// git quotes it (see [`quote_path`]) when they are not, the same string the text report shows,
+/// since no JSON string holds those bytes.
+pub(crate) fn report_path(path: &str) -> Cow<'_, str> {
+    match marked_bytes(path) {
+        Cow::Borrowed(_) => Cow::Borrowed(path),
+        Cow::Owned(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => Cow::Owned(text),
+            Err(e) => Cow::Owned(quote_bytes(e.as_bytes())),
+        },
+    }
+}
+
+/// A relative path (marked text) as a URI reference: unreserved characters and `/` kept, every
+/// other byte of the path percent-encoded, so `my skill/x.sh` and `a:b/x.sh` stay paths (not
+/// schemes) and a name that is not UTF-8 is its own bytes (`caf%E9`).
+pub(crate) fn percent_encode(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for &b in marked_bytes(path).iter() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Serde helpers that write path fields of a report through [`report_path`]: `#[serde(
+/// serialize_with = "crate::bytes_text::serde_path::one")]` (`::maybe` for an `Option`,
+/// `::each` for a list).
+pub(crate) mod serde_path {
+    use serde::Serializer;
+    use serde::ser::SerializeSeq;
+
+    pub(crate) fn one<S: Serializer>(path: &str, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&super::report_path(path))
+    }
+
+    pub(crate) fn maybe<S: Serializer>(
+        path: &Option<String>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match path {
+            Some(path) => one(path, serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub(crate) fn each<S: Serializer>(paths: &[String], serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(paths.len()))?;
+        for path in paths {
+            seq.serialize_element(&*super::report_path(path))?;
+        }
+        seq.end()
     }
 }
 
@@ -300,6 +363,19 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn machine_reports_keep_a_utf8_path_and_quote_any_other_as_git_does() {
+        assert_eq!(report_path("skills/café/x.sh"), "skills/café/x.sh");
+        let marked = decode_marked(b"caf\xe9/execute.sh");
+        assert_eq!(report_path(&marked), "\"caf\\351/execute.sh\"");
+        assert_eq!(report_path(&marked), quote_path(&marked));
+        assert_eq!(percent_encode(&marked), "caf%E9/execute.sh");
+        assert_eq!(
+            percent_encode("my skill/a:b/é.sh"),
+            "my%20skill/a%3Ab/%C3%A9.sh"
+        );
+    }
 
     #[test]
     fn invalid_bytes_are_escaped_one_by_one_and_valid_text_is_kept() {

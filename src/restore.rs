@@ -72,6 +72,7 @@ pub enum Status {
 #[derive(Debug, Serialize)]
 pub struct RestoredFile {
     pub run: String,
+    #[serde(serialize_with = "crate::bytes_text::serde_path::one")]
     pub path: String,
     pub status: Status,
     pub errors: Vec<ErrorEntry>,

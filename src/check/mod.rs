@@ -79,6 +79,16 @@ impl Profile {
         crate::rewrite::capture::trust_builtins();
         let resolved = flags.resolve(config);
         resolved.selection.validate()?;
+        // What the flags alone would report: a rule the file's select/ignore takes away from it
+        // is one the settings turn off.
+        let by_flags = Selection {
+            select: flags.select.clone().unwrap_or_default(),
+            ignore: flags.ignore.clone().unwrap_or_default(),
+        };
+        let rules_off = Rule::ALL
+            .into_iter()
+            .filter(|&r| by_flags.allows(r) && !resolved.selection.allows(r))
+            .collect();
         // The runtime of the template the settings name is a known runtime too.
         if let Ok((spec, path)) = config.template(flags.template.as_deref())
             && let Ok(template) = crate::rewrite::Template::load_at(&spec, path.as_deref())
@@ -86,6 +96,7 @@ impl Profile {
             let _ = crate::rewrite::capture::render_runtime(&template);
         }
         Ok(Profile {
+            rules_off,
             selection: resolved.selection,
             vocabulary: resolved.vocabulary,
             mode: resolved.mode,
@@ -99,6 +110,8 @@ impl Profile {
 pub struct Profile {
     /// Which rules count.
     pub selection: Selection,
+    /// The rules the settings file's `select`/`ignore` turn off (none the flags turned off).
+    pub rules_off: Vec<Rule>,
     /// Which printed lines are legacy lines.
     pub vocabulary: Vocabulary,
     /// How migrate would rewrite the file (settings `mode`): capture mode moves other stdout
@@ -193,7 +206,7 @@ fn through_link(outcome: ReadOutcome, target: &Path) -> ReadOutcome {
     let name = |mut error: Error| {
         error.message = format!(
             "is a symbolic link to {}: {}",
-            crate::bytes_text::quote_path(&target.to_string_lossy()),
+            crate::bytes_text::quote_os(target),
             error.message
         );
         error
@@ -1046,11 +1059,41 @@ pub struct Summary {
     pub not_checked_errors: usize,
     /// Findings suppressed by `# skillmod: ignore` comments.
     pub suppressed: usize,
+    /// The rules settings files turn off (`select`/`ignore`), per file: "All clear" says so.
+    pub rules_off: Vec<RulesOff>,
+}
+
+/// The rules one settings file turns off for the scripts it governs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RulesOff {
+    /// The settings file, relative to the working folder (marked text, see `bytes_text`).
+    #[serde(serialize_with = "crate::bytes_text::serde_path::one")]
+    pub settings: String,
+    pub rules: Vec<Rule>,
+}
+
+/// What the settings files in use turn off: each file whose `select`/`ignore` takes a rule away
+/// from what the flags alone would report, sorted by path.
+pub fn rules_off(profiles: &PerSettings<Profile>, base: &Path) -> Vec<RulesOff> {
+    let mut off: Vec<RulesOff> = profiles
+        .built()
+        .into_iter()
+        .filter_map(|(file, profile)| {
+            let file = file?;
+            (!profile.rules_off.is_empty()).then(|| RulesOff {
+                settings: crate::fsio::display_path(&file, base),
+                rules: profile.rules_off.clone(),
+            })
+        })
+        .collect();
+    off.sort_by(|a, b| a.settings.cmp(&b.settings));
+    off
 }
 
 /// A file that could not be checked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FileError {
+    #[serde(serialize_with = "crate::bytes_text::serde_path::one")]
     pub path: String,
     /// The rule the text names beside the code (SKM003).
     pub rule: Rule,
@@ -1067,7 +1110,11 @@ pub struct CheckReport {
     pub summary: Summary,
     pub errors: Vec<FileError>,
     /// The settings files that applied to the files checked.
+    #[serde(serialize_with = "crate::bytes_text::serde_path::each")]
     pub settings_files: Vec<String>,
+    /// What the folder walks left out without taking it (symlinked folders, excluded paths,
+    /// shell files outside skill folders), as the notes on stderr say it.
+    pub walk_notes: Vec<String>,
     /// Findings per rule code (`--statistics`).
     #[serde(skip)]
     pub statistics: std::collections::BTreeMap<Rule, usize>,

@@ -39,6 +39,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     let profiles = PerSettings::new(resolver, move |config| Profile::new(&flags, config));
     let used = profiles.prepare(&files)?;
     args.common.show_settings(&used);
+    let rules_off = check::rules_off(&profiles, &base);
     let cache = load_cache(args, &base);
     let (root_prefix, root_uri) = crate::report::roots(&base);
     let runtimes = runtime_states(&base, args.paths.staged);
@@ -84,19 +85,23 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         }
     })?;
     progress.finish();
-    report.settings_files = used.iter().map(|(p, _)| p.display().to_string()).collect();
+    report.settings_files = used
+        .iter()
+        .map(|(p, _)| crate::bytes_text::os_marked(p.as_os_str()))
+        .collect();
+    report.summary.rules_off = rules_off;
+    let notes = targets.walk_notes(&options.base);
+    report.walk_notes = notes.iter().map(|n| n.text.clone()).collect();
     cache.save();
     if let Some(e) = failed_write {
         return Err(write_error(e));
     }
     let written = renderer.finish(&mut stdout, &report);
     written.and_then(|_| stdout.flush()).map_err(write_error)?;
-    if let Some(note) = targets
-        .left_out_note()
-        .filter(|_| !args.common.quiet && !args.common.silent)
-    {
-        eprintln!("note: {note}");
-    }
+    targets.print_walk_notes(
+        &notes,
+        (args.common.quiet || args.common.silent, args.common.verbose),
+    );
     if args.statistics {
         check_text::write_statistics(&mut stdout, &report).map_err(write_error)?;
     }

@@ -72,8 +72,17 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         Done::Runtime(runtime) => printer.runtime(runtime, change),
         Done::Settings(update) => printer.settings(update, change),
     });
-    report.settings_files = used.iter().map(|(p, _)| p.display().to_string()).collect();
+    report.settings_files = used
+        .iter()
+        .map(|(p, _)| crate::bytes_text::os_marked(p.as_os_str()))
+        .collect();
+    let notes = targets.walk_notes(&base);
+    report.walk_notes = notes.iter().map(|n| n.text.clone()).collect();
     printer.finish(&report, started.elapsed(), commit_error.as_ref());
+    targets.print_walk_notes(
+        &notes,
+        (args.common.quiet || args.common.silent, args.common.verbose),
+    );
     let s = &report.summary;
     if s.total == s.skipped && s.failed == 0 {
         targets.nothing_checked(s.total, s.skipped, args.common.silent)?;

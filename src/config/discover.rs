@@ -2,7 +2,8 @@
 //! symlink following, never into `.git` or `.skillmod`), explicit files taken as given (or, with
 //! `--force-select`, by the walk's rule). A walk selects `execute.sh` anywhere, every shell script
 //! (by extension or shebang) inside a skill folder (one holding `SKILL.md`), and `--include`
-//! matches.
+//! matches; what it leaves out (symlinked folders, excluded paths, other shell files) it counts in
+//! a [`LeftOut`] for the run's notes.
 
 use crate::codes;
 use std::collections::{HashMap, HashSet};
@@ -15,6 +16,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
+use super::left_out::LeftOut;
 use crate::config::{Config, PerSettings, Resolver};
 use crate::domain::DEFAULT_NAME;
 use crate::error::{Error, Result};
@@ -41,9 +43,9 @@ pub struct Selection {
     /// With `--staged`: the folders whose `SKILL.md` git's index holds, which then decide what
     /// a skill folder is (the commit's, not the work tree's).
     pub staged_skills: Option<Arc<HashSet<PathBuf>>>,
-    /// Counts the `.sh`/`.bash` files a folder walk met and did not select (outside skill
-    /// folders, not `execute.sh`, no `--include` match), for the note that names how many.
-    pub left_out: Arc<std::sync::atomic::AtomicUsize>,
+    /// What the walks met and did not select (shell files outside skill folders, symlinked
+    /// folders, excluded paths), for the notes the run ends with.
+    pub left_out: Arc<LeftOut>,
 }
 
 impl Selection {
@@ -87,7 +89,10 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
                 format!("{} does not exist; pass an existing file", file.display()),
             ));
         }
-        if filters.excludes(file)? {
+        if let Some(source) = filters.excluded_by(file)? {
+            selection
+                .left_out
+                .excluded(source.as_deref(), canonical(file));
             continue;
         }
         // Explicit names still obey the ignore rules (pre-commit passes files one by one), but
@@ -114,9 +119,13 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
                 format!("{} is not a folder; pass an existing folder", dir.display()),
             ));
         }
-        if filters.excludes(dir)? {
+        if let Some(source) = filters.excluded_by(dir)? {
+            selection
+                .left_out
+                .excluded(source.as_deref(), canonical(dir));
             continue;
         }
+        selection.left_out.walking(dir);
         let walked = walk(
             dir,
             selection.no_ignore,
@@ -197,7 +206,7 @@ impl Tracked {
             .filter(|file| {
                 let name = file.file_name().unwrap_or_default();
                 !is_runtime_file(name)
-                    && filters.excludes(file).is_ok_and(|excluded| !excluded)
+                    && filters.excluded_by(file).is_ok_and(|by| by.is_none())
                     && filters.for_path_or_note(file).is_some_and(|f| {
                         f.names.is_match(name) || (skills.holds(file) && is_shell_file(file))
                     })
@@ -212,7 +221,7 @@ impl Tracked {
 /// Whether a path named alone (a file, or `check -`'s `--stdin-filename`) is excluded by
 /// `--exclude` or its settings file's `exclude`.
 pub(crate) fn is_excluded(selection: &Selection, path: &Path) -> Result<bool> {
-    FilterSet::new(selection)?.excludes(path)
+    Ok(FilterSet::new(selection)?.excluded_by(path)?.is_some())
 }
 
 /// The names taken and the paths left out in one folder.
@@ -240,7 +249,7 @@ impl FilterSet {
             name_matcher(globs, "--include")?;
         }
         if let Some((root, globs)) = &exclude_flag {
-            Exclude::new(root, globs, "--exclude")?;
+            Exclude::new(root, globs, "--exclude", None)?;
         }
         let resolver = match &selection.settings {
             Some(resolver) => resolver.clone(),
@@ -260,10 +269,13 @@ impl FilterSet {
                 )?,
             };
             let exclude = match (&exclude_flag, &config.settings.exclude, config.dir()) {
-                (Some((root, globs)), _, _) => Some(Exclude::new(root, globs, "--exclude")?),
-                (None, Some(globs), Some(dir)) if !globs.is_empty() => {
-                    Some(Exclude::new(dir, globs, &origin("exclude"))?)
-                }
+                (Some((root, globs)), _, _) => Some(Exclude::new(root, globs, "--exclude", None)?),
+                (None, Some(globs), Some(dir)) if !globs.is_empty() => Some(Exclude::new(
+                    dir,
+                    globs,
+                    &origin("exclude"),
+                    config.path.clone(),
+                )?),
                 _ => None,
             };
             Ok(Filters { names, exclude })
@@ -279,14 +291,16 @@ impl FilterSet {
         self.filters.get(path)
     }
 
-    /// Whether `path` (as given) or a folder above it is excluded.
-    fn excludes(&self, path: &Path) -> Result<bool> {
+    /// Whether `path` (as given) or a folder above it is excluded, and if so by which settings
+    /// file's `exclude` (`Some(None)`: by `--exclude`).
+    fn excluded_by(&self, path: &Path) -> Result<Option<Option<PathBuf>>> {
         let is_dir = path.is_dir();
         Ok(self
             .for_path(path)?
             .exclude
             .as_ref()
-            .is_some_and(|e| e.covers(path, is_dir)))
+            .filter(|e| e.covers(path, is_dir))
+            .map(|e| e.source.clone()))
     }
 
     /// Inside a walk, where errors cannot be returned: the first is kept for the end.
@@ -333,10 +347,17 @@ fn name_matcher(include: &[String], origin: &str) -> Result<GlobSet> {
 /// `--exclude` / settings `exclude` globs: gitignore lines relative to one folder.
 struct Exclude {
     matcher: Gitignore,
+    /// The settings file the globs come from (`None`: `--exclude`), which the notes name.
+    source: Option<PathBuf>,
 }
 
 impl Exclude {
-    fn new(root: &Path, globs: &[String], origin: &str) -> Result<Exclude> {
+    fn new(
+        root: &Path,
+        globs: &[String],
+        origin: &str,
+        source: Option<PathBuf>,
+    ) -> Result<Exclude> {
         let mut builder = GitignoreBuilder::new(canonical(root));
         for glob in globs {
             builder.add_line(None, glob).map_err(|e| {
@@ -352,7 +373,7 @@ impl Exclude {
                 format!("{origin}: cannot build the globs: {e}"),
             )
         })?;
-        Ok(Exclude { matcher })
+        Ok(Exclude { matcher, source })
     }
 
     /// Whether an absolute path is excluded by its own name alone.
@@ -385,8 +406,12 @@ fn error_path(error: &ignore::Error) -> Option<PathBuf> {
 
 /// A walker with skillmod's rules: hidden folders included (skills live in `.claude/`), ignore
 /// files honored unless `no_ignore`, symlinks not followed, `.git` and `.skillmod` never entered,
-/// excluded paths pruned (each by the filters of its own folder).
-fn walker(dir: &Path, no_ignore: bool, filters: Option<Arc<FilterSet>>) -> WalkBuilder {
+/// excluded paths pruned (each by the filters of its own folder, and counted in `left_out`).
+fn walker(
+    dir: &Path,
+    no_ignore: bool,
+    filters: Option<(Arc<FilterSet>, Arc<LeftOut>)>,
+) -> WalkBuilder {
     let mut builder = WalkBuilder::new(dir);
     let (given, absolute) = (dir.to_path_buf(), canonical(dir));
     builder
@@ -401,16 +426,20 @@ fn walker(dir: &Path, no_ignore: bool, filters: Option<Arc<FilterSet>>) -> WalkB
                 return false;
             }
             // Files are filtered where they are taken (`walk`): one lookup each.
-            let Some(filters) = filters.as_ref().filter(|_| is_dir) else {
+            let Some((filters, left_out)) = filters.as_ref().filter(|_| is_dir) else {
                 return true;
             };
             let relative = entry.path().strip_prefix(&given).unwrap_or(entry.path());
             let path = absolute.join(relative);
-            filters.for_path_or_note(&path).is_some_and(|f| {
-                f.exclude
-                    .as_ref()
-                    .is_none_or(|exclude| !exclude.matches(&path, is_dir))
-            })
+            filters
+                .for_path_or_note(&path)
+                .is_some_and(|f| match &f.exclude {
+                    Some(exclude) if exclude.matches(&path, is_dir) => {
+                        left_out.excluded(exclude.source.as_deref(), path);
+                        false
+                    }
+                    _ => true,
+                })
         });
     builder
 }
@@ -517,16 +546,54 @@ fn is_shell_file(path: &Path) -> bool {
     }
 }
 
+/// What a walk does with one entry that is not a folder: the path to send on, if it is taken. A
+/// file an `exclude` leaves out that would be taken, a symlinked folder (never followed) and a
+/// shell file outside skill folders are counted in `left_out` instead.
+fn take(
+    entry: &ignore::DirEntry,
+    path: &Path,
+    filters: &FilterSet,
+    skills: &SkillFolders,
+    left_out: &LeftOut,
+) -> bool {
+    if is_runtime_file(entry.file_name()) {
+        return false;
+    }
+    let Some(f) = filters.for_path_or_note(path) else {
+        return false;
+    };
+    let linked_folder = entry.path_is_symlink() && path.is_dir();
+    let selected =
+        || f.names.is_match(entry.file_name()) || (skills.holds(path) && is_shell_file(path));
+    if let Some(exclude) = f.exclude.as_ref().filter(|e| e.matches(path, false)) {
+        if linked_folder || selected() {
+            left_out.excluded(exclude.source.as_deref(), path.to_path_buf());
+        }
+        return false;
+    }
+    if linked_folder {
+        left_out.linked_folder(path.to_path_buf());
+        return false;
+    }
+    if selected() {
+        return true;
+    }
+    if path.extension().is_some_and(|e| e == "sh" || e == "bash") {
+        left_out.shell_file();
+    }
+    false
+}
+
 fn walk(
     dir: &Path,
     no_ignore: bool,
     filters: Arc<FilterSet>,
     skills: Arc<SkillFolders>,
-    left_out: &Arc<std::sync::atomic::AtomicUsize>,
+    left_out: &Arc<LeftOut>,
 ) -> Result<Vec<PathBuf>> {
     let (tx, rx) = std::sync::mpsc::channel();
     let (given, absolute) = (dir.to_path_buf(), canonical(dir));
-    walker(dir, no_ignore, Some(filters.clone()))
+    walker(dir, no_ignore, Some((filters.clone(), left_out.clone())))
         .build_parallel()
         .run(|| {
             let tx = tx.clone();
@@ -536,26 +603,14 @@ fn walk(
             let (given, absolute) = (given.clone(), absolute.clone());
             Box::new(move |entry| {
                 match entry {
-                    Ok(entry) => {
-                        let is_candidate = entry.file_type().is_some_and(|t| !t.is_dir());
+                    Ok(entry) if entry.file_type().is_some_and(|t| !t.is_dir()) => {
                         let relative = entry.path().strip_prefix(&given).unwrap_or(entry.path());
                         let path = absolute.join(relative);
-                        let filters = (is_candidate && !is_runtime_file(entry.file_name()))
-                            .then(|| filters.for_path_or_note(&path))
-                            .flatten()
-                            .filter(|f| {
-                                f.exclude.as_ref().is_none_or(|e| !e.matches(&path, false))
-                            });
-                        if let Some(f) = filters {
-                            if f.names.is_match(entry.file_name())
-                                || (skills.holds(&path) && is_shell_file(&path))
-                            {
-                                let _ = tx.send(entry.into_path());
-                            } else if path.extension().is_some_and(|e| e == "sh" || e == "bash") {
-                                left_out.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            }
+                        if take(&entry, &path, &filters, &skills, &left_out) {
+                            let _ = tx.send(entry.into_path());
                         }
                     }
+                    Ok(_) => {}
                     // A folder or file the walk could not read is returned too: reading it then
                     // fails with the reason, so it shows in the report and the exit status
                     // instead of vanishing from the run.

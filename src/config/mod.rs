@@ -6,6 +6,7 @@
 
 pub mod discover;
 pub mod edit;
+pub mod left_out;
 pub mod targets;
 
 use crate::codes;
@@ -72,9 +73,11 @@ impl Config {
         self.path.as_deref().and_then(Path::parent)
     }
 
-    /// The settings file's path as reports show it (`None` without one).
+    /// The settings file's path as reports take it, marked text (`None` without one).
     pub fn shown(&self) -> Option<String> {
-        self.path.as_ref().map(|p| p.display().to_string())
+        self.path
+            .as_ref()
+            .map(|p| crate::bytes_text::os_marked(p.as_os_str()))
     }
 
     /// Read a settings file: a regular file under the size limit, never blocking. `root`
@@ -151,7 +154,8 @@ impl Config {
         if crate::rewrite::template::is_builtin(spec) {
             return Ok((spec.clone(), None));
         }
-        let (Some(dir), shown) = (self.dir(), self.shown().unwrap_or_default()) else {
+        let shown = self.path.as_deref().map(crate::bytes_text::shown_path);
+        let (Some(dir), shown) = (self.dir(), shown.unwrap_or_default()) else {
             return Ok((spec.clone(), None));
         };
         let Some(root) = &self.root else {
@@ -442,6 +446,17 @@ impl<T> PerSettings<T> {
         })?);
         built.insert(config.path.clone(), value.clone());
         Ok(value)
+    }
+
+    /// Every value built so far, with the settings file it was built from (`None`: none
+    /// applies): after `prepare`, one per settings file governing the files.
+    pub fn built(&self) -> Vec<(Option<PathBuf>, Arc<T>)> {
+        self.built
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .map(|(path, value)| (path.clone(), value.clone()))
+            .collect()
     }
 
     /// Build for every file up front, so a bad settings file stops the run before any work.

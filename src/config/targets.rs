@@ -45,9 +45,9 @@ pub struct Targets {
     /// Only files with staged changes (git).
     #[arg(long)]
     pub staged: bool,
-    /// How many `.sh`/`.bash` files the last folder walk met and did not select.
+    /// What the folder walks met and did not select, for the notes the run ends with.
     #[arg(skip)]
-    left_out: Arc<std::sync::atomic::AtomicUsize>,
+    left_out: Arc<super::left_out::LeftOut>,
 }
 
 impl Targets {
@@ -160,8 +160,14 @@ impl Targets {
         } else {
             ""
         };
+        let excluded = match self.left_out.excluded_count() {
+            0 => String::new(),
+            n => format!(
+                " {n} path(s) were left out by --exclude or a settings file's `exclude` (-v names them)."
+            ),
+        };
         let message = if found == 0 {
-            format!("no script found in the paths given.{hint}")
+            format!("no script found in the paths given.{excluded}{hint}")
         } else {
             format!(
                 "all {found} scripts found were skipped ({skipped} skipped; the reasons are above).{hint}"
@@ -181,16 +187,33 @@ impl Targets {
         Ok(())
     }
 
-    /// The note a whole walk ends with when it left shell files out (outside skill folders, not
-    /// `execute.sh`, no `--include` given): how many, and the flag that takes them.
-    pub fn left_out_note(&self) -> Option<String> {
-        let n = self.left_out.load(std::sync::atomic::Ordering::Relaxed);
-        let whole = self.include.is_empty() && !self.staged && self.changed_since.is_none();
-        (n > 0 && whole).then(|| {
-            format!(
-                "{n} shell file(s) (.sh/.bash) outside skill folders were not checked (neither execute.sh nor in a folder holding SKILL.md); --include '*.sh' takes them"
-            )
-        })
+    /// The notes the walks end with (see `left_out`): shell files left out (outside skill
+    /// folders, not `execute.sh`, no `--include` given; not under `--staged` or
+    /// `--changed-since`), symlinked folders not followed, paths an `exclude` left out. Paths are
+    /// shown relative to `base`.
+    pub fn walk_notes(&self, base: &std::path::Path) -> Vec<super::left_out::Note> {
+        let by_history = self.staged || self.changed_since.is_some();
+        let named = match self.named() {
+            named if named.is_empty() => vec![base.to_path_buf()],
+            named => named,
+        };
+        self.left_out
+            .notes(&named, base, !self.include.is_empty(), by_history)
+    }
+
+    /// Print the walk notes on stderr: each unless `-q`/`--silent`, the ones that name nothing
+    /// unchecked only with `-v`.
+    pub fn print_walk_notes(
+        &self,
+        notes: &[super::left_out::Note],
+        (quiet, verbose): (bool, bool),
+    ) {
+        for note in notes
+            .iter()
+            .filter(|n| !quiet && (verbose || !n.verbose_only))
+        {
+            eprintln!("note: {}", note.text);
+        }
     }
 
     /// The files to work on: discovered, then narrowed by `--changed-since` / `--staged`. With

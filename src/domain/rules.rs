@@ -246,6 +246,8 @@ pub(crate) const RULES_URL: &str =
 pub struct Finding {
     pub code: Rule,
     pub severity: Severity,
+    /// Marked text (see `bytes_text`); reports write it through `bytes_text::report_path`.
+    #[serde(serialize_with = "crate::bytes_text::serde_path::one")]
     pub path: String,
     /// 1-based; 0 when the finding is about the whole file.
     pub line: usize,

@@ -21,8 +21,7 @@ pub enum Link {
 /// Follow the symlink at `path`, whose project root is `root`: its real path must be a regular
 /// file inside `root`, and not under `.git` or `.skillmod`.
 pub fn follow(path: &Path, root: &Path) -> Link {
-    let written = std::fs::read_link(path)
-        .map_or_else(|_| "?".to_string(), |t| t.to_string_lossy().into_owned());
+    let written = std::fs::read_link(path).map_or_else(|_| "?".to_string(), |t| quoted(&t));
     let real = match std::fs::canonicalize(path) {
         Ok(real) => real,
         Err(e) => {
@@ -30,7 +29,7 @@ pub fn follow(path: &Path, root: &Path) -> Link {
                 codes::SYMLINK_BROKEN,
                 format!(
                     "is a symbolic link to {}, which cannot be followed ({e}): nothing was read; fix or remove the link",
-                    quoted(&written)
+                    written
                 ),
             ));
         }
@@ -45,7 +44,7 @@ pub fn follow(path: &Path, root: &Path) -> Link {
             codes::NOT_A_FILE,
             format!(
                 "is a symbolic link to {}, which is not a regular file (a folder, a FIFO, a device): nothing was read",
-                quoted(&real.to_string_lossy())
+                quoted(&real)
             ),
         )),
     }
@@ -69,14 +68,14 @@ pub fn outside_root(real: &Path, root: &Path) -> Error {
         codes::OUTSIDE_ROOT,
         format!(
             "is a symbolic link to {}, outside its project root {} (or in its .git or .skillmod folder): nothing is read or written there. Point the link inside the repository, or check the target in its own project",
-            quoted(&real.to_string_lossy()),
-            quoted(&root.to_string_lossy())
+            quoted(real),
+            quoted(root)
         ),
     )
 }
 
-fn quoted(path: &str) -> String {
-    crate::bytes_text::quote_path(path)
+fn quoted(path: &Path) -> String {
+    crate::bytes_text::quote_os(path)
 }
 
 /// The codes of a selected file that could not be judged at all (check's SKM004 as an error or

@@ -90,8 +90,8 @@ fn read(
             codes::OUTSIDE_ROOT,
             format!(
                 "is reached through a symlink to {}, outside its project root {} (or in its .git or .skillmod folder); nothing is written there. Migrate the target in its own project",
-                crate::bytes_text::quote_path(&real.to_string_lossy()),
-                crate::bytes_text::quote_path(&root.to_string_lossy())
+                crate::bytes_text::quote_os(&real),
+                crate::bytes_text::quote_os(&root)
             ),
         );
         return stop(report, Status::Failed, reason);

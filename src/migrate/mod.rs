@@ -36,11 +36,13 @@ pub enum Status {
 /// The report for one file (the `files[]` entries of `--format json`).
 #[derive(Debug, Clone, Serialize)]
 pub struct FileReport {
+    #[serde(serialize_with = "crate::bytes_text::serde_path::one")]
     pub path: String,
     pub status: Status,
     pub legacy: Vec<LegacyStatement>,
     /// Other statements that write to stdout (kind `stdout_write`).
     pub stdout_writes: Vec<StdoutWrite>,
+    #[serde(serialize_with = "crate::bytes_text::serde_path::maybe")]
     pub backup: Option<String>,
     pub sha256_before: Option<String>,
     pub sha256_after: Option<String>,
@@ -53,9 +55,11 @@ pub struct FileReport {
     pub unjudged: Option<crate::domain::rules::Severity>,
     /// The settings file that applied, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "crate::bytes_text::serde_path::maybe")]
     pub settings: Option<String>,
     /// The runtime file this script sources (capture mode).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "crate::bytes_text::serde_path::maybe")]
     pub runtime_file: Option<String>,
     /// The runtime file this script sources (written before the script).
     #[serde(skip)]
@@ -331,18 +335,26 @@ pub struct RunReport {
     pub backup_run: Option<String>,
     /// Where this run's backups are (a run folder per project root), and the command that
     /// undoes the run.
+    #[serde(serialize_with = "crate::bytes_text::serde_path::each")]
     pub backup_dirs: Vec<String>,
     pub restore_command: Option<String>,
     /// Dirty files in the work tree that skillmod did not select (left alone).
+    #[serde(serialize_with = "crate::bytes_text::serde_path::each")]
     pub unrelated_dirty: Vec<String>,
     /// Temp files that killed runs left beside scripts, removed by this run.
+    #[serde(serialize_with = "crate::bytes_text::serde_path::each")]
     pub temp_files_removed: Vec<String>,
     pub commit_created: bool,
     /// Full hash of the commit (`git rev-parse HEAD` right after it), or null.
     pub commit_hash: Option<String>,
+    #[serde(serialize_with = "crate::bytes_text::serde_path::each")]
     pub files_committed: Vec<String>,
     /// The settings files that applied to the files selected.
+    #[serde(serialize_with = "crate::bytes_text::serde_path::each")]
     pub settings_files: Vec<String>,
+    /// What the folder walks left out without taking it (symlinked folders, excluded paths,
+    /// shell files outside skill folders), as the notes on stderr say it.
+    pub walk_notes: Vec<String>,
     /// Capture mode's runtime files, written (or shown) after the scripts.
     pub runtime_files: Vec<runtime::RuntimeReport>,
     /// What the runtime files written (or that would be) add up to.
@@ -411,6 +423,7 @@ where
         commit_hash: None,
         files_committed: Vec::new(),
         settings_files: Vec::new(),
+        walk_notes: Vec::new(),
         runtime_files: Vec::new(),
         runtime_summary: RuntimeSummary::default(),
         settings_updates: Vec::new(),

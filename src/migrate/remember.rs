@@ -41,6 +41,7 @@ pub struct SettingsUpdate {
     /// The settings file, or where none applies `skillmod.toml` in the folder where one would
     /// govern the scripts (their repository root, or outside git the folder named); null with
     /// `--isolated`.
+    #[serde(serialize_with = "crate::bytes_text::serde_path::maybe")]
     pub path: Option<String>,
     pub status: SettingsStatus,
     /// The reading the run used (`--vocabulary`).
@@ -52,6 +53,7 @@ pub struct SettingsUpdate {
     /// Whether the file exists (false: the line goes into a new file, which migrate never
     /// creates).
     pub exists: bool,
+    #[serde(serialize_with = "crate::bytes_text::serde_path::maybe")]
     pub backup: Option<String>,
     /// Why it was not written (`NO_SETTINGS_FILE`, `SETTINGS_NOT_REGULAR`, `SETTINGS_DIRTY`,
     /// `SETTINGS_OUTSIDE_ROOT`, `SETTINGS_UNPARSABLE`, `SETTINGS_IGNORED`), or why it failed.
@@ -225,7 +227,7 @@ fn writable(
             codes::SETTINGS_OUTSIDE_ROOT,
             format!(
                 "lies outside the project root {} of the scripts it governs, where their backups go",
-                crate::bytes_text::quote_path(&real_root.to_string_lossy())
+                crate::bytes_text::quote_os(&real_root)
             ),
         ));
     }

@@ -56,11 +56,13 @@ impl RuntimeStatus {
 /// The report of one runtime file (`runtime_files[]` in `--format json`).
 #[derive(Debug, Clone, Serialize)]
 pub struct RuntimeReport {
+    #[serde(serialize_with = "crate::bytes_text::serde_path::one")]
     pub path: String,
     pub status: RuntimeStatus,
     /// The version the file declared before, if it existed.
     pub version_before: Option<u32>,
     pub version: u32,
+    #[serde(serialize_with = "crate::bytes_text::serde_path::maybe")]
     pub backup: Option<String>,
     pub errors: Vec<ErrorEntry>,
     #[serde(skip)]

@@ -62,6 +62,7 @@ impl CheckJsonWriter {
         field(out, "summary", &report.summary, 2)?;
         field(out, "errors", &report.errors, 2)?;
         field(out, "settings_files", &report.settings_files, 2)?;
+        field(out, "walk_notes", &report.walk_notes, 2)?;
         out.write_all(b"\n}\n")
     }
 }

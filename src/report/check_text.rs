@@ -120,6 +120,9 @@ pub(crate) fn write_summary(
             not_clear.join(", "),
             super::plural(s.scripts_checked, "script")
         )?;
+        if let Some(off) = rules_off(report) {
+            write!(out, " ({off})")?;
+        }
     } else if s.findings == 0 {
         let readings: Vec<&str> = report.vocabularies.iter().map(|v| v.as_str()).collect();
         write!(
@@ -127,9 +130,15 @@ pub(crate) fn write_summary(
             "{bold}All clear{bold:#}: no legacy output in {}",
             super::plural(s.scripts_checked, "script"),
         )?;
-        // Which lines counted as legacy output: "All clear" holds for that reading.
+        // Which lines counted as legacy output, and which rules settings turned off: "All
+        // clear" holds for that reading and those rules.
+        let mut judged: Vec<String> = Vec::new();
         if !readings.is_empty() {
-            write!(out, " (vocabulary {})", readings.join(", "))?;
+            judged.push(format!("vocabulary {}", readings.join(", ")));
+        }
+        judged.extend(rules_off(report));
+        if !judged.is_empty() {
+            write!(out, " ({})", judged.join("; "))?;
         }
         // Notes say what check could not read; "All clear" never hides that there are some.
         if s.notes > 0 {
@@ -157,11 +166,33 @@ pub(crate) fn write_summary(
         if !not_clear.is_empty() {
             write!(out, "; {}", not_clear.join(", "))?;
         }
+        if let Some(off) = rules_off(report) {
+            write!(out, " ({off})")?;
+        }
     }
     if s.suppressed > 0 {
         write!(out, " ({} suppressed)", s.suppressed)?;
     }
     writeln!(out)
+}
+
+/// Which rules settings files turn off, as the summary says it (`settings in skillmod.toml turn
+/// off SKM002`); `None` when none does.
+fn rules_off(report: &CheckReport) -> Option<String> {
+    let parts: Vec<String> = report
+        .summary
+        .rules_off
+        .iter()
+        .map(|off| {
+            let codes: Vec<&str> = off.rules.iter().map(|r| r.code()).collect();
+            format!(
+                "settings in {} turn off {}",
+                crate::bytes_text::quote_path(&off.settings),
+                codes.join(", ")
+            )
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// `--statistics`: how many findings each rule gave, most first.

@@ -18,7 +18,10 @@ pub fn write(out: &mut dyn Write, findings: &[Finding], root_prefix: &str) -> io
         };
         let mut properties = format!(
             "file={}",
-            property(&super::root_relative(root_prefix, &f.path))
+            property(&crate::bytes_text::report_path(&super::root_relative(
+                root_prefix,
+                &f.path
+            )))
         );
         if f.line > 0 {
             properties.push_str(&format!(",line={},col={}", f.line, f.column));

@@ -1,6 +1,6 @@
 //! SARIF 2.1.0 for code scanning, built from typed structures (no spliced text): one reporting
 //! descriptor per rule (id, name, short and full description, help and helpUri), one result per
-//! finding, with the path percent-encoded and relative to the repository root (`%SRCROOT%`).
+//! finding, with the path's bytes percent-encoded and relative to the repository root (`%SRCROOT%`).
 //! Results are written as the run goes; skipped files become tool notifications at the end.
 
 use std::io::{self, Write};
@@ -8,6 +8,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::json_stream::{Array, field};
+use crate::bytes_text::percent_encode;
 use crate::check::{Finding, Rule, Severity};
 use crate::domain::rules::{DOCS_URL, RULES_URL};
 
@@ -243,23 +244,9 @@ fn level(severity: Severity) -> &'static str {
     }
 }
 
-/// A relative path as a URI reference: unreserved characters and `/` kept, every other byte
-/// percent-encoded (so `my skill/x.sh` and `a:b/x.sh` stay paths, not schemes).
-pub(crate) fn percent_encode(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// A folder as a `file://` URI ending in `/`.
 pub(crate) fn folder_uri(dir: &std::path::Path) -> String {
-    let text = dir.to_string_lossy();
+    let text = crate::bytes_text::os_marked(dir.as_os_str());
     let mut uri = String::from("file://");
     if !text.starts_with('/') {
         uri.push('/');

@@ -576,3 +576,94 @@ fn a_walk_says_how_many_shell_files_outside_skill_folders_it_left_out() {
     let quiet = run(skillmod(tmp.path()).args(["check", "--no-cache", "-q", "."]));
     assert!(!stderr(&quiet).contains("note:"), "{}", stderr(&quiet));
 }
+
+#[test]
+fn a_walk_says_which_symlinked_folders_it_did_not_follow_and_where_their_scripts_are_checked() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(&repo).expect("repo");
+    git_init(&repo);
+    let legacy = b"#!/bin/bash\necho \"SUCCESS\"\n";
+    for (folder, root) in [
+        ("elsewhere/foo", &repo),
+        ("away/bar", &tmp.path().to_path_buf()),
+    ] {
+        write_script(&root.join(folder), "SKILL.md", b"# skill\n");
+        write_script(&root.join(folder), "scripts/run.sh", legacy);
+    }
+    write_script(&repo, "skills/ok/SKILL.md", b"# ok\n");
+    write_script(
+        &repo,
+        "skills/ok/scripts/ok.sh",
+        b"#!/bin/bash\necho hi >&2\n",
+    );
+    std::os::unix::fs::symlink("../elsewhere/foo", repo.join("skills/foo")).expect("link in");
+    std::os::unix::fs::symlink(tmp.path().join("away/bar"), repo.join("skills/bar"))
+        .expect("link out");
+    let inside = "1 symlinked folder was not followed (its target lies in the project";
+    let outside = "1 symlinked folder was not followed (it leads outside the project root";
+
+    // Only skills/ walked: neither link's scripts are checked, and both notes say so without -v.
+    let out = run(skillmod(&repo).args(["check", "--no-cache", "skills"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "note: {inside} but outside the paths given, or is excluded; name the target to check it): skills/foo -> elsewhere/foo"
+        )),
+        "{err}"
+    );
+    assert!(err.contains(&format!("note: {outside}")), "{err}");
+    assert!(
+        err.contains("skills/bar -> /") && err.contains("away/bar"),
+        "{err}"
+    );
+    // The JSON report carries the same notes; migrate says the same.
+    let (_, report) = json_report(&repo, &["check", "--no-cache", "skills"]);
+    let notes = report["walk_notes"].to_string();
+    assert!(
+        notes.contains(inside) && notes.contains(outside),
+        "{report}"
+    );
+    let migrate = run(skillmod(&repo).args(["migrate", "--dry-run", "skills"]));
+    assert!(stderr(&migrate).contains(outside), "{}", stderr(&migrate));
+
+    // The whole project walked: the inside target is checked where it lies (its legacy line is
+    // found), the note saying so only with -v; the link out is still named.
+    let out = run(skillmod(&repo).args(["check", "--no-cache", "."]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("elsewhere/foo/scripts/run.sh:2:1: SKM001"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stderr(&out).contains(inside), "{}", stderr(&out));
+    assert!(stderr(&out).contains(outside), "{}", stderr(&out));
+    let verbose = run(skillmod(&repo).args(["check", "--no-cache", "-v", "."]));
+    assert!(
+        stderr(&verbose).contains(&format!(
+            "note: {inside} and its scripts are checked there): skills/foo -> elsewhere/foo"
+        )),
+        "{}",
+        stderr(&verbose)
+    );
+    // Never followed out of the root: the script behind the link out is not read.
+    assert!(
+        !stdout(&verbose).contains("away/bar"),
+        "{}",
+        stdout(&verbose)
+    );
+    // A target the run excludes is not checked there, and the note says so without -v.
+    let excluded =
+        run(skillmod(&repo).args(["check", "--no-cache", "--exclude", "elsewhere/", "."]));
+    assert_eq!(excluded.status.code(), Some(0), "{}", stdout(&excluded));
+    assert!(
+        stderr(&excluded).contains(&format!(
+            "note: {inside} but outside the paths given, or is excluded"
+        )),
+        "{}",
+        stderr(&excluded)
+    );
+    let quiet = run(skillmod(&repo).args(["check", "--no-cache", "-q", "."]));
+    assert!(!stderr(&quiet).contains("note:"), "{}", stderr(&quiet));
+}

@@ -618,3 +618,128 @@ fn only_shell_files_are_rewritten() {
         "{checked}"
     );
 }
+
+#[test]
+fn an_exclude_in_any_settings_file_or_flag_names_what_it_left_out() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path();
+    git_init(dir);
+    let legacy = b"#!/bin/bash\necho \"SUCCESS\"\n";
+    write_script(dir, "skills/a/SKILL.md", b"# a\n");
+    write_script(dir, "skills/a/scripts/run.sh", legacy);
+    write_script(dir, "skills/a/scripts/ok.sh", b"#!/bin/bash\necho ok >&2\n");
+    write_script(dir, "vendor/x/execute.sh", legacy);
+    // A settings file inside a skill folder, and one at the root.
+    std::fs::write(
+        dir.join("skills/a/skillmod.toml"),
+        "exclude = [\"scripts/run.sh\"]\n",
+    )
+    .expect("skill settings");
+    std::fs::write(dir.join("skillmod.toml"), "exclude = [\"vendor/\"]\n").expect("settings");
+    let out = run(skillmod(dir).args(["check", "--no-cache", "-v", "."]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "note: `exclude` in skills/a/skillmod.toml left out 1 path: skills/a/scripts/run.sh"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("note: `exclude` in skillmod.toml left out 1 path: vendor/"),
+        "{err}"
+    );
+    // Without -v the notes wait in the JSON report.
+    let plain = run(skillmod(dir).args(["check", "--no-cache", "."]));
+    assert!(!stderr(&plain).contains("left out"), "{}", stderr(&plain));
+    let (_, report) = json_report(dir, &["check", "--no-cache", "."]);
+    assert_eq!(
+        report["walk_notes"].as_array().map(Vec::len),
+        Some(2),
+        "{report}"
+    );
+    // migrate says the same.
+    let migrate = run(skillmod(dir).args(["migrate", "--dry-run", "-v", "."]));
+    assert!(
+        stderr(&migrate).contains("`exclude` in skills/a/skillmod.toml left out 1 path"),
+        "{}",
+        stderr(&migrate)
+    );
+    // --exclude (which replaces the files' lists) is named the same way.
+    let flag = run(skillmod(dir).args(["check", "--no-cache", "-v", "--exclude", "skills/", "."]));
+    assert!(
+        stderr(&flag).contains("note: --exclude left out 1 path: skills/"),
+        "{}",
+        stderr(&flag)
+    );
+    // A file named and excluded: nothing checked, and the error says an exclude took it.
+    let named = run(skillmod(dir).args(["check", "--no-cache", "skills/a/scripts/run.sh"]));
+    assert_eq!(named.status.code(), Some(2), "{}", stderr(&named));
+    assert!(
+        stderr(&named)
+            .contains("1 path(s) were left out by --exclude or a settings file's `exclude`"),
+        "{}",
+        stderr(&named)
+    );
+}
+
+#[test]
+fn all_clear_says_which_rules_settings_turn_off_and_in_which_file() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path();
+    git_init(dir);
+    write_script(dir, "skills/a/SKILL.md", b"# a\n");
+    write_script(
+        dir,
+        "skills/a/scripts/run.sh",
+        b"#!/bin/bash\necho hi\necho \"SUCCESS\"\n",
+    );
+    // No settings: a plain verdict, and nothing turned off in JSON.
+    let out = run(skillmod(dir).args(["check", "--no-cache", "--ignore", "SKM001", "."]));
+    assert!(!stdout(&out).contains("turn off"), "{}", stdout(&out));
+    let (_, report) = json_report(dir, &["check", "--no-cache", "."]);
+    assert_eq!(
+        report["summary"]["rules_off"],
+        serde_json::json!([]),
+        "{report}"
+    );
+
+    // A settings file in the skill folder mutes the legacy line: "All clear" says so.
+    std::fs::write(
+        dir.join("skills/a/.skillmod.toml"),
+        "ignore = [\"SKM001\"]\n",
+    )
+    .expect("settings");
+    let out = run(skillmod(dir).args(["check", "--no-cache", "."]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(
+            "All clear: no legacy output in 1 script (vocabulary decorated; settings in skills/a/.skillmod.toml turn off SKM001)"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    let (code, report) = json_report(dir, &["check", "--no-cache", "."]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        report["summary"]["rules_off"],
+        serde_json::json!([{"settings": "skills/a/.skillmod.toml", "rules": ["SKM001"]}]),
+        "{report}"
+    );
+    // `select` deselects too; a --select flag replaces the file's list, so nothing is the
+    // settings' doing then.
+    std::fs::write(
+        dir.join("skills/a/.skillmod.toml"),
+        "select = [\"SKM002\"]\n",
+    )
+    .expect("settings");
+    let out = run(skillmod(dir).args(["check", "--no-cache", "."]));
+    assert!(
+        stdout(&out).contains("settings in skills/a/.skillmod.toml turn off SKM001, SKM004"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(skillmod(dir).args(["check", "--no-cache", "--select", "SKM001", "."]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(!stdout(&out).contains("turn off"), "{}", stdout(&out));
+}

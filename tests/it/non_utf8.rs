@@ -286,6 +286,65 @@ fn check_names_a_script_whose_path_is_not_utf8_as_git_quotes_it() {
     );
 }
 
+#[test]
+fn every_check_format_names_a_path_that_is_not_utf8_as_git_quotes_it_and_sarif_encodes_its_bytes() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path();
+    skill(dir, b"caf\xe9", b"#!/bin/bash\necho \"SUCCESS\"\n");
+    let quoted = "\"caf\\351/execute.sh\"";
+    // Text, JSON and GitHub give the one string git would print; no private-use or
+    // replacement character anywhere.
+    let text = stdout(&run(skillmod(dir).args(["check", "--no-cache", "."])));
+    assert!(text.contains(&format!("{quoted}:2:1: SKM001")), "{text}");
+    let (code, report) = json_report(dir, &["check", "--no-cache", "."]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["findings"][0]["path"], quoted, "{report}");
+    let github = stdout(&run(skillmod(dir).args([
+        "check",
+        "--no-cache",
+        "--format",
+        "github",
+        ".",
+    ])));
+    assert!(
+        github.starts_with(&format!("::error file={quoted},line=2,col=1,")),
+        "{github}"
+    );
+    // SARIF's URI is a URI: the file's own bytes, percent-encoded.
+    let sarif = stdout(&run(skillmod(dir).args([
+        "check",
+        "--no-cache",
+        "--format",
+        "sarif",
+        ".",
+    ])));
+    let log: serde_json::Value = serde_json::from_str(&sarif).expect("sarif");
+    let location = &log["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
+    assert_eq!(
+        location["artifactLocation"]["uri"], "caf%E9/execute.sh",
+        "{sarif}"
+    );
+    // migrate's JSON names the script and its runtime the same way.
+    let (_, migrated) = json_report(dir, &["migrate", "--dry-run", "."]);
+    assert_eq!(migrated["files"][0]["path"], quoted, "{migrated}");
+    assert_eq!(
+        migrated["runtime_files"][0]["path"], "\"caf\\351/skillmod-runtime.sh\"",
+        "{migrated}"
+    );
+    for out in [
+        text,
+        report.to_string(),
+        github,
+        sarif,
+        migrated.to_string(),
+    ] {
+        assert!(
+            !out.contains('\u{fffd}') && !out.chars().any(|c| ('\u{10ff80}'..).contains(&c)),
+            "{out}"
+        );
+    }
+}
+
 /// Every manifest under `backups`, concatenated.
 fn walk_manifests(backups: &Path) -> String {
     let mut text = String::new();

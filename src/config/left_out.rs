@@ -1,0 +1,240 @@
+//! What folder walks met and did not take, and the notes a run ends with about it: shell files
+//! outside skill folders, symlinked folders (never followed: a link may lead out of the project),
+//! and paths an `exclude` (the flag, or a settings file's key) left out. A walk leaves nothing
+//! out without saying so.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// How many paths a note names before "and N more".
+const NAMED: usize = 5;
+
+/// What the walks of one run met and left out, filled as they go (from every walker thread).
+#[derive(Debug, Default)]
+pub struct LeftOut {
+    /// `.sh`/`.bash` files outside skill folders, not `execute.sh`, no `--include` match.
+    shell_files: AtomicUsize,
+    /// Symlinked folders met (the links, absolute), which a walk never follows.
+    linked_folders: Mutex<Vec<PathBuf>>,
+    /// Paths an `exclude` left out (folders pruned, files a walk would have taken, files named),
+    /// with the settings file whose key did it (`None`: the `--exclude` flag).
+    excluded: Mutex<Vec<(Option<PathBuf>, PathBuf)>>,
+    /// The folders walked (real paths): a link's target among them is checked there.
+    walked: Mutex<Vec<PathBuf>>,
+}
+
+/// A note about what a run left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub text: String,
+    /// Shown on stderr only with `-v` (nothing it names goes unchecked, or the user's own
+    /// `exclude` chose it); JSON carries every note.
+    pub verbose_only: bool,
+}
+
+/// Where a symlinked folder leads, as far as the notes tell it apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Inside the project root, under a folder the run walks and not excluded: its scripts are
+    /// checked there.
+    Walked,
+    /// Inside the project root, outside every folder the run walks (or excluded there).
+    NotWalked,
+    /// Outside the project root (or dangling): never read through the link.
+    Outside,
+}
+
+fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl LeftOut {
+    pub(crate) fn shell_file(&self) {
+        self.shell_files.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn linked_folder(&self, link: PathBuf) {
+        locked(&self.linked_folders).push(link);
+    }
+
+    pub(crate) fn excluded(&self, source: Option<&Path>, path: PathBuf) {
+        locked(&self.excluded).push((source.map(Path::to_path_buf), path));
+    }
+
+    /// How many paths an `exclude` left out.
+    pub fn excluded_count(&self) -> usize {
+        let mut excluded = locked(&self.excluded).clone();
+        excluded.sort();
+        excluded.dedup();
+        excluded.len()
+    }
+
+    pub(crate) fn walking(&self, dir: &Path) {
+        locked(&self.walked).push(crate::fsio::canonical(dir));
+    }
+
+    /// The notes, paths shown relative to `base`. `named` are the paths the command names (a
+    /// link's project root is found from them, as check finds a file's). With `include_given`
+    /// the shell files left out are no news; `by_history` (`--staged`, `--changed-since`) keeps
+    /// only the note on excluded paths: git records a symlinked folder as a link, which such a
+    /// run judges as a staged or changed symlink.
+    pub fn notes(
+        &self,
+        named: &[PathBuf],
+        base: &Path,
+        include_given: bool,
+        by_history: bool,
+    ) -> Vec<Note> {
+        // Walks name paths by their real folder: shown relative to the real working folder.
+        let base = &crate::fsio::canonical(base);
+        let mut notes = Vec::new();
+        let n = self.shell_files.load(Ordering::Relaxed);
+        if n > 0 && !include_given && !by_history {
+            notes.push(Note {
+                text: format!(
+                    "{n} shell file(s) (.sh/.bash) outside skill folders were not checked (neither execute.sh nor in a folder holding SKILL.md); --include '*.sh' takes them"
+                ),
+                verbose_only: false,
+            });
+        }
+        if !by_history {
+            notes.extend(self.link_notes(named, base));
+        }
+        notes.extend(self.exclude_notes(base));
+        notes
+    }
+
+    /// One note per kind of symlinked folder met: walked at its target (with `-v`), inside the
+    /// project but not walked, or outside it (both shown, since their scripts go unchecked).
+    fn link_notes(&self, named: &[PathBuf], base: &Path) -> Vec<Note> {
+        let mut links = locked(&self.linked_folders).clone();
+        links.sort();
+        links.dedup();
+        let walked = locked(&self.walked).clone();
+        let excluded: Vec<PathBuf> = locked(&self.excluded)
+            .iter()
+            .map(|(_, path)| path.clone())
+            .collect();
+        let reach = |link: &Path| -> (Reach, Option<PathBuf>) {
+            let root = crate::fsio::canonical(&crate::fsio::file_root(link, named));
+            match std::fs::canonicalize(link) {
+                Ok(real) if crate::fsio::links::lies_inside(&real, &root) => {
+                    let reach = if walked.iter().any(|dir| real.starts_with(dir))
+                        && !excluded.iter().any(|path| real.starts_with(path))
+                    {
+                        Reach::Walked
+                    } else {
+                        Reach::NotWalked
+                    };
+                    (reach, Some(real))
+                }
+                Ok(real) => (Reach::Outside, Some(real)),
+                Err(_) => (Reach::Outside, None),
+            }
+        };
+        let mut groups: [(Reach, Vec<String>); 3] = [
+            (Reach::Walked, Vec::new()),
+            (Reach::NotWalked, Vec::new()),
+            (Reach::Outside, Vec::new()),
+        ];
+        for link in &links {
+            let (kind, target) = reach(link);
+            let target = match (kind, target) {
+                (Reach::Outside, Some(real)) => crate::bytes_text::quote_os(&real),
+                (_, Some(real)) => shown(&real, base),
+                (_, None) => "a path that does not exist".to_string(),
+            };
+            if let Some((_, names)) = groups.iter_mut().find(|(k, _)| *k == kind) {
+                names.push(format!("{} -> {target}", shown(link, base)));
+            }
+        }
+        groups
+            .into_iter()
+            .filter(|(_, names)| !names.is_empty())
+            .map(|(kind, names)| {
+                let what = match kind {
+                    Reach::Walked => {
+                        "its target lies in the project and its scripts are checked there"
+                    }
+                    Reach::NotWalked => {
+                        "its target lies in the project but outside the paths given, or is excluded; name the target to check it"
+                    }
+                    Reach::Outside => {
+                        "it leads outside the project root, which skillmod never reads through a link; check the target in its own project"
+                    }
+                };
+                Note {
+                    text: format!(
+                        "{} was not followed ({what}): {}",
+                        count(names.len(), "symlinked folder", "symlinked folders"),
+                        listed(&names)
+                    ),
+                    verbose_only: kind == Reach::Walked,
+                }
+            })
+            .collect()
+    }
+
+    /// One note per `exclude` that left something out: the flag's, and each settings file's.
+    fn exclude_notes(&self, base: &Path) -> Vec<Note> {
+        let mut excluded = locked(&self.excluded).clone();
+        excluded.sort();
+        excluded.dedup();
+        let mut notes = Vec::new();
+        for group in excluded.chunk_by(|a, b| a.0 == b.0) {
+            let source = match &group[0].0 {
+                Some(file) => format!("`exclude` in {}", shown(file, base)),
+                None => "--exclude".to_string(),
+            };
+            let names: Vec<String> = group
+                .iter()
+                .map(|(_, path)| {
+                    let mut name = shown(path, base);
+                    if path.is_dir() {
+                        name.push('/');
+                    }
+                    name
+                })
+                .collect();
+            notes.push(Note {
+                text: format!(
+                    "{source} left out {}: {}",
+                    count(names.len(), "path", "paths"),
+                    listed(&names)
+                ),
+                verbose_only: true,
+            });
+        }
+        notes
+    }
+}
+
+/// A path relative to `base` as the text report shows it (quoted as git quotes it).
+fn shown(path: &Path, base: &Path) -> String {
+    crate::bytes_text::quote_path(&crate::fsio::display_path(path, base))
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// The first names, then how many more.
+fn listed(names: &[String]) -> String {
+    let mut text = names
+        .iter()
+        .take(NAMED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > NAMED {
+        text.push_str(&format!(" and {} more", names.len() - NAMED));
+    }
+    text
+}
