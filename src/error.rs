@@ -6,8 +6,9 @@ use std::path::Path;
 
 use crate::codes::{self, Code};
 
-/// An error that stops a command (usage or I/O before any work) or fails one file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An error that stops a command (usage or I/O before any work) or fails one file; also the
+/// `{code, message}` entry of a file's errors and notes in every JSON report.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Error {
     /// Stable machine-readable code, UPPER_SNAKE_CASE, from the catalogue.
     pub code: Code,

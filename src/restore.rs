@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::domain::refusal::ErrorEntry;
 use crate::error::{Error, Result};
 use crate::fsio::backup::{self, CheckedEntry};
 use crate::fsio::{atomic, display_path, sha256_hex};
@@ -75,7 +74,7 @@ pub struct RestoredFile {
     #[serde(serialize_with = "crate::bytes_text::serde_path::one")]
     pub path: String,
     pub status: Status,
-    pub errors: Vec<ErrorEntry>,
+    pub errors: Vec<Error>,
     /// A file the run created (a runtime file), removed by this restore.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub removed: bool,
@@ -695,7 +694,7 @@ fn restore_run(
             run: run.to_string(),
             path,
             status: Status::Refused,
-            errors: vec![error.into()],
+            errors: vec![error],
             removed: false,
         });
     }
@@ -719,7 +718,7 @@ fn restore_run(
             run: run.to_string(),
             path: display_path(&entry.target, base),
             status,
-            errors: error.into_iter().map(ErrorEntry::from).collect(),
+            errors: error.into_iter().collect(),
             removed: false,
         });
     }
@@ -740,7 +739,7 @@ fn restore_run(
             path: display_path(&entry.target, base),
             removed: status == Status::Restored,
             status,
-            errors: error.into_iter().map(ErrorEntry::from).collect(),
+            errors: error.into_iter().collect(),
         });
     }
     // Each run's files in path order, as every report prints them.

@@ -200,24 +200,15 @@ fn reader(mut pipe: impl Read + Send + 'static, max: u64, over: mpsc::Sender<()>
 
 /// Read at most `max` bytes of `input`; `OUTPUT_TOO_LARGE` past that (`validate /dev/zero`),
 /// naming `flag`, the option that raises the limit.
-pub(crate) fn read_capped(
-    mut input: impl Read,
-    max: u64,
-    what: &str,
-    flag: &str,
-) -> Result<Vec<u8>> {
-    let mut buffer = Vec::new();
-    (&mut input)
-        .take(max.saturating_add(1))
-        .read_to_end(&mut buffer)
-        .map_err(|e| Error::new(codes::INPUT_UNREADABLE, format!("cannot read {what}: {e}")))?;
-    if buffer.len() as u64 > max {
-        return Err(Error::new(
+pub(crate) fn read_capped(input: impl Read, max: u64, what: &str, flag: &str) -> Result<Vec<u8>> {
+    use crate::fsio::limited::{Refused, read_bounded};
+    read_bounded(input, max, 0).map_err(|refused| match refused {
+        Refused::Io(e) => Error::new(codes::INPUT_UNREADABLE, format!("cannot read {what}: {e}")),
+        _ => Error::new(
             codes::OUTPUT_TOO_LARGE,
             format!("{what} is larger than {max} bytes; raise the limit with {flag}"),
-        ));
-    }
-    Ok(buffer)
+        ),
+    })
 }
 
 /// The skill gets its own process group, so it can be ended with everything it started.

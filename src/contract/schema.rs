@@ -58,7 +58,7 @@ impl Schema {
     /// use skillmod::contract::Schema;
     ///
     /// assert_eq!(Schema::load("skill-output-v1").expect("built in").name, "skill-output-v1");
-    /// assert_eq!(Schema::load("no-such-schema").map(|_| ()).map_err(|e| e.code), Err(skillmod::codes::SCHEMA_NOT_FOUND.code));
+    /// assert_eq!(Schema::load("no-such-schema").map(|_| ()).map_err(|e| e.code), Err(skillmod::codes::SCHEMA_NOT_FOUND));
     /// ```
     pub fn load(spec: &str) -> Result<Schema> {
         let name = if spec == "envelope" {

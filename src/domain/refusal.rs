@@ -1,26 +1,9 @@
-//! What check and migrate both say about a file that is not a shell script, the shebang migrate
-//! writes, and the error entry their reports carry.
+//! What check and migrate both say about a file that is not a shell script, and the shebang
+//! migrate writes.
 
-use crate::codes::{self, Code};
-use serde::Serialize;
+use crate::codes;
 
 use crate::error::Error;
-
-/// An error entry in a file report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ErrorEntry {
-    pub code: Code,
-    pub message: String,
-}
-
-impl From<Error> for ErrorEntry {
-    fn from(e: Error) -> Self {
-        ErrorEntry {
-            code: e.code,
-            message: e.message,
-        }
-    }
-}
 
 /// Why a file that is not a shell script is left alone (check says the same).
 pub fn not_shell() -> Error {

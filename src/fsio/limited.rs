@@ -69,11 +69,18 @@ pub fn read(path: &Path, limit: u64, follow: bool) -> Result<Vec<u8>, Refused> {
 /// Read an open file up to `limit` bytes; one byte more means it is too large.
 pub(crate) fn read_from(file: File, limit: u64) -> Result<Vec<u8>, Refused> {
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    read_bounded(file, limit, len)
+}
+
+/// The one bounded read: at most `limit` bytes of `input`, one byte more meaning it is too
+/// large; `len`, the size a file says it has, refuses it before a byte is read.
+pub(crate) fn read_bounded(input: impl Read, limit: u64, len: u64) -> Result<Vec<u8>, Refused> {
     if len > limit {
         return Err(Refused::TooLarge(len));
     }
     let mut bytes = Vec::with_capacity(len as usize);
-    file.take(limit + 1)
+    input
+        .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(Refused::Io)?;
     if bytes.len() as u64 > limit {

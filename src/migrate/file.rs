@@ -11,7 +11,7 @@ use crate::analyze::{
     runtime_link,
 };
 use crate::domain::modes::{Mode, Placement};
-use crate::domain::refusal::{ErrorEntry, not_shell};
+use crate::domain::refusal::not_shell;
 use crate::domain::rules;
 use crate::error::Error;
 use crate::fsio::backup::Backups;
@@ -63,7 +63,7 @@ fn migrate_steps(
 /// Stop with `status` and the reason.
 fn stop<T>(report: &mut FileReport, status: Status, reason: Error) -> Option<T> {
     report.status = status;
-    report.errors.push(reason.into());
+    report.errors.push(reason);
     None
 }
 
@@ -177,15 +177,13 @@ fn analyze_script(
         suppressions.retain(&mut analysis.stdout_writes, rules::Rule::StdoutWrite, |w| {
             w.start
         });
-        report
-            .notes
-            .extend(invalid.into_iter().map(|bad| ErrorEntry {
-                code: codes::INVALID_SUPPRESSION,
-                message: format!(
-                    "line {}:{}: {} (it suppresses nothing)",
-                    bad.line, bad.column, bad.message
-                ),
-            }));
+        report.notes.extend(invalid.into_iter().map(|bad| Error {
+            code: codes::INVALID_SUPPRESSION,
+            message: format!(
+                "line {}:{}: {} (it suppresses nothing)",
+                bad.line, bad.column, bad.message
+            ),
+        }));
     }
     report.legacy = analysis.legacy.clone();
     report.stdout_writes = analysis.stdout_writes.clone();
@@ -193,7 +191,7 @@ fn analyze_script(
     if !analysis.legacy.is_empty() {
         report
             .notes
-            .extend(analysis.out_of_reach.iter().map(|place| ErrorEntry {
+            .extend(analysis.out_of_reach.iter().map(|place| Error {
                 code: codes::OUT_OF_REACH,
                 message: format!(
                     "line {}:{}: legacy-looking text in {}, which migrate cannot record: the JSON document will not hold what it prints; print it with a literal `echo`, or record it with the runtime's functions (`skillmod_created PATH`)",
@@ -340,11 +338,9 @@ fn plan(
         (None, Mode::Comment) => {
             let context =
                 values::static_values(&analysis.legacy, profile.default_confidence, &skill_name);
-            report.notes.extend(
-                values::invalid_confidences(&analysis.legacy)
-                    .into_iter()
-                    .map(ErrorEntry::from),
-            );
+            report
+                .notes
+                .extend(values::invalid_confidences(&analysis.legacy));
             let unreachable = last_command_always_exits(analysis, &script.body);
             report.stdout_kept = !options.stdout_to_stderr;
             rewrite::plan_comment_mode(
@@ -358,7 +354,7 @@ fn plan(
         (None, Mode::Capture) => {
             let part = capture_part(path, analysis, &script.body, options);
             if let Some(note) = part_note(part, hosted) {
-                report.notes.push(note.into());
+                report.notes.push(note);
             }
             let role = match part {
                 Part::Library(_) => Role::Library,
@@ -435,7 +431,7 @@ fn verify(
     // its own, and no runtime for a library) is not.
     if body == script.body {
         let message = nothing_to_change(report, path, analysis, &script.body, options);
-        report.notes.push(ErrorEntry {
+        report.notes.push(Error {
             code: codes::NOTHING_TO_CHANGE,
             message,
         });
@@ -600,7 +596,7 @@ fn upkeep(
     } else {
         format!("one line sourcing {relative}")
     };
-    report.notes.push(ErrorEntry {
+    report.notes.push(Error {
         code: codes::RUNTIME_UPGRADED,
         message: format!(
             "{before} becomes {after} (runtime version {})",

@@ -16,7 +16,6 @@ pub use file::process_file;
 use crate::analyze::{LegacyStatement, StdoutWrite};
 use crate::config::PerSettings;
 use crate::domain::modes::{Mode, Placement};
-use crate::domain::refusal::ErrorEntry;
 use crate::error::{Error, Result};
 use crate::fsio::backup::Backups;
 use crate::rewrite::Template;
@@ -46,9 +45,9 @@ pub struct FileReport {
     pub backup: Option<String>,
     pub sha256_before: Option<String>,
     pub sha256_after: Option<String>,
-    pub errors: Vec<ErrorEntry>,
+    pub errors: Vec<Error>,
     /// Remarks that do not stop the migration (a library, an invalid literal confidence).
-    pub notes: Vec<ErrorEntry>,
+    pub notes: Vec<Error>,
     /// A selected script that could not be judged (too large, a FIFO, binary, a symlink that
     /// cannot be followed): `error` (failed, as check's SKM004 error) or `warning` (skipped).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -435,9 +434,9 @@ where
 
 impl Options {
     /// The note of a file reached through selected symlinks.
-    fn followed_note(&self, path: &Path) -> Option<ErrorEntry> {
+    fn followed_note(&self, path: &Path) -> Option<Error> {
         let links = self.selected.followed.get(path)?;
-        Some(ErrorEntry {
+        Some(Error {
             code: crate::codes::SYMLINK_FOLLOWED,
             message: format!(
                 "reached through the symbolic link{} {}: the target is migrated where it lies, once",
@@ -452,7 +451,7 @@ impl Options {
 fn failed(path: &Path, options: &Options, error: Error) -> FileReport {
     let mut report = FileReport::new(path, options);
     report.status = Status::Failed;
-    report.errors.push(error.into());
+    report.errors.push(error);
     report
 }
 

@@ -8,6 +8,7 @@
 //! the one line to add. migrate never creates a settings file.
 
 use crate::codes::{self, Code};
+use crate::error::Error;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -16,7 +17,6 @@ use serde::Serialize;
 use super::{Change, FileReport, Options, Status};
 use crate::analyze::Vocabulary;
 use crate::config::edit::{set_vocabulary, vocabulary_line};
-use crate::domain::refusal::ErrorEntry;
 use crate::fsio::backup::Backups;
 use crate::fsio::{atomic, display_path, limited, sha256_hex};
 
@@ -57,7 +57,7 @@ pub struct SettingsUpdate {
     pub backup: Option<String>,
     /// Why it was not written (`NO_SETTINGS_FILE`, `SETTINGS_NOT_REGULAR`, `SETTINGS_DIRTY`,
     /// `SETTINGS_OUTSIDE_ROOT`, `SETTINGS_UNPARSABLE`, `SETTINGS_IGNORED`), or why it failed.
-    pub errors: Vec<ErrorEntry>,
+    pub errors: Vec<Error>,
     #[serde(skip)]
     pub abs_path: Option<PathBuf>,
     /// The path relative to its project root, as a dry run's diff names it.
@@ -169,7 +169,7 @@ fn missing(home: &Path, wanted: Vocabulary, options: &Options) -> SettingsUpdate
     let mut update = new_update(&path, wanted, options);
     update.exists = false;
     update.abs_path = None;
-    update.errors.push(ErrorEntry {
+    update.errors.push(Error {
         code: codes::NO_SETTINGS_FILE,
         message: "no settings file governs these scripts, and migrate never creates one".into(),
     });
@@ -185,7 +185,7 @@ fn isolated(wanted: Vocabulary) -> SettingsUpdate {
         line: vocabulary_line(wanted),
         exists: false,
         backup: None,
-        errors: vec![ErrorEntry {
+        errors: vec![Error {
             code: codes::SETTINGS_IGNORED,
             message: format!(
                 "--isolated: no settings file was read, so none is written; give check `--vocabulary {}` too, or put the line in the settings file check reads",
@@ -268,7 +268,7 @@ fn edit(
     let mut update = new_update(path, wanted, options);
     update.vocabulary_before = seen.said;
     let refuse = |mut update: SettingsUpdate, code: Code, message: String| {
-        update.errors.push(ErrorEntry { code, message });
+        update.errors.push(Error { code, message });
         (update, None)
     };
     let (meta, root) = match writable(path, seen, options) {
@@ -313,7 +313,7 @@ fn edit(
         match backups.save(&root, path, &before, mode, &sha_before, &sha_after) {
             Ok(backup) => update.backup = Some(display_path(&backup, &options.base)),
             Err(e) => {
-                update.errors.push(e.into());
+                update.errors.push(e);
                 return (update, None);
             }
         }
@@ -325,7 +325,7 @@ fn edit(
         owner: crate::fsio::read::ownership(&meta).0,
     };
     if let Err(e) = atomic::replace_checked(path, &change.after, mode, &expected) {
-        update.errors.push(ErrorEntry::from(e));
+        update.errors.push(e);
         return (update, None);
     }
     update.status = SettingsStatus::Written;

@@ -3,13 +3,13 @@
 //! backup `restore` undoes, shown as a diff in a dry run.
 
 use crate::codes;
+use crate::error::Error;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::{Change, Options};
-use crate::domain::refusal::ErrorEntry;
 use crate::fsio::backup::Backups;
 use crate::fsio::{atomic, display_path, limited, sha256_hex};
 use crate::rewrite::capture::{self, RUNTIME_VERSION, Runtime};
@@ -64,7 +64,7 @@ pub struct RuntimeReport {
     pub version: u32,
     #[serde(serialize_with = "crate::bytes_text::serde_path::maybe")]
     pub backup: Option<String>,
-    pub errors: Vec<ErrorEntry>,
+    pub errors: Vec<Error>,
     #[serde(skip)]
     pub abs_path: PathBuf,
     /// The hash of the runtime text asked for (scripts asking for another text clash).
@@ -109,11 +109,11 @@ impl Writer {
         request: &Request,
         options: &Options,
         backups: &Backups,
-    ) -> std::result::Result<(), ErrorEntry> {
+    ) -> std::result::Result<(), Error> {
         let cell = match self.files.lock() {
             Ok(mut files) => files.entry(request.path.clone()).or_default().clone(),
             Err(_) => {
-                return Err(ErrorEntry {
+                return Err(Error {
                     code: codes::INTERNAL_ERROR,
                     message: "runtime writer poisoned; please report this".into(),
                 });
@@ -121,7 +121,7 @@ impl Writer {
         };
         let (report, _) = cell.get_or_init(|| write_one(request, options, backups));
         if report.text_sha256 != sha256_hex(request.runtime.text.as_bytes()) {
-            return Err(ErrorEntry {
+            return Err(Error {
                 code: codes::RUNTIME_CONFLICT,
                 message: format!(
                     "scripts of one skill need different runtimes in {} (two templates with one file name); give the templates different names",
@@ -130,7 +130,7 @@ impl Writer {
             });
         }
         match report.status {
-            RuntimeStatus::Failed | RuntimeStatus::Kept => Err(ErrorEntry {
+            RuntimeStatus::Failed | RuntimeStatus::Kept => Err(Error {
                 code: report
                     .errors
                     .first()
@@ -189,7 +189,7 @@ fn write_one(request: &Request, options: &Options, backups: &Backups) -> Written
         Ok(bytes) => Some(bytes),
         Err(_) if !exists => None,
         Err(refused) => {
-            report.errors.push(ErrorEntry {
+            report.errors.push(Error {
                 code: codes::RUNTIME_UNSAFE,
                 message: format!(
                     "{} {}; only a regular file is replaced. Remove it and run migrate again",
@@ -242,14 +242,14 @@ fn write_one(request: &Request, options: &Options, backups: &Backups) -> Written
         match saved {
             Ok(backup) => report.backup = Some(display_path(&backup, &options.base)),
             Err(e) => {
-                report.errors.push(e.into());
+                report.errors.push(e);
                 return (report, None);
             }
         }
     }
     // Synced and renamed into place before any script that sources it is written.
     if let Err(e) = atomic::write_atomic(path, text, 0o644) {
-        report.errors.push(e.into());
+        report.errors.push(e);
         return (report, None);
     }
     report.status = if before.is_some() {
@@ -262,13 +262,9 @@ fn write_one(request: &Request, options: &Options, backups: &Backups) -> Written
 
 /// Why an existing file is not replaced: it is not skillmod's (unless `--replace-runtime`), or
 /// it is a runtime newer than this skillmod's. `known` is the version its bytes are known as.
-fn refusal(
-    report: &RuntimeReport,
-    known: Option<Option<u32>>,
-    options: &Options,
-) -> Option<ErrorEntry> {
+fn refusal(report: &RuntimeReport, known: Option<Option<u32>>, options: &Options) -> Option<Error> {
     match known {
-        Some(None) if !options.replace_runtime => Some(ErrorEntry {
+        Some(None) if !options.replace_runtime => Some(Error {
             code: codes::RUNTIME_FOREIGN,
             message: format!(
                 "{} is not a runtime skillmod wrote (edited, planted or of an unknown version{}); no script is pointed at it. Read it, then pass --replace-runtime to replace it (with a backup)",
@@ -279,7 +275,7 @@ fn refusal(
                     .map_or_else(String::new, |v| format!(", declaring version {v}"))
             ),
         }),
-        Some(Some(old)) if old > RUNTIME_VERSION => Some(ErrorEntry {
+        Some(Some(old)) if old > RUNTIME_VERSION => Some(Error {
             code: codes::RUNTIME_NEWER,
             message: format!(
                 "{} is runtime version {old}, newer than this skillmod's {RUNTIME_VERSION}; upgrade skillmod",
@@ -338,7 +334,7 @@ pub fn remove_orphans(
             ) {
                 Ok(backup) => entry.backup = Some(display_path(&backup, &options.base)),
                 Err(e) => {
-                    entry.errors.push(e.into());
+                    entry.errors.push(e);
                     out.push((entry, None));
                     continue;
                 }
@@ -346,9 +342,12 @@ pub fn remove_orphans(
         }
         match std::fs::remove_file(path) {
             Ok(()) => entry.status = RuntimeStatus::Removed,
-            Err(e) => entry.errors.push(
-                crate::error::Error::io(codes::WRITE_FAILED, "cannot remove", path, &e).into(),
-            ),
+            Err(e) => entry.errors.push(crate::error::Error::io(
+                codes::WRITE_FAILED,
+                "cannot remove",
+                path,
+                &e,
+            )),
         }
         out.push((entry, Some(change)));
     }
