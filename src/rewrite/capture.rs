@@ -192,6 +192,22 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
             ),
         ));
     }
+    if let Some(statement) = analysis
+        .legacy
+        .iter()
+        .find(|s| runs_in_subshell(root, s.start, s.end))
+    {
+        let line = statement.line;
+        return Some((
+            line,
+            Error::new(
+                codes::SUBSHELL_RESULT,
+                format!(
+                    "line {line}: this legacy line runs in a subshell (`( … )` or a pipeline), and what capture mode records there ends with the subshell: the document would miss it. Print it outside the subshell (a `{{ …; }}` group, or a loop fed by `< <(cmd)`), or migrate with --mode comment"
+                ),
+            ),
+        ));
+    }
     if let Some(line) = redirects_descriptor(analysis.tree.root_node(), source, SAVED_STDOUT) {
         return Some((
             line,
@@ -204,6 +220,27 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
         ));
     }
     None
+}
+
+/// Whether the statement at `start..end` runs in a subshell of the script's shell: inside
+/// `( … )`, or as part of a pipeline (each part of which bash and dash run in a subshell; an
+/// `echo … | tee FILE` statement is the whole pipeline). A function's body is read where it is
+/// written.
+fn runs_in_subshell(root: tree_sitter::Node<'_>, start: usize, end: usize) -> bool {
+    let Some(node) = root.descendant_for_byte_range(start, end) else {
+        return false;
+    };
+    let mut at = node;
+    while let Some(parent) = at.parent() {
+        match parent.kind() {
+            "subshell" | "pipeline" => return true,
+            "function_definition" | "command_substitution" | "process_substitution" => {
+                return false;
+            }
+            _ => at = parent,
+        }
+    }
+    false
 }
 
 /// The line of the first redirection that names descriptor `fd` (`8>x`, `>&8`, `exec 8>&1`).

@@ -617,3 +617,56 @@ fn only_a_return_outside_functions_makes_a_library() {
         assert_eq!(!migrated.contains("skillmod-runtime.sh"), library, "{migrated}");
     }
 }
+
+/// A legacy line in a subshell (`( … )`, a part of a pipeline) records into a shell that ends
+/// with it, so capture mode's document would miss it (a trial's `(cd build && … && echo
+/// SUCCESS)` read as a failure): check reports SKM008 `SUBSHELL_RESULT`, migrate refuses it in
+/// capture mode and leaves the file; comment mode migrates it; the same lines in a `{ …; }` group
+/// or a loop fed by `< <(cmd)` are recorded.
+#[test]
+fn a_legacy_line_in_a_subshell_is_refused_in_capture_mode() {
+    let refused: [&[u8]; 3] = [
+        b"#!/bin/bash\nsub() (\n  echo \"COMPLETE\"\n)\nsub\n",
+        b"#!/bin/bash\nmkdir -p build\n(cd build && touch app.js && echo \"Created: build/app.js\" && echo SUCCESS)\n",
+        b"#!/bin/bash\nprintf 'a.md\\nb.md\\n' | while read -r f; do touch \"$f\"; echo \"Created: $f\"; done\necho SUCCESS\n",
+    ];
+    for text in refused {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let script = write_script(tmp.path(), "s/execute.sh", text);
+        let check = run(skillmod(tmp.path()).args(["check", "s"]));
+        assert_eq!(check.status.code(), Some(1), "{}", stdout(&check));
+        assert!(
+            stdout(&check).contains("SKM008") && stdout(&check).contains("SUBSHELL_RESULT"),
+            "{}",
+            stdout(&check)
+        );
+        let report = migrate(tmp.path(), "capture", &[]);
+        assert_eq!(
+            error_codes(&report["files"][0]["errors"]),
+            ["SUBSHELL_RESULT"],
+            "{report}"
+        );
+        assert_eq!(std::fs::read(&script).expect("read"), text);
+        let report = migrate(tmp.path(), "comment", &[]);
+        assert_eq!(report["files"][0]["status"], "migrated", "{report}");
+    }
+    let recorded: [&[u8]; 2] = [
+        b"#!/bin/bash\nmkdir -p build\n{ cd build && touch app.js && echo \"Created: build/app.js\" && echo SUCCESS; }\n",
+        b"#!/bin/bash\nwhile read -r f; do touch \"$f\"; echo \"Created: $f\"; done < <(printf 'a.md\\nb.md\\n')\necho SUCCESS\n",
+    ];
+    for text in recorded {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let script = write_script(tmp.path(), "s/execute.sh", text);
+        let report = migrate(tmp.path(), "capture", &[]);
+        assert_eq!(report["files"][0]["status"], "migrated", "{report}");
+        let ran = run_script("bash", tmp.path(), &script, Duration::from_secs(30));
+        let doc: Value = serde_json::from_str(ran.stdout.trim()).expect("one document");
+        assert_eq!(doc["success"], true, "{doc}");
+        assert!(
+            doc["deliverables"]
+                .as_array()
+                .is_some_and(|d| !d.is_empty()),
+            "{doc}"
+        );
+    }
+}

@@ -116,6 +116,8 @@ fn agree(root: &Path, extra: &[&str]) -> Judged {
                     | "TRAP_UNSUPPORTED"
                     | "DESCRIPTOR_CLASH"
                     | "NO_SHEBANG"
+                    | "SUBSHELL_RESULT"
+                    | "CAPTURED_AND_PRINTED"
                     | "EXEC_REPLACES_SHELL" => findings[path]
                         .iter()
                         .any(|(c, _, _, m)| c == "SKM008" && m.starts_with(code)),
