@@ -565,14 +565,24 @@ fn an_exit_trap_that_kills_the_jobs_or_the_group_still_gets_its_document() {
     // `kill $(jobs -p)` and `kill 0` (which reaches the relay and the shell too) in the skill's
     // own EXIT trap, at once after the job started (a job bash has forked but not yet started its
     // command runs the traps it inherited: it prints no document). `kill 0` ends the original
-    // script with SIGTERM: status 143, and the document says so.
+    // script with SIGTERM: status 143, and the document says so. The widely copied cleanup that
+    // resets TERM first and kills the group, set for INT and TERM too, ended the shell before the
+    // document (a trial's empty stdout): the runtime's own signal traps guard it while the EXIT
+    // trap runs, and the trap's `trap - TERM` keeps them.
     let cases = [
-        ("kill $(jobs -p) 2>/dev/null", 0, true),
-        ("kill 0", 143, false),
+        ("kill $(jobs -p) 2>/dev/null", "EXIT", 0, true),
+        ("kill 0", "EXIT", 143, false),
+        ("trap - TERM && kill -- -$$", "EXIT", 143, false),
+        (
+            "trap - SIGTERM && kill -- -$$",
+            "SIGINT SIGTERM EXIT",
+            143,
+            false,
+        ),
     ];
-    for (cleanup, want_status, want_success) in cases {
+    for (cleanup, signals, want_status, want_success) in cases {
         let text = format!(
-            "#!/bin/sh\ntrap '{cleanup}' EXIT\nsleep 5 &\nsleep 5 &\necho \"Created: a.txt\"\necho SUCCESS\n"
+            "#!/bin/sh\ntrap '{cleanup}' {signals}\nsleep 5 &\nsleep 5 &\necho \"Created: a.txt\"\necho SUCCESS\n"
         );
         let (_tmp, script) = migrated_skill(&text, &[]);
         for shell in ["bash", "dash"] {
