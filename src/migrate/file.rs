@@ -218,10 +218,11 @@ fn gate(
     options: &Options,
     backups: &Backups,
 ) -> Option<Option<rewrite::Plan>> {
-    // The one verdict: the refusals check reports as SKM008. A migrated script gets only its
-    // upkeep, never capture mode's rewrite.
+    // The one verdict: the refusals check reports as SKM008 (an error: a file with legacy lines
+    // left as it is fails, as check fails it). A migrated script gets only its upkeep, never
+    // capture mode's rewrite.
     if let Some(refusal) = verdict(path, script, analysis, profile, hosted, options) {
-        let status = if refusal.against_rewrite {
+        let status = if refusal.against_rewrite || !analysis.legacy.is_empty() {
             Status::Failed
         } else {
             Status::Skipped

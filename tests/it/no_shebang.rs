@@ -90,10 +90,10 @@ fn a_script_without_a_shebang_that_nothing_sources_is_reported_and_left_as_it_is
     assert!(legacy.iter().all(|f| f["fix"].is_null()), "{report}");
 
     let (code, report) = json_report(tmp.path(), &["migrate", "."]);
-    // The one script found was skipped: nothing was migrated (NOTHING_CHECKED).
-    assert_eq!(code, 2, "{report}");
+    // Refused, with its legacy lines left: it fails, as check fails it (exit 1).
+    assert_eq!(code, 1, "{report}");
     let file = entry(&report, "execute.sh");
-    assert_eq!(file["status"], "skipped", "{report}");
+    assert_eq!(file["status"], "failed", "{report}");
     assert_eq!(error_codes(&file["errors"]), ["NO_SHEBANG"], "{report}");
     assert_eq!(std::fs::read(&script).expect("read"), original);
     assert!(!script.with_file_name("skillmod-runtime.sh").exists());
@@ -143,7 +143,7 @@ fn check_and_migrate_agree_on_which_ways_of_naming_it_make_it_a_script() {
         let (status, codes) = if script {
             ("would_migrate", vec![])
         } else {
-            ("skipped", vec!["NO_SHEBANG"])
+            ("failed", vec!["NO_SHEBANG"])
         };
         assert_eq!(files[0]["status"], status, "{selection:?}: {migrate}");
         assert_eq!(

@@ -502,3 +502,26 @@ fn descriptor_8_is_refused_unless_stdout_is_kept() {
         "note\n"
     );
 }
+
+/// A script check fails with SKM008 fails migrate too: exit 1 and `failed` (a trial's migrate
+/// said NOTHING_CHECKED, exit 2, for a lone `PRINTS_JSON` script that check failed with 1).
+#[test]
+fn a_refused_script_fails_migrate_as_it_fails_check() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/bash\nif [ \"${1:-}\" = --json ]; then echo '{\"ok\": true}'; exit 0; fi\necho SUCCESS\n",
+    );
+    let check = run(skillmod(tmp.path()).args(["check", "s"]));
+    assert_eq!(check.status.code(), Some(1), "{}", stdout(&check));
+    assert!(
+        stdout(&check).contains("SKM008 PRINTS_JSON"),
+        "{}",
+        stdout(&check)
+    );
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["files"][0]["status"], "failed", "{report}");
+    assert_eq!(error_codes(&report["files"][0]["errors"]), ["PRINTS_JSON"]);
+}
