@@ -29,7 +29,7 @@ pub struct LeftOut {
 pub struct Note {
     pub text: String,
     /// Shown on stderr only with `-v` (nothing it names goes unchecked, or the user's own
-    /// `exclude` chose it); JSON carries every note.
+    /// `--exclude` chose it); JSON, SARIF and GitHub carry every note.
     pub verbose_only: bool,
 }
 
@@ -205,7 +205,8 @@ impl LeftOut {
                     count(names.len(), "path", "paths"),
                     listed(&names)
                 ),
-                verbose_only: true,
+                // A settings file comes with the repository: what it hides is said without -v.
+                verbose_only: group[0].0.is_none(),
             });
         }
         notes

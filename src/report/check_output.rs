@@ -89,9 +89,11 @@ impl Renderer {
                 ..
             } => check_text::write_summary(out, report, palette),
             Renderer::Text { .. } => Ok(()),
-            Renderer::Github { .. } => Ok(()),
+            Renderer::Github { .. } => {
+                super::github::write_notes(out, &check_text::run_notes(report))
+            }
             Renderer::Json(writer) => writer.finish(out, report),
-            Renderer::Sarif(writer) => writer.finish(out),
+            Renderer::Sarif(writer) => writer.finish(out, &check_text::run_notes(report)),
         }
     }
 }

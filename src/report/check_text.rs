@@ -176,6 +176,15 @@ pub(crate) fn write_summary(
     writeln!(out)
 }
 
+/// What the run says beside the findings, for the machine formats that have no summary (GitHub
+/// notices, SARIF notifications): which rules settings turn off, and the walk's notes.
+pub(crate) fn run_notes(report: &CheckReport) -> Vec<String> {
+    rules_off(report)
+        .into_iter()
+        .chain(report.walk_notes.iter().cloned())
+        .collect()
+}
+
 /// Which rules settings files turn off, as the summary says it (`settings in skillmod.toml turn
 /// off SKM002`); `None` when none does.
 fn rules_off(report: &CheckReport) -> Option<String> {

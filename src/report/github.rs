@@ -41,6 +41,15 @@ pub fn write(out: &mut dyn Write, findings: &[Finding], root_prefix: &str) -> io
     Ok(())
 }
 
+/// The run's notes (rules settings turn off, the walk's notes), one notice each: a settings file
+/// that mutes a rule is said where the annotations are read.
+pub fn write_notes(out: &mut dyn Write, notes: &[String]) -> io::Result<()> {
+    for note in notes {
+        writeln!(out, "::notice title=skillmod::{}", data(note))?;
+    }
+    Ok(())
+}
+
 fn data(text: &str) -> String {
     text.replace('%', "%25")
         .replace('\r', "%0D")

@@ -94,8 +94,10 @@ struct Region {
 struct Notification {
     level: &'static str,
     message: Text,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     locations: Vec<Location>,
-    descriptor: DescriptorReference,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    descriptor: Option<DescriptorReference>,
 }
 
 #[derive(Serialize)]
@@ -204,7 +206,7 @@ impl SarifWriter {
                         text: format!("skipped: {}", f.message),
                     },
                     locations: vec![location],
-                    descriptor: DescriptorReference { id: f.code.code() },
+                    descriptor: Some(DescriptorReference { id: f.code.code() }),
                 });
                 continue;
             }
@@ -225,8 +227,17 @@ impl SarifWriter {
         Ok(())
     }
 
-    pub fn finish(self, out: &mut dyn Write) -> io::Result<()> {
+    /// Close the log; `notes` (rules settings turn off, the walk's notes) become notifications
+    /// with no location.
+    pub fn finish(mut self, out: &mut dyn Write, notes: &[String]) -> io::Result<()> {
         self.results.close(out)?;
+        self.notifications
+            .extend(notes.iter().map(|note| Notification {
+                level: "note",
+                message: Text { text: note.clone() },
+                locations: Vec::new(),
+                descriptor: None,
+            }));
         let invocation = Invocation {
             execution_successful: true,
             tool_execution_notifications: self.notifications,

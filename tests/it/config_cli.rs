@@ -649,9 +649,27 @@ fn an_exclude_in_any_settings_file_or_flag_names_what_it_left_out() {
         err.contains("note: `exclude` in skillmod.toml left out 1 path: vendor/"),
         "{err}"
     );
-    // Without -v the notes wait in the JSON report.
+    // Without -v too: a settings file comes with the repository, so what it hides is said (a
+    // trial's pull request added one and the text summary read clean).
     let plain = run(skillmod(dir).args(["check", "--no-cache", "."]));
-    assert!(!stderr(&plain).contains("left out"), "{}", stderr(&plain));
+    assert!(
+        stderr(&plain).contains("`exclude` in skills/a/skillmod.toml left out 1 path"),
+        "{}",
+        stderr(&plain)
+    );
+    // The GitHub annotations and the SARIF log carry the notes too.
+    let github = run(skillmod(dir).args(["check", "--no-cache", "--format", "github", "."]));
+    assert!(
+        stdout(&github).contains(
+            "::notice title=skillmod::`exclude` in skills/a/skillmod.toml left out 1 path"
+        ),
+        "{}",
+        stdout(&github)
+    );
+    let sarif = run(skillmod(dir).args(["check", "--no-cache", "--format", "sarif", "."]));
+    let log: Value = serde_json::from_slice(&sarif.stdout).expect("sarif");
+    let notes = &log["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    assert_eq!(notes.as_array().map(Vec::len), Some(2), "{log}");
     let (_, report) = json_report(dir, &["check", "--no-cache", "."]);
     assert_eq!(
         report["walk_notes"].as_array().map(Vec::len),
@@ -725,6 +743,22 @@ fn all_clear_says_which_rules_settings_turn_off_and_in_which_file() {
         report["summary"]["rules_off"],
         serde_json::json!([{"settings": "skills/a/.skillmod.toml", "rules": ["SKM001"]}]),
         "{report}"
+    );
+    // So do the GitHub annotations (the Action's format) and the SARIF log.
+    let github = run(skillmod(dir).args(["check", "--no-cache", "--format", "github", "."]));
+    assert!(
+        stdout(&github).contains(
+            "::notice title=skillmod::settings in skills/a/.skillmod.toml turn off SKM001\n"
+        ),
+        "{}",
+        stdout(&github)
+    );
+    let sarif = run(skillmod(dir).args(["check", "--no-cache", "--format", "sarif", "."]));
+    let log: Value = serde_json::from_slice(&sarif.stdout).expect("sarif");
+    assert_eq!(
+        log["runs"][0]["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"],
+        "settings in skills/a/.skillmod.toml turn off SKM001",
+        "{log}"
     );
     // `select` deselects too; a --select flag replaces the file's list, so nothing is the
     // settings' doing then.
