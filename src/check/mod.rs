@@ -1241,6 +1241,22 @@ fn check_staged(
     }
 }
 
+/// Each real file once, as migrate takes it (`migrate::Selected`): a symlink whose target is
+/// selected too, or reached through an earlier link, adds nothing but the same findings counted
+/// twice. A link whose target is not selected stays, judged at its target under its own name.
+pub fn once_each(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    let is_link = |f: &Path| std::fs::symlink_metadata(f).is_ok_and(|m| m.file_type().is_symlink());
+    let mut seen: std::collections::HashSet<PathBuf> = files
+        .iter()
+        .filter(|f| !is_link(f))
+        .map(|f| crate::fsio::canonical(f))
+        .collect();
+    files
+        .into_iter()
+        .filter(|f| !is_link(f) || seen.insert(crate::fsio::canonical(f)))
+        .collect()
+}
+
 /// Check `files` in parallel, reading each from `bodies`; `on_file` sees each file's findings
 /// in path order.
 pub fn run(

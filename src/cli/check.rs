@@ -24,7 +24,9 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     let resolver = args.settings.resolver(&roots)?;
     let files = match &stdin {
         Some(path) => targets.stdin_files(path, args.stdin_filename.is_some(), &resolver)?,
-        None => targets.files("check", &resolver)?,
+        // Under --staged a file is what the index holds, whatever the work tree links to.
+        None if targets.staged => targets.files("check", &resolver)?,
+        None => check::once_each(targets.files("check", &resolver)?),
     };
     if stdin.is_some() && files.is_empty() {
         return Ok(0);

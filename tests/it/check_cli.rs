@@ -667,3 +667,33 @@ fn a_walk_says_which_symlinked_folders_it_did_not_follow_and_where_their_scripts
     let quiet = run(skillmod(&repo).args(["check", "--no-cache", "-q", "."]));
     assert!(!stderr(&quiet).contains("note:"), "{}", stderr(&quiet));
 }
+
+/// A script selected by its own name and through a symlink in the same skill is judged once, as
+/// migrate migrates it once (a trial's check said "2 of 2 scripts" where migrate had 1 file).
+#[cfg(unix)]
+#[test]
+fn a_script_reached_by_its_name_and_through_a_link_is_counted_once() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "skills/real/SKILL.md", b"# real\n");
+    write_script(
+        tmp.path(),
+        "skills/real/scripts/run.sh",
+        b"#!/bin/bash\necho \"Created: a.txt\"\necho SUCCESS\n",
+    );
+    std::os::unix::fs::symlink("scripts/run.sh", tmp.path().join("skills/real/alias.sh"))
+        .expect("link");
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "skills"]));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("Found 2 legacy statements in 1 of 1 script checked"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stdout(&out).contains("alias.sh"), "{}", stdout(&out));
+    let (_, report) = json_report(tmp.path(), &["migrate", "--dry-run", "skills"]);
+    assert_eq!(
+        report["files"].as_array().map(Vec::len),
+        Some(1),
+        "{report}"
+    );
+}
