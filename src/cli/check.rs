@@ -22,12 +22,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         .as_deref()
         .map_or_else(|| targets.named(), Targets::folder_of);
     let resolver = args.settings.resolver(&roots)?;
-    let files = match &stdin {
-        Some(path) => targets.stdin_files(path, args.stdin_filename.is_some(), &resolver)?,
-        // Under --staged a file is what the index holds, whatever the work tree links to.
-        None if targets.staged => targets.files("check", &resolver)?,
-        None => check::once_each(targets.files("check", &resolver)?),
-    };
+    let files = files_to_check(args, stdin.as_deref(), &resolver)?;
     if stdin.is_some() && files.is_empty() {
         return Ok(0);
     }
@@ -114,6 +109,21 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         }
     }
     exit_status(args, &report, files.len())
+}
+
+/// The files to check: the script read from stdin, else the targets, each real file once (under
+/// --staged a file is what the index holds, whatever the work tree links to).
+fn files_to_check(
+    args: &CheckArgs,
+    stdin: Option<&std::path::Path>,
+    resolver: &std::sync::Arc<crate::config::Resolver>,
+) -> Result<Vec<std::path::PathBuf>> {
+    let targets = &args.paths;
+    match stdin {
+        Some(path) => targets.stdin_files(path, args.stdin_filename.is_some(), resolver),
+        None if targets.staged => targets.files("check", resolver),
+        None => Ok(check::once_each(targets.files("check", resolver)?)),
+    }
 }
 
 /// The exit status, after what it needs said: nothing checked (exit 2 when paths were named), or

@@ -113,4 +113,15 @@ printf '#!/bin/sh\n__skm_rec() { :; }\necho SUCCESS\n' >skills/clash/execute.sh
 git add skills/clash/execute.sh
 expect fail git commit -m "clash"
 output_has present "NAME_CLASH"
-echo "pre-commit hooks (skillmod-check$suffix, skillmod-migrate$suffix): 8 passed, 0 failed"
+git reset -q skills/clash && rm -rf skills/clash
+# A script with neither a .sh name nor the executable bit, in a skill folder (pre-commit's `shell`
+# type needs one or the other): the hooks still take it.
+mkdir -p skills/deploy/scripts
+echo "# deploy" >skills/deploy/SKILL.md
+printf '#!/usr/bin/env bash\necho SUCCESS\n' >skills/deploy/scripts/deploy
+chmod 644 skills/deploy/scripts/deploy
+git add skills/deploy
+expect fail git commit -m "deploy"
+output_has present "files were modified by this hook"
+grep -q "skillmod-runtime.sh" skills/deploy/scripts/deploy || { echo "FAIL: deploy not migrated" >&2; exit 1; }
+echo "pre-commit hooks (skillmod-check$suffix, skillmod-migrate$suffix): 9 passed, 0 failed"
