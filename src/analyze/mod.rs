@@ -105,7 +105,7 @@ pub struct Analysis {
     /// JSON-only stdout.
     pub stdout_writes: Vec<StdoutWrite>,
     /// `trap … EXIT` commands, which capture mode must chain rather than let replace its trap.
-    pub exit_traps: Vec<ExitTrap>,
+    pub taken_traps: Vec<TakenTrap>,
     /// Line and column of the first stdout write that prints a JSON object of the script's own
     /// (`echo '{"ok": true}'`, `printf '{"n":%d}'`, a `cat` heredoc starting with `{`, an
     /// `EOF_JSON` block written by hand), in a script skillmod has not migrated: migrating its
@@ -209,9 +209,11 @@ pub struct StdoutWrite {
     pub end: usize,
 }
 
-/// A `trap … EXIT` command.
+/// A `trap` command capture mode's runtime takes over (`__skm_trap`): one that sets or resets the
+/// EXIT trap or a signal the runtime guards the document with (TERM, INT, HUP), or whose signals
+/// are unknown.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExitTrap {
+pub struct TakenTrap {
     pub line: usize,
     /// Byte range of the `trap` word.
     pub name_start: usize,
@@ -303,7 +305,7 @@ struct Found {
     stdout_writes: Vec<StdoutWrite>,
     answer: Vec<StdoutWrite>,
     prints_json: Option<(usize, usize)>,
-    exit_traps: Vec<ExitTrap>,
+    taken_traps: Vec<TakenTrap>,
     /// The first legacy statement a parse error swallowed.
     hidden: Option<(usize, usize)>,
     dialect: Dialect,
@@ -355,7 +357,7 @@ fn examine(
         final_exit,
         parse_errors,
         stdout_writes: found.stdout_writes,
-        exit_traps: found.exit_traps,
+        taken_traps: found.taken_traps,
         prints_json: found.prints_json,
         out_of_reach: found.out_of_reach,
         answer: found.answer,
@@ -412,10 +414,10 @@ fn survey_tree(
     } else {
         Vec::new()
     };
-    let exit_traps = survey
+    let taken_traps = survey
         .traps
         .iter()
-        .filter_map(|site| exit_trap(site.node, source))
+        .filter_map(|site| taken_trap(site.node, source))
         .collect();
     let out_of_reach = out_of_reach::find(&survey, tree.root_node(), source, vocabulary, &legacy);
     let captured_and_printed = survey
@@ -434,7 +436,7 @@ fn survey_tree(
         stdout_writes,
         answer,
         prints_json,
-        exit_traps,
+        taken_traps,
         hidden,
         dialect,
         out_of_reach,
@@ -600,10 +602,11 @@ fn stdout_write(command: Node<'_>, source: &[u8]) -> StdoutWrite {
     }
 }
 
-/// A `trap` command that sets (or resets) the EXIT trap, or whose signals are unknown. The action
+/// A `trap` command that sets (or resets) the EXIT trap or a guarded signal, or whose signals are
+/// unknown. The action
 /// may be computed at run time (`trap "rm -f $TMP" EXIT`); only a signal list that is, or an
 /// unquoted action that word splitting could turn into several words, makes it dynamic.
-fn exit_trap(command: Node<'_>, source: &[u8]) -> Option<ExitTrap> {
+fn taken_trap(command: Node<'_>, source: &[u8]) -> Option<TakenTrap> {
     let name = command.child_by_field_name("name")?;
     let mut cursor = command.walk();
     // Each argument: its literal value, if known now, and whether word splitting may cut it.
@@ -630,7 +633,16 @@ fn exit_trap(command: Node<'_>, source: &[u8]) -> Option<ExitTrap> {
         text.as_deref()
             .is_some_and(|s| matches!(s, "EXIT" | "exit" | "0" | "SIGEXIT"))
     });
-    if !sets_exit && !dynamic {
+    // A cleanup's `trap - TERM` before `kill 0` would end the shell before the document.
+    let sets_guarded = signals.iter().any(|(text, _)| {
+        text.as_deref().is_some_and(|s| {
+            matches!(
+                s.to_ascii_uppercase().trim_start_matches("SIG"),
+                "TERM" | "INT" | "HUP" | "15" | "2" | "1"
+            )
+        })
+    });
+    if !sets_exit && !sets_guarded && !dynamic {
         return None;
     }
     let mut in_subshell = false;
@@ -643,7 +655,7 @@ fn exit_trap(command: Node<'_>, source: &[u8]) -> Option<ExitTrap> {
         }
         node = parent;
     }
-    Some(ExitTrap {
+    Some(TakenTrap {
         line: command.start_position().row + 1,
         name_start: name.start_byte(),
         name_end: name.end_byte(),

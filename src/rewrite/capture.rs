@@ -166,7 +166,7 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
         ));
     }
     if let Some(trap) = analysis
-        .exit_traps
+        .taken_traps
         .iter()
         .find(|t| t.dynamic && !t.in_subshell)
     {
@@ -195,7 +195,7 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
     if let Some(statement) = analysis
         .legacy
         .iter()
-        .find(|s| runs_in_subshell(root, s.start, s.end))
+        .find(|s| runs_in_subshell(root, source, s.start, s.end))
     {
         let line = statement.line;
         return Some((
@@ -203,7 +203,7 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
             Error::new(
                 codes::SUBSHELL_RESULT,
                 format!(
-                    "line {line}: this legacy line runs in a subshell (`( … )` or a pipeline), and what capture mode records there ends with the subshell: the document would miss it. Print it outside the subshell (a `{{ …; }}` group, or a loop fed by `< <(cmd)`), or migrate with --mode comment"
+                    "line {line}: this legacy line runs in a subshell (`( … )`, a pipeline, `&`, or a function called in one), and what capture mode records there ends with the subshell: the document would miss it. Print it outside the subshell (a `{{ …; }}` group, or a loop fed by `< <(cmd)`), or migrate with --mode comment"
                 ),
             ),
         ));
@@ -223,24 +223,66 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
 }
 
 /// Whether the statement at `start..end` runs in a subshell of the script's shell: inside
-/// `( … )`, or as part of a pipeline (each part of which bash and dash run in a subshell; an
-/// `echo … | tee FILE` statement is the whole pipeline). A function's body is read where it is
-/// written.
-fn runs_in_subshell(root: tree_sitter::Node<'_>, start: usize, end: usize) -> bool {
-    let Some(node) = root.descendant_for_byte_range(start, end) else {
-        return false;
-    };
+/// `( … )`, as part of a pipeline (each part of which bash and dash run in a subshell; an
+/// `echo … | tee FILE` statement is the whole pipeline), in the background (`&`), or in a
+/// function some call of which runs so.
+fn runs_in_subshell(root: tree_sitter::Node<'_>, source: &[u8], start: usize, end: usize) -> bool {
+    root.descendant_for_byte_range(start, end)
+        .is_some_and(|node| in_subshell(root, source, node, 0))
+}
+
+/// `runs_in_subshell` for `node`; `depth` bounds the calls followed (a function calling itself).
+fn in_subshell(
+    root: tree_sitter::Node<'_>,
+    source: &[u8],
+    node: tree_sitter::Node<'_>,
+    depth: usize,
+) -> bool {
     let mut at = node;
     while let Some(parent) = at.parent() {
+        if at.next_sibling().is_some_and(|next| next.kind() == "&") {
+            return true;
+        }
         match parent.kind() {
             "subshell" | "pipeline" => return true,
-            "function_definition" | "command_substitution" | "process_substitution" => {
-                return false;
+            // Captured output is no result line (CAPTURED_AND_PRINTED is that refusal).
+            "command_substitution" | "process_substitution" => return false,
+            "function_definition" => {
+                let Some(name) = parent.child_by_field_name("name") else {
+                    return false;
+                };
+                const DEPTH: usize = 8;
+                return depth < DEPTH
+                    && calls_of(root, source, &source[name.byte_range()])
+                        .into_iter()
+                        .any(|call| in_subshell(root, source, call, depth + 1));
             }
             _ => at = parent,
         }
     }
     false
+}
+
+/// The commands that call the function named `name`.
+fn calls_of<'t>(
+    root: tree_sitter::Node<'t>,
+    source: &[u8],
+    name: &[u8],
+) -> Vec<tree_sitter::Node<'t>> {
+    let mut calls = Vec::new();
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "command"
+            && node
+                .child_by_field_name("name")
+                .is_some_and(|n| &source[n.byte_range()] == name)
+        {
+            calls.push(node);
+        }
+        stack.extend(node.children(&mut cursor));
+    }
+    calls
 }
 
 /// The line of the first redirection that names descriptor `fd` (`8>x`, `>&8`, `exec 8>&1`).
@@ -394,7 +436,7 @@ fn chain_traps(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role) 
         Role::Script => "__skm_trap",
         Role::Library => LIBRARY_TRAP,
     };
-    for trap in analysis.exit_traps.iter().filter(|t| !t.in_subshell) {
+    for trap in analysis.taken_traps.iter().filter(|t| !t.in_subshell) {
         plan.push(
             trap.name_start,
             trap.name_end,

@@ -681,3 +681,35 @@ fn the_relay_leaves_no_folder_and_without_a_fifo_the_runtime_works_as_before() {
         assert_eq!(left_in(temp.path()), Vec::<String>::new(), "{shell}");
     }
 }
+
+/// The same cleanup written as a function (its `trap - TERM` is code the runtime's alias does not
+/// reach: migrate takes every `trap` of TERM, INT or HUP over too), and an EXIT trap that ignores
+/// TERM before signalling itself: the first ends with the SIGNAL document (status 143, as the
+/// original), the second with its success (status 0, as the original, which ignored the signal).
+#[test]
+fn a_cleanup_function_resetting_term_and_an_exit_trap_ignoring_it_keep_the_original_outcome() {
+    let cases = [
+        (
+            "#!/bin/sh\ncleanup() { trap - TERM; rm -f tmp.x; kill -- -$$; }\ntrap cleanup INT TERM EXIT\ntouch a.txt\necho \"Created: a.txt\"\necho SUCCESS\n",
+            143,
+            false,
+        ),
+        (
+            "#!/bin/sh\ntrap 'trap \"\" INT HUP TERM; kill -TERM $$' EXIT\ntouch a.txt\necho \"Created: a.txt\"\necho SUCCESS\n",
+            0,
+            true,
+        ),
+    ];
+    for (text, want_status, want_success) in cases {
+        let (_tmp, script) = migrated_skill(text, &[]);
+        for shell in ["bash", "dash"] {
+            let name = format!("{shell}: {text}");
+            let (took, stdout, status) = read_to_eof(&name, shell, &script, &[], None);
+            assert!(took < SOON, "{name}: took {took:?}");
+            assert_eq!(status, Some(want_status), "{name}");
+            let doc = one_document(&name, &stdout);
+            assert_eq!(doc["success"], want_success, "{name}: {doc}");
+            assert_eq!(doc["deliverables"], serde_json::json!(["a.txt"]), "{name}");
+        }
+    }
+}

@@ -625,8 +625,12 @@ fn only_a_return_outside_functions_makes_a_library() {
 /// or a loop fed by `< <(cmd)` are recorded.
 #[test]
 fn a_legacy_line_in_a_subshell_is_refused_in_capture_mode() {
-    let refused: [&[u8]; 3] = [
+    let refused: [&[u8]; 6] = [
         b"#!/bin/bash\nsub() (\n  echo \"COMPLETE\"\n)\nsub\n",
+        // A function called in a subshell, in a pipeline, and a line in the background.
+        b"#!/bin/bash\nfinish() { echo \"Created: out/a.txt\"; echo SUCCESS; }\nmkdir -p build\n(cd build && finish)\n",
+        b"#!/bin/bash\nreport() { echo \"Created: $1\"; }\nprintf 'a.md\\n' | while read -r f; do touch \"$f\"; report \"$f\"; done\necho SUCCESS\n",
+        b"#!/bin/bash\ntouch a.txt\necho \"Created: a.txt\" &\nwait\necho SUCCESS\n",
         b"#!/bin/bash\nmkdir -p build\n(cd build && touch app.js && echo \"Created: build/app.js\" && echo SUCCESS)\n",
         b"#!/bin/bash\nprintf 'a.md\\nb.md\\n' | while read -r f; do touch \"$f\"; echo \"Created: $f\"; done\necho SUCCESS\n",
     ];
@@ -650,7 +654,8 @@ fn a_legacy_line_in_a_subshell_is_refused_in_capture_mode() {
         let report = migrate(tmp.path(), "comment", &[]);
         assert_eq!(report["files"][0]["status"], "migrated", "{report}");
     }
-    let recorded: [&[u8]; 2] = [
+    let recorded: [&[u8]; 3] = [
+        b"#!/bin/bash\nreport() { touch \"$1\"; echo \"Created: $1\"; }\nreport a.md\necho SUCCESS\n",
         b"#!/bin/bash\nmkdir -p build\n{ cd build && touch app.js && echo \"Created: build/app.js\" && echo SUCCESS; }\n",
         b"#!/bin/bash\nwhile read -r f; do touch \"$f\"; echo \"Created: $f\"; done < <(printf 'a.md\\nb.md\\n')\necho SUCCESS\n",
     ];
