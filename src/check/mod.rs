@@ -793,9 +793,23 @@ fn report(
     // The refusal stands only while a legacy line is left to migrate (as in migrate); the note
     // that migrate will move the other writes, only while it would migrate the file.
     if findings.iter().any(|f| f.code == Rule::LegacyOutput) {
-        findings.extend(refusal.map(|(line, column, message)| {
-            Finding::new(Rule::CannotMigrate, shown, (line, column), message)
-        }));
+        // A line in a subshell is refused only while it is left, as migrate judges the legacy
+        // lines its suppressions leave.
+        let stands = |r: &crate::verdict::Refusal| {
+            r.error.code != codes::SUBSHELL_RESULT
+                || findings
+                    .iter()
+                    .any(|f| f.code == Rule::LegacyOutput && f.line == r.line)
+        };
+        let refusal = refusal.filter(stands).map(|r| {
+            Finding::new(
+                Rule::CannotMigrate,
+                shown,
+                (r.line, r.column),
+                r.error.to_string(),
+            )
+        });
+        findings.extend(refusal);
     } else {
         findings.retain(|f| !(f.code == Rule::StdoutWrite && f.severity == Severity::Note));
     }
@@ -877,7 +891,7 @@ fn migrate_refusal(
     origin: &Origin,
     profile: &Profile,
     sourced: bool,
-) -> Option<(usize, usize, String)> {
+) -> Option<crate::verdict::Refusal> {
     let ask = crate::verdict::Ask {
         mode: profile.mode,
         keep_stdout: profile.keep_stdout,
@@ -887,7 +901,7 @@ fn migrate_refusal(
         role_given: origin.named || sourced,
         answer_exempt: false,
     };
-    crate::verdict::refusal(&entry.verdict, &ask).map(|r| (r.line, r.column, r.error.to_string()))
+    crate::verdict::refusal(&entry.verdict, &ask)
 }
 
 /// Whether a file's other stdout writes leave stdout: already (its runtime moves them), once

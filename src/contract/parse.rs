@@ -150,6 +150,14 @@ pub fn parse_output(stdout: &str, options: &ParseOptions) -> Result<Parsed, Cont
                 if !quoted {
                     return Err(stray);
                 }
+            } else if stdout.contains("\"success\"") {
+                // A contract document that cannot be read (cut off, a colour code or a BOM before
+                // it on its line) is never read past as legacy text around it.
+                return Err(ContractError::new(
+                    codes::PARSE_ERROR,
+                    "stdout holds a JSON document's \"success\" key, but no document could be read: it is cut off, or other text stands before it on its line; print only the document on stdout",
+                    json!({ "protocol": "auto" }),
+                ));
             }
             found(legacy(stdout, options)?, Protocol::Legacy)
         }

@@ -675,3 +675,21 @@ fn a_legacy_line_in_a_subshell_is_refused_in_capture_mode() {
         );
     }
 }
+
+/// A legacy line in a subshell that `# skillmod: ignore[SKM001]` keeps as it is refuses nothing:
+/// migrate migrates the lines left, and check does not claim it would refuse (the hostile
+/// re-test's check said SKM008 where migrate went on).
+#[test]
+fn a_suppressed_line_in_a_subshell_refuses_nothing() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/bash\n(cd /tmp && echo SUCCESS) # skillmod: ignore[SKM001]\necho COMPLETE\n",
+    );
+    let check = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+    assert!(!stdout(&check).contains("SKM008"), "{}", stdout(&check));
+    assert!(stdout(&check).contains("SKM001"), "{}", stdout(&check));
+    let report = migrate(tmp.path(), "capture", &[]);
+    assert_eq!(report["files"][0]["status"], "migrated", "{report}");
+}

@@ -210,6 +210,17 @@ fn legacy_lines_around_a_quoted_json_object_are_legacy_output() {
     // No legacy line around the object: still stray.
     let (_, result) = read("Generating...\n{\"id\": 7}\n", &[]);
     assert_eq!(result["errors"][0]["code"], "STRAY_OUTPUT", "{result}");
+    // A document that cannot be read (cut off, a colour code before it) is never read past as
+    // legacy success (hostile re-test).
+    for broken in [
+        "SUCCESS\n{\"success\": false, \"confidence\": 0.5, \"deliv",
+        "Created: a.txt\nSUCCESS\n\u{1b}[0m{\"success\": false, \"confidence\": 0.5}\n",
+        "SUCCESS\n[{\"success\": false}]\n",
+    ] {
+        let (status, result) = read(broken, &[]);
+        assert_eq!(status, Some(1), "{broken:?}: {result}");
+        assert_ne!(result["parse_method"], "legacy", "{broken:?}: {result}");
+    }
 }
 
 #[test]
