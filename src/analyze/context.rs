@@ -263,11 +263,21 @@ impl<'s, 't> Survey<'s, 't> {
     /// For an `echo` piped straight into a `tee` whose output reaches the script's stdout
     /// (`echo "SUCCESS" | tee -a log`): that `tee` command, which prints what the echo wrote.
     pub fn tee_after(&self, echo: &Site<'t>, source: &[u8]) -> Option<Node<'t>> {
-        let pipeline = echo.node.parent().filter(|p| p.kind() == "pipeline")?;
-        if echo.blocked != Some(NotStdout::Piped) || pipeline.named_child_count() != 2 {
+        // The echo with its own redirections (`echo SUCCESS 2>&1 | tee log`), which keep its
+        // output on the pipe, is the pipeline's first part.
+        let part = echo
+            .node
+            .parent()
+            .filter(|p| p.kind() == "redirected_statement")
+            .unwrap_or(echo.node);
+        let pipeline = part.parent().filter(|p| p.kind() == "pipeline")?;
+        if echo.blocked != Some(NotStdout::Piped)
+            || pipeline.named_child_count() != 2
+            || super::redirects::redirects_stdout(echo.node, source)
+        {
             return None;
         }
-        let tee = last_named_child(pipeline).filter(|n| n.id() != echo.node.id())?;
+        let tee = last_named_child(pipeline).filter(|n| n.id() != part.id())?;
         self.calls
             .iter()
             .find(|call| {
