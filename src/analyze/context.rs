@@ -499,6 +499,12 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                     self.survey.printfs.push(site)
                 }
                 Some("trap") => self.survey.traps.push(site),
+                // A trap set through eval may replace capture mode's EXIT trap unseen.
+                Some("eval")
+                    if memchr::memmem::find(&self.source[node.byte_range()], b"trap").is_some() =>
+                {
+                    self.survey.traps.push(site)
+                }
                 _ => {
                     if let Some(name) = command_name_bytes(node, self.source) {
                         self.survey.calls.push(Call { name, site });

@@ -608,6 +608,8 @@ fn stdout_write(command: Node<'_>, source: &[u8]) -> StdoutWrite {
 /// unquoted action that word splitting could turn into several words, makes it dynamic.
 fn taken_trap(command: Node<'_>, source: &[u8]) -> Option<TakenTrap> {
     let name = command.child_by_field_name("name")?;
+    // `eval "trap …"`: which signals it sets is known only when it runs.
+    let through_eval = &source[name.byte_range()] == b"eval";
     let mut cursor = command.walk();
     // Each argument: its literal value, if known now, and whether word splitting may cut it.
     let mut args: Vec<TrapArg> = command
@@ -627,7 +629,8 @@ fn taken_trap(command: Node<'_>, source: &[u8]) -> Option<TakenTrap> {
         [only] => (None, std::slice::from_ref(only)),
         [first, rest @ ..] => (Some(first), rest),
     };
-    let dynamic = signals.iter().any(|(text, _)| text.is_none())
+    let dynamic = through_eval
+        || signals.iter().any(|(text, _)| text.is_none())
         || action.is_some_and(|(text, split)| text.is_none() && *split);
     let sets_exit = signals.iter().any(|(text, _)| {
         text.as_deref()

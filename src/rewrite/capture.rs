@@ -175,7 +175,7 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
             Error::new(
                 codes::TRAP_UNSUPPORTED,
                 format!(
-                    "line {}: a `trap` whose signal list is computed at run time may replace the EXIT trap that prints the JSON; list its signals literally or migrate with --mode comment",
+                    "line {}: a `trap` whose signal list is computed at run time (or that is set through `eval`) may replace the EXIT trap that prints the JSON; list its signals literally in a plain `trap` command or migrate with --mode comment",
                     trap.line
                 ),
             ),

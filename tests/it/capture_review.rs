@@ -693,3 +693,28 @@ fn a_suppressed_line_in_a_subshell_refuses_nothing() {
     let report = migrate(tmp.path(), "capture", &[]);
     assert_eq!(report["files"][0]["status"], "migrated", "{report}");
 }
+
+/// A trap set through `eval` may replace the runtime's EXIT trap unseen (the hostile re-test's
+/// `eval "trap cleanup EXIT"` printed no document): refused as a trap whose signals are known only
+/// at run time; an `eval` with no `trap` in it is no trap.
+#[test]
+fn a_trap_set_through_eval_is_refused() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/bash\ncleanup() { rm -f x; }\neval \"trap cleanup EXIT\"\necho SUCCESS\n";
+    let script = write_script(tmp.path(), "s/execute.sh", text);
+    let (status, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    assert_eq!(status, 1, "{report}");
+    assert_eq!(report["files"][0]["errors"][0]["code"], "TRAP_UNSUPPORTED");
+    assert_eq!(std::fs::read(&script).expect("read"), text);
+    std::fs::write(
+        &script,
+        b"#!/bin/bash\neval \"echo hi >&2\"\necho SUCCESS\n",
+    )
+    .expect("write");
+    let (status, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    assert_eq!(
+        (status, &report["files"][0]["status"]),
+        (0, &Value::from("migrated")),
+        "{report}"
+    );
+}
