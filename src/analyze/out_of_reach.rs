@@ -21,8 +21,8 @@ pub enum Form {
     /// A call of a command the script does not define, in a script that sources other files or
     /// uses `eval`: a helper defined there may print the line it is handed.
     Call,
-    /// An `echo` in a function whose output the script pipes into a `tee` that prints it
-    /// (`main "$@" 2>&1 | tee -a "$LOG"`).
+    /// An `echo` in a function, group or loop whose output the script pipes into a `tee` that
+    /// prints it (`main "$@" 2>&1 | tee -a "$LOG"`, `{ …; } | tee log`).
     PipedToTee,
     /// An `echo` or `printf` written to a descriptor the script opened earlier, which may be
     /// stdout (`exec 3>&1 >&2` … `echo SUCCESS >&3`).
@@ -40,7 +40,9 @@ impl Form {
             Form::TrapAction => "a `trap` action",
             Form::Variable => "a variable's value",
             Form::Call => "the arguments of a command defined elsewhere (a sourced file, `eval`)",
-            Form::PipedToTee => "a function whose output is piped into `tee`, which prints it",
+            Form::PipedToTee => {
+                "a function, group or loop whose output is piped into `tee`, which prints it"
+            }
             Form::Descriptor => {
                 "a write to a descriptor the script opened earlier (`exec 3>&1` … `>&3`)"
             }
@@ -145,10 +147,13 @@ fn form_around(
                         {
                             return Some(Form::Descriptor);
                         }
-                        let (function, _) = survey.function_of(site)?;
-                        (survey.reach(site) == Err(super::context::NotStdout::Captured)
-                            && piped_into_tee(survey, source, function))
-                        .then_some(Form::PipedToTee)
+                        let in_function = survey.function_of(site).is_some_and(|(function, _)| {
+                            survey.reach(site) == Err(super::context::NotStdout::Captured)
+                                && piped_into_tee(survey, source, function)
+                        });
+                        let in_group = survey.reach(site) == Err(super::context::NotStdout::Piped)
+                            && group_piped_into_tee(survey, source, ancestor);
+                        (in_function || in_group).then_some(Form::PipedToTee)
                     }
                     "trap" => Some(Form::TrapAction),
                     name if !survey.defines(name.as_bytes())
@@ -170,6 +175,37 @@ fn form_around(
     None
 }
 
+/// Whether the group or loop around `echo` is piped into a `tee` that prints it on the script's
+/// stdout (`{ …; echo SUCCESS; } | tee log`): the first pipeline around it decides.
+fn group_piped_into_tee(survey: &Survey<'_, '_>, source: &[u8], echo: Node<'_>) -> bool {
+    let mut at = echo;
+    while let Some(parent) = at.parent() {
+        match parent.kind() {
+            "pipeline" => {
+                let count = parent.named_child_count();
+                let Some(last) = parent.named_child((count.max(1) - 1) as u32) else {
+                    return false;
+                };
+                return last.id() != at.id() && prints_through_tee(survey, source, last);
+            }
+            "function_definition" | "command_substitution" | "process_substitution" => {
+                return false;
+            }
+            _ => at = parent,
+        }
+    }
+    false
+}
+
+/// Whether `last`, a pipeline's last part, is a `tee` whose output reaches the script's stdout.
+fn prints_through_tee(survey: &Survey<'_, '_>, source: &[u8], last: Node<'_>) -> bool {
+    survey.calls().any(|(_, tee)| {
+        tee.node.id() == last.id()
+            && invocation(tee.node, source).is_some_and(|i| i.name == "tee")
+            && survey.reach(tee).is_ok()
+    })
+}
+
 /// Whether the script calls `function` with its output piped into a `tee` that prints it on the
 /// script's stdout (`main "$@" 2>&1 | tee -a "$LOG"`).
 fn piped_into_tee(survey: &Survey<'_, '_>, source: &[u8], function: &[u8]) -> bool {
@@ -188,11 +224,6 @@ fn piped_into_tee(survey: &Survey<'_, '_>, source: &[u8], function: &[u8]) -> bo
             let Some(last) = pipeline.named_child((count.max(1) - 1) as u32) else {
                 return false;
             };
-            last.id() != statement.id()
-                && survey.calls().any(|(_, tee)| {
-                    tee.node.id() == last.id()
-                        && invocation(tee.node, source).is_some_and(|i| i.name == "tee")
-                        && survey.reach(tee).is_ok()
-                })
+            last.id() != statement.id() && prints_through_tee(survey, source, last)
         })
 }

@@ -518,3 +518,34 @@ fn a_line_written_to_a_descriptor_opened_earlier_is_a_note() {
         "{text}"
     );
 }
+
+#[test]
+fn a_group_or_loop_piped_into_tee_is_a_note() {
+    // The lines go through the pipe to `tee`, which prints them on stdout: check cannot record
+    // them (they would run in the pipeline's subshell), so it says so, as for a function piped
+    // into `tee` (the hostile re-test found these silent).
+    for (body, place) in [
+        (
+            "{ touch out.txt; echo \"Created: out.txt\"; } | tee -a log.txt\n",
+            "s/execute.sh:2:24",
+        ),
+        (
+            "for f in out.txt; do touch \"$f\"; echo \"Created: $f\"; done | tee log.txt\n",
+            "s/execute.sh:2:40",
+        ),
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let skill = tmp.path().join("s");
+        write_script(
+            &skill,
+            "execute.sh",
+            format!("#!/bin/bash\n{body}").as_bytes(),
+        );
+        let (printed, _) = run_skill("bash", &skill);
+        assert_eq!(printed, "Created: out.txt\n");
+        let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
+        let text = stdout(&verbose);
+        assert_eq!(note_places(&text), [place], "{text}");
+        assert!(text.contains("piped into `tee`"), "{text}");
+    }
+}
