@@ -71,8 +71,23 @@ fn read_original(stdout: &str, status: Option<i32>) -> Option<(bool, f64)> {
     ))
 }
 
+/// `text` as two runs of one skill print it alike: the random part of every temp folder name
+/// (`/.tmpAbC123`) and the seconds a run took (`Duration: 1s`, bash's `$SECONDS`, which a loaded
+/// machine makes differ by one) made the same.
+fn alike(text: &str) -> String {
+    let text = text
+        .lines()
+        .map(|line| match line.find("Duration: ") {
+            Some(at) if line.ends_with('s') => format!("{}Duration: Ns", &line[..at]),
+            _ => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    temp_names_alike(&text)
+}
+
 /// `text` with the random part of every temp folder name (`/.tmpAbC123`) made the same.
-fn same_temp_names(text: &str) -> String {
+fn temp_names_alike(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find("/.tmp") {
@@ -116,10 +131,10 @@ fn compare(name: &str, shell: &str, before: &Ran, after: &Ran) -> Row {
     // What a person saw is still there, in order: the original stderr lines, and its stdout lines
     // (legacy result lines included), on the migrated skill's stderr. The two runs' temp folders
     // differ only in their random names.
-    let after_stderr = same_temp_names(&after.stderr);
+    let after_stderr = alike(&after.stderr);
     for stream in [&before.stderr, &before.stdout] {
         let mut later = after_stderr.lines();
-        for line in same_temp_names(stream).lines() {
+        for line in alike(stream).lines() {
             assert!(
                 later.any(|l| l == line),
                 "{name} ({shell}): the line {line:?} is lost or out of order:\n{}",
