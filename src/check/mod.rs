@@ -793,15 +793,7 @@ fn report(
     // The refusal stands only while a legacy line is left to migrate (as in migrate); the note
     // that migrate will move the other writes, only while it would migrate the file.
     if findings.iter().any(|f| f.code == Rule::LegacyOutput) {
-        // A line in a subshell is refused only while it is left, as migrate judges the legacy
-        // lines its suppressions leave.
-        let stands = |r: &crate::verdict::Refusal| {
-            r.error.code != codes::SUBSHELL_RESULT
-                || findings
-                    .iter()
-                    .any(|f| f.code == Rule::LegacyOutput && f.line == r.line)
-        };
-        let refusal = refusal.filter(stands).map(|r| {
+        let refusal = refusal.filter(|r| stands(r, &findings)).map(|r| {
             Finding::new(
                 Rule::CannotMigrate,
                 shown,
@@ -842,6 +834,15 @@ fn report(
         outcome,
         suppressed,
     }
+}
+
+/// Whether migrate's refusal stands beside the findings left: a line in a subshell is refused
+/// only while it is left, as migrate judges the legacy lines its suppressions leave.
+fn stands(refusal: &crate::verdict::Refusal, findings: &[Finding]) -> bool {
+    refusal.error.code != codes::SUBSHELL_RESULT
+        || findings
+            .iter()
+            .any(|f| f.code == Rule::LegacyOutput && f.line == refusal.line)
 }
 
 /// SKM001 for one legacy statement.

@@ -8,6 +8,7 @@
 //! the runtime of the script sourcing it.
 
 use crate::codes;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use minijinja::Environment;
@@ -192,10 +193,11 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
             ),
         ));
     }
+    let subshells = Subshells::new(root, source);
     if let Some(statement) = analysis
         .legacy
         .iter()
-        .find(|s| runs_in_subshell(root, source, s.start, s.end))
+        .find(|s| subshells.run_in_one(s.start, s.end))
     {
         let line = statement.line;
         return Some((
@@ -222,63 +224,90 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
     None
 }
 
-/// Whether the statement at `start..end` runs in a subshell of the script's shell: inside
-/// `( … )`, as part of a pipeline (each part of which bash and dash run in a subshell; an
-/// `echo … | tee FILE` statement is the whole pipeline), in the background (`&`), or in a
-/// function some call of which runs so.
-fn runs_in_subshell(root: tree_sitter::Node<'_>, source: &[u8], start: usize, end: usize) -> bool {
-    root.descendant_for_byte_range(start, end)
-        .is_some_and(|node| in_subshell(root, source, node, 0))
+/// Whether a statement runs in a subshell of the script's shell: inside `( … )`, as part of a
+/// pipeline (each part of which bash and dash run in a subshell; an `echo … | tee FILE`
+/// statement is the whole pipeline), in the background (`&`), or in a function some call of
+/// which runs so. The calls are gathered in one walk, when a statement in a function asks, and
+/// each function is judged once.
+struct Subshells<'t, 's> {
+    root: tree_sitter::Node<'t>,
+    source: &'s [u8],
+    calls: std::cell::OnceCell<HashMap<&'s [u8], Vec<tree_sitter::Node<'t>>>>,
+    functions: std::cell::RefCell<HashMap<&'s [u8], bool>>,
 }
 
-/// `runs_in_subshell` for `node`; `depth` bounds the calls followed (a function calling itself).
-fn in_subshell(
-    root: tree_sitter::Node<'_>,
-    source: &[u8],
-    node: tree_sitter::Node<'_>,
-    depth: usize,
-) -> bool {
-    let mut at = node;
-    while let Some(parent) = at.parent() {
-        if at.next_sibling().is_some_and(|next| next.kind() == "&") {
-            return true;
-        }
-        match parent.kind() {
-            "subshell" | "pipeline" => return true,
-            // Captured output is no result line (CAPTURED_AND_PRINTED is that refusal).
-            "command_substitution" | "process_substitution" => return false,
-            "function_definition" => {
-                let Some(name) = parent.child_by_field_name("name") else {
-                    return false;
-                };
-                const DEPTH: usize = 8;
-                return depth < DEPTH
-                    && calls_of(root, source, &source[name.byte_range()])
-                        .into_iter()
-                        .any(|call| in_subshell(root, source, call, depth + 1));
-            }
-            _ => at = parent,
+impl<'t, 's> Subshells<'t, 's> {
+    fn new(root: tree_sitter::Node<'t>, source: &'s [u8]) -> Self {
+        Subshells {
+            root,
+            source,
+            calls: std::cell::OnceCell::new(),
+            functions: std::cell::RefCell::new(HashMap::new()),
         }
     }
-    false
+
+    /// For the statement at `start..end`.
+    fn run_in_one(&self, start: usize, end: usize) -> bool {
+        self.root
+            .descendant_for_byte_range(start, end)
+            .is_some_and(|node| self.in_subshell(node))
+    }
+
+    fn in_subshell(&self, node: tree_sitter::Node<'t>) -> bool {
+        let mut at = node;
+        while let Some(parent) = at.parent() {
+            if at.next_sibling().is_some_and(|next| next.kind() == "&") {
+                return true;
+            }
+            match parent.kind() {
+                "subshell" | "pipeline" => return true,
+                // Captured output is no result line (CAPTURED_AND_PRINTED is that refusal).
+                "command_substitution" | "process_substitution" => return false,
+                "function_definition" => {
+                    return parent
+                        .child_by_field_name("name")
+                        .is_some_and(|name| self.function(&self.source[name.byte_range()]));
+                }
+                _ => at = parent,
+            }
+        }
+        false
+    }
+
+    /// Whether some call of the function runs in a subshell. A function met again while it is
+    /// judged (it calls itself) adds nothing.
+    fn function(&self, name: &'s [u8]) -> bool {
+        if let Some(known) = self.functions.borrow().get(name) {
+            return *known;
+        }
+        self.functions.borrow_mut().insert(name, false);
+        let calls = self
+            .calls
+            .get_or_init(|| calls_by_name(self.root, self.source));
+        let answer = calls
+            .get(name)
+            .is_some_and(|calls| calls.iter().any(|call| self.in_subshell(*call)));
+        self.functions.borrow_mut().insert(name, answer);
+        answer
+    }
 }
 
-/// The commands that call the function named `name`.
-fn calls_of<'t>(
+/// Every command, by the name it calls.
+fn calls_by_name<'t, 's>(
     root: tree_sitter::Node<'t>,
-    source: &[u8],
-    name: &[u8],
-) -> Vec<tree_sitter::Node<'t>> {
-    let mut calls = Vec::new();
+    source: &'s [u8],
+) -> HashMap<&'s [u8], Vec<tree_sitter::Node<'t>>> {
+    let mut calls: HashMap<&[u8], Vec<tree_sitter::Node<'t>>> = HashMap::new();
     let mut cursor = root.walk();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         if node.kind() == "command"
-            && node
-                .child_by_field_name("name")
-                .is_some_and(|n| &source[n.byte_range()] == name)
+            && let Some(name) = node.child_by_field_name("name")
         {
-            calls.push(node);
+            calls
+                .entry(&source[name.byte_range()])
+                .or_default()
+                .push(node);
         }
         stack.extend(node.children(&mut cursor));
     }
