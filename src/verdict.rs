@@ -33,14 +33,16 @@ pub struct Facts {
 }
 
 impl Facts {
-    /// The facts of `analysis` of `source`.
-    pub fn of(analysis: &Analysis, source: &[u8]) -> Facts {
+    /// The facts of `analysis` of `source`. Capture mode's refusals are looked for only in a
+    /// script migrate would `rewrite` (legacy lines, `--force`, a library it hosts): no other is
+    /// ever asked about them.
+    pub fn of(analysis: &Analysis, source: &[u8], rewrite: bool) -> Facts {
         Facts {
             already_migrated: analysis.already_migrated,
             prints_json: analysis.prints_json,
             exec_legacy: analysis.exec_legacy,
             role_unknown: analysis.role_unknown(source),
-            capture: (!analysis.already_migrated)
+            capture: (rewrite && !analysis.already_migrated)
                 .then(|| crate::rewrite::capture::refusal(analysis, source))
                 .flatten()
                 .map(|(line, e)| (line, e.code, e.message)),
@@ -70,6 +72,14 @@ pub struct Ask {
     pub answer_exempt: bool,
 }
 
+impl Ask {
+    /// Whether migrate would rewrite the script at all: legacy lines, `--force`, or a library
+    /// it hosts.
+    pub fn rewrites(&self) -> bool {
+        self.legacy || self.force || self.hosts_library
+    }
+}
+
 /// Why migrate leaves a script as it is: the place, and the refusal with its code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
@@ -81,53 +91,47 @@ pub struct Refusal {
     pub against_rewrite: bool,
 }
 
+impl Refusal {
+    /// A refusal of the script for what it is, at `line:column`.
+    fn of((line, column): (usize, usize), error: Error) -> Refusal {
+        Refusal {
+            line,
+            column,
+            error,
+            against_rewrite: false,
+        }
+    }
+}
+
 /// The one verdict: None when migrate may rewrite the script, else why not.
 pub fn refusal(facts: &Facts, ask: &Ask) -> Option<Refusal> {
-    let rewrites = ask.legacy || ask.force || ask.hosts_library;
-    if !rewrites {
+    if !ask.rewrites() {
         return None;
     }
     // A script that prints a document of its own would print two.
     if let Some((line, column)) = facts.prints_json {
-        return Some(Refusal {
-            line,
-            column,
-            error: prints_json(line, column),
-            against_rewrite: false,
-        });
+        return Some(Refusal::of((line, column), prints_json(line, column)));
     }
     // The shell ends at the `exec`: no mode can print the document after it.
     if let Some((line, column)) = facts.exec_legacy {
-        return Some(Refusal {
-            line,
-            column,
-            error: exec_replaces_shell(line, column),
-            against_rewrite: false,
-        });
+        return Some(Refusal::of(
+            (line, column),
+            exec_replaces_shell(line, column),
+        ));
     }
     if ask.mode != Mode::Capture || facts.already_migrated {
         return None;
     }
     // Nothing says whether it runs on its own or is sourced: neither role is given it.
     if facts.role_unknown && !ask.role_given {
-        return Some(Refusal {
-            line: 1,
-            column: 1,
-            error: no_shebang(),
-            against_rewrite: false,
-        });
+        return Some(Refusal::of((1, 1), no_shebang()));
     }
     if let Some(answer) = facts
         .answer
         .as_ref()
         .filter(|_| !ask.hosts_library && !ask.answer_exempt && !ask.keep_stdout)
     {
-        return Some(Refusal {
-            line: answer.1,
-            column: 1,
-            error: stdout_answer(answer),
-            against_rewrite: false,
-        });
+        return Some(Refusal::of((answer.1, 1), stdout_answer(answer)));
     }
     let (line, code, message) = facts
         .capture

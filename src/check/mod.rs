@@ -702,7 +702,7 @@ fn analyzed(
 
 /// What check keeps of an analysis (and caches by content).
 fn entry_of(analysis: analyze::Analysis, body: &[u8]) -> cache::Entry {
-    let verdict = crate::verdict::Facts::of(&analysis, body);
+    let verdict = crate::verdict::Facts::of(&analysis, body, !analysis.legacy.is_empty());
     cache::Entry {
         parse_error: analysis.parse_failure(),
         legacy: analysis
@@ -1260,15 +1260,25 @@ fn check_staged(
 /// selected too, or reached through an earlier link, adds nothing but the same findings counted
 /// twice. A link whose target is not selected stays, judged at its target under its own name.
 pub fn once_each(files: Vec<PathBuf>) -> Vec<PathBuf> {
-    let is_link = |f: &Path| std::fs::symlink_metadata(f).is_ok_and(|m| m.file_type().is_symlink());
+    // One stat per file; real paths are resolved only in a run that selected a link.
+    let links: Vec<bool> = files
+        .iter()
+        .map(|f| std::fs::symlink_metadata(f).is_ok_and(|m| m.file_type().is_symlink()))
+        .collect();
+    if !links.contains(&true) {
+        return files;
+    }
     let mut seen: std::collections::HashSet<PathBuf> = files
         .iter()
-        .filter(|f| !is_link(f))
-        .map(|f| crate::fsio::canonical(f))
+        .zip(&links)
+        .filter(|(_, link)| !**link)
+        .map(|(f, _)| crate::fsio::canonical(f))
         .collect();
     files
         .into_iter()
-        .filter(|f| !is_link(f) || seen.insert(crate::fsio::canonical(f)))
+        .zip(links)
+        .filter(|(f, link)| !link || seen.insert(crate::fsio::canonical(f)))
+        .map(|(f, _)| f)
         .collect()
 }
 

@@ -310,7 +310,8 @@ fn verdict(
         role_given: part != Part::Unknown,
         answer_exempt,
     };
-    crate::verdict::refusal(&crate::verdict::Facts::of(analysis, &script.body), &ask)
+    let facts = crate::verdict::Facts::of(analysis, &script.body, ask.rewrites());
+    crate::verdict::refusal(&facts, &ask)
 }
 
 /// A script that already prints its document without the runtime (comment mode, or an

@@ -77,7 +77,7 @@ fn rewrites(parser: &mut BashParser, source: &[u8]) -> Vec<(&'static str, Vec<u8
         skill_name: "s",
     };
     // Capture mode plans only what the one verdict lets migrate rewrite.
-    let facts = skillmod::verdict::Facts::of(&analysis, source);
+    let facts = skillmod::verdict::Facts::of(&analysis, source, true);
     if facts.capture.is_none()
         && let plan = capture::plan_capture_mode(&analysis, source, &link, Role::Script, None)
         && let Ok(bytes) = rewrite::apply_checked(&plan, &analysis, source, parser)
