@@ -210,8 +210,8 @@ pub struct StdoutWrite {
 }
 
 /// A `trap` command capture mode's runtime takes over (`__skm_trap`): one that sets or resets the
-/// EXIT trap or a signal the runtime guards the document with (TERM, INT, HUP), or whose signals
-/// are unknown.
+/// EXIT trap, resets a signal the runtime guards the document with (TERM, INT, HUP), or whose
+/// signals are unknown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TakenTrap {
     pub line: usize,
@@ -602,8 +602,8 @@ fn stdout_write(command: Node<'_>, source: &[u8]) -> StdoutWrite {
     }
 }
 
-/// A `trap` command that sets (or resets) the EXIT trap or a guarded signal, or whose signals are
-/// unknown. The action
+/// A `trap` command that sets (or resets) the EXIT trap or resets a guarded signal, or whose
+/// signals are unknown. The action
 /// may be computed at run time (`trap "rm -f $TMP" EXIT`); only a signal list that is, or an
 /// unquoted action that word splitting could turn into several words, makes it dynamic.
 fn taken_trap(command: Node<'_>, source: &[u8]) -> Option<TakenTrap> {
@@ -636,8 +636,11 @@ fn taken_trap(command: Node<'_>, source: &[u8]) -> Option<TakenTrap> {
         text.as_deref()
             .is_some_and(|s| matches!(s, "EXIT" | "exit" | "0" | "SIGEXIT"))
     });
-    // A cleanup's `trap - TERM` before `kill 0` would end the shell before the document.
-    let sets_guarded = signals.iter().any(|(text, _)| {
+    // A cleanup's `trap - TERM` before `kill 0` would end the shell before the document. Only
+    // such a reset is taken over: an action stays with `trap`, where ShellCheck reads it as code
+    // (as a function's argument its variables would look unused, SC2034).
+    let resets = action.is_none_or(|(text, _)| text.as_deref() == Some("-"));
+    let resets_guarded = resets && signals.iter().any(|(text, _)| {
         text.as_deref().is_some_and(|s| {
             matches!(
                 s.to_ascii_uppercase().trim_start_matches("SIG"),
@@ -645,7 +648,7 @@ fn taken_trap(command: Node<'_>, source: &[u8]) -> Option<TakenTrap> {
             )
         })
     });
-    if !sets_exit && !sets_guarded && !dynamic {
+    if !sets_exit && !resets_guarded && !dynamic {
         return None;
     }
     let mut in_subshell = false;
