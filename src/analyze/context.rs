@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Node, Tree};
 
-use super::redirects::redirects_stdout;
+use super::redirects::{Points, redirects_stdout, stdout_after_under};
 
 /// Why a command's stdout does not reach the script's stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -356,7 +356,8 @@ fn kinds() -> &'static Kinds {
 }
 
 /// The output context a node passes to its children.
-struct Frame {
+struct Frame<'t> {
+    node: Node<'t>,
     kind: u16,
     blocked: Option<NotStdout>,
     function: Option<usize>,
@@ -406,7 +407,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
     fn descend(&mut self, tree: &'t Tree) {
         let kinds = kinds();
         let mut cursor = tree.walk();
-        let mut stack: Vec<Frame> = Vec::new();
+        let mut stack: Vec<Frame<'t>> = Vec::new();
         loop {
             let node = cursor.node();
             let (blocked, function) = match stack.last() {
@@ -433,10 +434,11 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             };
             let inherited = stack.last().and_then(|f| f.pending);
             let parent_kind = stack.last().map(|f| f.kind);
+            let parent = stack.last().map(|f| f.node);
             let holds = self.holds_offset(node);
             self.survey.visited += 1;
             let frame = self
-                .enter(node, holds, kinds, parent_kind, blocked, function)
+                .enter(node, parent, holds, kinds, parent_kind, blocked, function)
                 .map(|mut frame| {
                     frame.pending = frame.pending.or(inherited);
                     frame
@@ -465,12 +467,13 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
     fn enter(
         &mut self,
         node: Node<'t>,
+        parent: Option<Node<'t>>,
         holds: bool,
         kinds: &Kinds,
         parent_kind: Option<u16>,
         blocked: Option<NotStdout>,
         mut function: Option<usize>,
-    ) -> Option<Frame> {
+    ) -> Option<Frame<'t>> {
         let kind = node.kind_id();
         // A `cat` is reached through its redirected statement, whose heredoc holds the offset.
         let relevant = holds || parent_kind == Some(kinds.redirected_statement);
@@ -487,7 +490,8 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             let site = Site {
                 node,
                 blocked: blocked.or_else(|| {
-                    redirects_stdout(node, self.source).then_some(NotStdout::Redirected)
+                    (stdout_after_under(node, parent, self.source) != Points::Stdout)
+                        .then_some(NotStdout::Redirected)
                 }),
                 function,
             };
@@ -521,21 +525,22 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             });
             function = Some(self.survey.functions.len() - 1);
         }
+        let redirected = kind == kinds.redirected_statement && redirects_stdout(node, self.source);
         let own = if kind == kinds.command_substitution || kind == kinds.process_substitution {
             Some(NotStdout::Captured)
         } else if kind == kinds.heredoc_body {
             Some(NotStdout::InsideHeredoc)
         } else if node.is_error() {
             Some(NotStdout::ParseError)
-        } else if (kind == kinds.redirected_statement || kind == kinds.function_definition)
-            && redirects_stdout(node, self.source)
+        } else if (redirected
+            || (kind == kinds.function_definition && redirects_stdout(node, self.source)))
             && list_tail(node).is_none()
         {
             Some(NotStdout::Redirected)
         } else {
             None
         };
-        let pending = (kind == kinds.redirected_statement && redirects_stdout(node, self.source))
+        let pending = redirected
             .then(|| list_tail(node))
             .flatten()
             .map(|tail| (tail.id(), NotStdout::Redirected));
@@ -543,6 +548,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             .then(|| last_named_child(node).map(|n| n.id()))
             .flatten();
         Some(Frame {
+            node,
             kind,
             blocked: blocked.or(own),
             function,

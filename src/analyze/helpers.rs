@@ -75,9 +75,7 @@ pub(super) fn calls(
                 // A helper calling itself prints what its caller handed it.
                 && survey.function_of(site).map(|f| f.0) != Some(*name)
                 && survey.reach(site).is_ok()
-                && [Passes::First, Passes::All]
-                    .into_iter()
-                    .any(|passes| vocabulary.classify(&given(site.node, source, passes)).is_some())
+                && hands_a_result(site.node, source, vocabulary)
         })
         .map(|(name, site)| (name, site.node))
         .collect();
@@ -99,21 +97,41 @@ pub(super) fn calls(
 /// What a call hands its helper: its first argument, or all of them joined by spaces.
 pub(super) fn given(command: Node<'_>, source: &[u8], passes: Passes) -> Printed {
     let mut cursor = command.walk();
-    let arguments: Vec<Node<'_>> = command
+    let taken = command
         .children_by_field_name("argument", &mut cursor)
-        .collect();
-    let taken = match passes {
-        Passes::First => &arguments[..arguments.len().min(1)],
-        Passes::All => &arguments[..],
-    };
+        .take(match passes {
+            Passes::First => 1,
+            Passes::All => usize::MAX,
+        })
+        .map(|argument| words::word_value(argument, source));
+    joined(taken)
+}
+
+/// The values joined by spaces, as `$*` joins them.
+fn joined(values: impl Iterator<Item = Printed>) -> Printed {
     let mut given = Printed::default();
-    for (i, argument) in taken.iter().enumerate() {
+    for (i, value) in values.enumerate() {
         if i > 0 {
             given.push_literal(" ");
         }
-        given.append(words::word_value(*argument, source));
+        given.append(value);
     }
     given
+}
+
+/// Whether a call hands a result line to a helper printing its first argument or all of them
+/// (each argument's value read once).
+fn hands_a_result(command: Node<'_>, source: &[u8], vocabulary: Vocabulary) -> bool {
+    let mut cursor = command.walk();
+    let values: Vec<Printed> = command
+        .children_by_field_name("argument", &mut cursor)
+        .map(|argument| words::word_value(argument, source))
+        .collect();
+    let Some(first) = values.first() else {
+        return false;
+    };
+    vocabulary.classify(first).is_some()
+        || (values.len() > 1 && vocabulary.classify(&joined(values.into_iter())).is_some())
 }
 
 /// The script's functions that print their arguments on stdout, by name (the first printing

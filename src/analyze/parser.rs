@@ -144,6 +144,32 @@ pub fn redirects_across_lines(tree: &Tree, source: &[u8]) -> Vec<usize> {
     found
 }
 
+/// The nodes from `root` down to `node`, both included. tree-sitter finds a node's parent by
+/// descending from the root again, so a walk up through `parent()` costs the depth squared; this
+/// descends once.
+pub fn ancestry<'t>(root: Node<'t>, node: Node<'t>) -> Vec<Node<'t>> {
+    let mut path = vec![root];
+    let mut at = root;
+    while at.id() != node.id() {
+        match at.child_with_descendant(node) {
+            Some(child) if child.id() != at.id() => {
+                path.push(child);
+                at = child;
+            }
+            _ => break,
+        }
+    }
+    path
+}
+
+/// Whether `node` runs in the background: `&` follows it (not `&&`, nor the redirection `&>`).
+/// Read from the text, as `next_sibling` would look for the parent again.
+pub fn backgrounded(node: Node<'_>, source: &[u8]) -> bool {
+    let rest = source.get(node.end_byte()..).unwrap_or_default();
+    let next = rest.iter().position(|b| !matches!(b, b' ' | b'\t'));
+    next.is_some_and(|i| rest[i] == b'&' && !matches!(rest.get(i + 1), Some(b'&' | b'>')))
+}
+
 /// Call `visit` on each ERROR or MISSING node in document order, going only into subtrees that
 /// hold one, until it returns false.
 fn visit_errors(tree: &Tree, mut visit: impl FnMut(Node<'_>) -> bool) {

@@ -163,7 +163,7 @@ fn parts<'t>(redirect: Node<'t>, source: &[u8]) -> (Option<u32>, &'t str, Option
 /// splits a simple command's list: the ones before or among its words belong to the `command`,
 /// the ones after it to the `redirected_statement` around it, and a heredoc's own (`cat <<EOF
 /// >&2`) to the `heredoc_redirect`. Either node of the pair gets the whole list.
-fn redirect_list(node: Node<'_>) -> Vec<Node<'_>> {
+fn redirect_list<'t>(node: Node<'t>, parent: Option<Node<'t>>) -> Vec<Node<'t>> {
     fn own<'t>(node: Node<'t>, list: &mut Vec<Node<'t>>) {
         let mut cursor = node.walk();
         for child in node.children(&mut cursor) {
@@ -179,9 +179,8 @@ fn redirect_list(node: Node<'_>) -> Vec<Node<'_>> {
     match node.kind() {
         "command" => {
             own(node, &mut list);
-            if let Some(parent) = node
-                .parent()
-                .filter(|p| p.kind() == "redirected_statement" && body(*p) == Some(node.id()))
+            if let Some(parent) =
+                parent.filter(|p| p.kind() == "redirected_statement" && body(*p) == Some(node.id()))
             {
                 own(parent, &mut list);
             }
@@ -203,8 +202,19 @@ fn redirect_list(node: Node<'_>) -> Vec<Node<'_>> {
 
 /// Where descriptor 1 points after the node's redirections.
 pub(crate) fn stdout_after(node: Node<'_>, source: &[u8]) -> Points {
+    let parent = (node.kind() == "command").then(|| node.parent()).flatten();
+    stdout_after_under(node, parent, source)
+}
+
+/// `stdout_after` of a node whose parent the caller knows (a walk's frame: tree-sitter finds a
+/// node's parent by descending from the root again).
+pub(crate) fn stdout_after_under<'t>(
+    node: Node<'t>,
+    parent: Option<Node<'t>>,
+    source: &[u8],
+) -> Points {
     let mut table = Table::new();
-    for redirect in redirect_list(node) {
+    for redirect in redirect_list(node, parent) {
         table.apply(redirect, source);
     }
     table.get(1)

@@ -17,6 +17,7 @@ use serde::Serialize;
 use super::placement;
 use super::plan::{Plan, Reason};
 use super::template::{NOW_TOKEN, RUNTIME_SENTINEL, Template};
+use crate::analyze::parser::{ancestry, backgrounded};
 use crate::analyze::runtime_link::{
     self, BLOCK_END, BLOCK_START, CAUSE_ARGUMENT, FILE_STEM, LineParts, NOW_ARGUMENT,
 };
@@ -227,12 +228,11 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
 /// Whether a statement runs in a subshell of the script's shell: inside `( … )`, as part of a
 /// pipeline (each part of which bash and dash run in a subshell; an `echo … | tee FILE`
 /// statement is the whole pipeline), in the background (`&`), or in a function some call of
-/// which runs so. The calls are gathered in one walk, when a statement in a function asks, and
-/// each function is judged once.
+/// which runs so. A function's calls are found where its name occurs in the text (no walk of
+/// the whole tree), and each function is judged once.
 struct Subshells<'t, 's> {
     root: tree_sitter::Node<'t>,
     source: &'s [u8],
-    calls: std::cell::OnceCell<HashMap<&'s [u8], Vec<tree_sitter::Node<'t>>>>,
     functions: std::cell::RefCell<HashMap<&'s [u8], bool>>,
 }
 
@@ -241,7 +241,6 @@ impl<'t, 's> Subshells<'t, 's> {
         Subshells {
             root,
             source,
-            calls: std::cell::OnceCell::new(),
             functions: std::cell::RefCell::new(HashMap::new()),
         }
     }
@@ -254,9 +253,10 @@ impl<'t, 's> Subshells<'t, 's> {
     }
 
     fn in_subshell(&self, node: tree_sitter::Node<'t>) -> bool {
-        let mut at = node;
-        while let Some(parent) = at.parent() {
-            if at.next_sibling().is_some_and(|next| next.kind() == "&") {
+        let path = ancestry(self.root, node);
+        for pair in path.windows(2).rev() {
+            let (parent, at) = (pair[0], pair[1]);
+            if backgrounded(at, self.source) {
                 return true;
             }
             match parent.kind() {
@@ -268,7 +268,7 @@ impl<'t, 's> Subshells<'t, 's> {
                         .child_by_field_name("name")
                         .is_some_and(|name| self.function(&self.source[name.byte_range()]));
                 }
-                _ => at = parent,
+                _ => {}
             }
         }
         false
@@ -281,37 +281,35 @@ impl<'t, 's> Subshells<'t, 's> {
             return *known;
         }
         self.functions.borrow_mut().insert(name, false);
-        let calls = self
-            .calls
-            .get_or_init(|| calls_by_name(self.root, self.source));
-        let answer = calls
-            .get(name)
-            .is_some_and(|calls| calls.iter().any(|call| self.in_subshell(*call)));
+        let answer = calls_of(self.root, self.source, name).any(|call| self.in_subshell(call));
         self.functions.borrow_mut().insert(name, answer);
         answer
     }
 }
 
-/// Every command, by the name it calls.
-fn calls_by_name<'t, 's>(
+/// The commands that call `name`: each place the name occurs as a command's whole name.
+fn calls_of<'t>(
     root: tree_sitter::Node<'t>,
-    source: &'s [u8],
-) -> HashMap<&'s [u8], Vec<tree_sitter::Node<'t>>> {
-    let mut calls: HashMap<&[u8], Vec<tree_sitter::Node<'t>>> = HashMap::new();
-    let mut cursor = root.walk();
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        if node.kind() == "command"
-            && let Some(name) = node.child_by_field_name("name")
-        {
-            calls
-                .entry(&source[name.byte_range()])
-                .or_default()
-                .push(node);
-        }
-        stack.extend(node.children(&mut cursor));
-    }
-    calls
+    source: &[u8],
+    name: &[u8],
+) -> impl Iterator<Item = tree_sitter::Node<'t>> {
+    let range = move |start: usize| start..start + name.len();
+    // A name inside a longer word is no call of it: those need no look into the tree.
+    let word = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
+    memchr::memmem::find_iter(source, name)
+        .filter(|&start| {
+            !word(start.checked_sub(1).and_then(|i| source.get(i)))
+                && !word(source.get(start + name.len()))
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .filter_map(move |start| {
+            let found = root.descendant_for_byte_range(start, start + name.len())?;
+            let command_name = std::iter::successors(Some(found), |n| n.parent())
+                .take_while(|n| n.byte_range() == range(start))
+                .find(|n| n.kind() == "command_name")?;
+            command_name.parent().filter(|c| c.kind() == "command")
+        })
 }
 
 /// The line of the first redirection that names descriptor `fd` (`8>x`, `>&8`, `exec 8>&1`).
