@@ -395,7 +395,12 @@ fn record_legacy(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role
         let line = statement.line;
         if matches!(statement.form, Form::Printf | Form::Tee) {
             let end = statement.end;
-            plan.push(end, end, ")\"", Reason::DisableLegacy { line });
+            plan.push(
+                end,
+                end,
+                captured_close(role, kind_of(statement.kind)),
+                Reason::DisableLegacy { line },
+            );
         }
         // A helper's call keeps its place and its status; no recorder ends the list.
         if matches!(statement.form, Form::Helper(_)) {
@@ -406,12 +411,7 @@ fn record_legacy(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role
         }
     }
     for statement in &analysis.legacy {
-        let kind = match statement.kind {
-            LegacyKind::Success | LegacyKind::Complete => "success",
-            LegacyKind::Confidence => "confidence",
-            LegacyKind::Created => "created",
-            LegacyKind::Modified => "modified",
-        };
+        let kind = kind_of(statement.kind);
         // A library may be sourced by a script without the runtime: `${__skm_r:-:}` is then `:`.
         let recorder = match role {
             Role::Script => "__skm_rec",
@@ -436,7 +436,13 @@ fn record_legacy(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role
             // value is the text it printed, its words are expanded once (in a subshell, as a
             // pipeline's are; printf changes nothing else) and tee's FILE is written as before.
             super::place_legacy_comment(plan, analysis, source, statement);
-            let open = format!("{recorder} {kind} \"$(");
+            let open = match role {
+                // The text is taken in an assignment, whose status is the statement's: the
+                // recorder returns it, so set -e stops on a printf or tee that fails, as it
+                // did, once the line is recorded.
+                Role::Script => "{ __skm_o=$(".to_string(),
+                Role::Library => format!("{recorder} {kind} \"$("),
+            };
             plan.push(
                 statement.start,
                 statement.start,
@@ -452,6 +458,25 @@ fn record_legacy(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role
             format!("{recorder} {kind}"),
             Reason::DisableLegacy { line },
         );
+    }
+}
+
+/// The runtime's name for a legacy kind.
+fn kind_of(kind: LegacyKind) -> &'static str {
+    match kind {
+        LegacyKind::Success | LegacyKind::Complete => "success",
+        LegacyKind::Confidence => "confidence",
+        LegacyKind::Created => "created",
+        LegacyKind::Modified => "modified",
+    }
+}
+
+/// What closes a `printf` or `tee` statement recorded from its text: in a script, the recorder
+/// that returns the statement's status (`__skm_out`); a library's recorder may be `:`.
+fn captured_close(role: Role, kind: &str) -> String {
+    match role {
+        Role::Script => format!(") || __skm_q=$?; __skm_out {kind} \"$__skm_o\"; }}"),
+        Role::Library => ")\"".to_string(),
     }
 }
 

@@ -713,3 +713,49 @@ fn a_cleanup_function_resetting_term_and_an_exit_trap_ignoring_it_keep_the_origi
         }
     }
 }
+
+#[test]
+fn a_closed_stdout_keeps_the_original_status_and_never_hangs() {
+    // The caller closed stdout (`bash skill.sh >&-`): the runtime cannot save it, prints no
+    // document, and the result lines fail as the original's echo did (status 1 for the last).
+    let text = "#!/bin/sh\ntouch made.txt\necho \"Created: made.txt\"\necho SUCCESS\n";
+    let (tmp, script) = migrated_skill(text, &[]);
+    let original = tmp.path().join("original.sh");
+    std::fs::write(&original, text).expect("write original");
+    for shell in ["bash", "dash"] {
+        let mut statuses = Vec::new();
+        for path in [&original, &script] {
+            let folder = tempfile::tempdir().expect("tmp");
+            let mut child = std::process::Command::new("sh")
+                .args(["-c", "\"$0\" \"$1\" >&-", shell])
+                .arg(path)
+                .current_dir(folder.path())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("spawn");
+            use wait_timeout::ChildExt;
+            let status = child
+                .wait_timeout(std::time::Duration::from_secs(20))
+                .expect("wait")
+                .unwrap_or_else(|| {
+                    let _ = child.kill();
+                    panic!("{shell} {}: still running after 20 s", path.display())
+                });
+            let mut out = String::new();
+            std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut out)
+                .expect("read");
+            assert_eq!(out, "", "{shell}: nothing reaches a closed stdout");
+            assert!(
+                folder.path().join("made.txt").exists(),
+                "{shell}: files kept"
+            );
+            statuses.push(status.code());
+        }
+        assert_eq!(
+            statuses[0], statuses[1],
+            "{shell}: the original's exit status"
+        );
+        assert_eq!(statuses[1], Some(1), "{shell}: the last echo failed");
+    }
+}
