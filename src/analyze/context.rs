@@ -433,12 +433,11 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                 }
             };
             let inherited = stack.last().and_then(|f| f.pending);
-            let parent_kind = stack.last().map(|f| f.kind);
-            let parent = stack.last().map(|f| f.node);
+            let parent = stack.last().map(|f| (f.node, f.kind));
             let holds = self.holds_offset(node);
             self.survey.visited += 1;
             let frame = self
-                .enter(node, parent, holds, kinds, parent_kind, blocked, function)
+                .enter(node, parent, holds, kinds, blocked, function)
                 .map(|mut frame| {
                     frame.pending = frame.pending.or(inherited);
                     frame
@@ -462,21 +461,21 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
         }
     }
 
-    /// Record what matters about `node` (`holds`: an interesting offset lies inside it); returns
+    /// Record what matters about `node` under `parent` (its node and kind; `holds`: an interesting
+    /// offset lies inside it); returns
     /// the frame for its children (None: skip them).
     fn enter(
         &mut self,
         node: Node<'t>,
-        parent: Option<Node<'t>>,
+        parent: Option<(Node<'t>, u16)>,
         holds: bool,
         kinds: &Kinds,
-        parent_kind: Option<u16>,
         blocked: Option<NotStdout>,
         mut function: Option<usize>,
     ) -> Option<Frame<'t>> {
         let kind = node.kind_id();
         // A `cat` is reached through its redirected statement, whose heredoc holds the offset.
-        let relevant = holds || parent_kind == Some(kinds.redirected_statement);
+        let relevant = holds || parent.map(|p| p.1) == Some(kinds.redirected_statement);
         if !relevant {
             return None;
         }
@@ -490,7 +489,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             let site = Site {
                 node,
                 blocked: blocked.or_else(|| {
-                    (stdout_after_under(node, parent, self.source) != Points::Stdout)
+                    (stdout_after_under(node, parent.map(|p| p.0), self.source) != Points::Stdout)
                         .then_some(NotStdout::Redirected)
                 }),
                 function,
