@@ -462,8 +462,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
     }
 
     /// Record what matters about `node` under `parent` (its node and kind; `holds`: an interesting
-    /// offset lies inside it); returns
-    /// the frame for its children (None: skip them).
+    /// offset lies inside it); returns the frame for its children (None: skip them).
     fn enter(
         &mut self,
         node: Node<'t>,
