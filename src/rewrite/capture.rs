@@ -211,6 +211,17 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
             ),
         ));
     }
+    if let Some(line) = replaces_shell(root, source) {
+        return Some((
+            line,
+            Error::new(
+                codes::EXEC_REPLACES_SHELL,
+                format!(
+                    "line {line}: `exec` runs a command in place of the script's shell (`exec bash \"$0\"`, `exec python3 …`): the runtime's EXIT trap never runs, so no document is printed, and the command's output goes to stderr. Run the command without `exec` (`cmd; exit $?`), or migrate with --mode comment"
+                ),
+            ),
+        ));
+    }
     if let Some(line) = redirects_descriptor(analysis.tree.root_node(), source, SAVED_STDOUT) {
         return Some((
             line,
@@ -285,6 +296,25 @@ impl<'t, 's> Subshells<'t, 's> {
         self.functions.borrow_mut().insert(name, answer);
         answer
     }
+}
+
+/// The line of the first `exec` that runs a command in the script's own shell (not in a
+/// subshell, a pipeline's part or a command substitution, where it replaces only that process).
+/// `exec` with redirections alone (`exec >log 2>&1`) keeps the shell.
+fn replaces_shell(root: tree_sitter::Node<'_>, source: &[u8]) -> Option<usize> {
+    calls_of(root, source, b"exec")
+        .filter(|command| command.child_by_field_name("argument").is_some())
+        .find(|command| {
+            let path = ancestry(root, *command);
+            !path.windows(2).any(|pair| {
+                matches!(
+                    pair[0].kind(),
+                    "subshell" | "command_substitution" | "process_substitution"
+                ) || (pair[0].kind() == "pipeline" && pair[0].named_child_count() > 1)
+                    || backgrounded(pair[1], source)
+            })
+        })
+        .map(|command| command.start_position().row + 1)
 }
 
 /// The commands that call `name`: each place the name occurs as a command's whole name.

@@ -227,6 +227,11 @@ fn check_and_migrate_agree_on_shapes_found_in_public_repositories() {
             "skills/json-heredoc/execute.sh",
             "#!/bin/sh\nif [ -n \"$JSON\" ]; then\ncat <<EOF\n{\n  \"ok\": true\n}\nEOF\nfi\necho COMPLETE\n",
         ),
+        // It runs itself again through `exec`: the document would never be printed.
+        (
+            "skills/reexec/execute.sh",
+            "#!/bin/bash\nif [ -z \"${AGAIN:-}\" ]; then AGAIN=1 exec bash \"$0\" \"$@\"; fi\necho SUCCESS\n",
+        ),
         // Capture's own refusals.
         (
             "skills/clash/execute.sh",
@@ -524,4 +529,50 @@ fn a_refused_script_fails_migrate_as_it_fails_check() {
     assert_eq!(code, 1, "{report}");
     assert_eq!(report["files"][0]["status"], "failed", "{report}");
     assert_eq!(error_codes(&report["files"][0]["errors"]), ["PRINTS_JSON"]);
+}
+
+#[test]
+fn exec_running_a_command_in_the_scripts_shell_is_refused_in_capture_mode() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/bash\nif [ -z \"${AGAIN:-}\" ]; then AGAIN=1 exec bash \"$0\" \"$@\"; fi\necho SUCCESS\n",
+    );
+    // `exec` that keeps the shell: redirections alone, or in a subshell, a substitution, a pipe.
+    write_script(
+        tmp.path(),
+        "t/execute.sh",
+        b"#!/bin/bash\nexec 2>/dev/null\n( exec true )\nx=$(exec date)\nexec cat </dev/null | cat\necho \"$x\" >&2\necho SUCCESS\n",
+    );
+    let check = run(skillmod(tmp.path()).args(["check", "s", "t"]));
+    assert_eq!(check.status.code(), Some(1), "{}", stdout(&check));
+    let text = stdout(&check);
+    assert!(
+        text.contains("s/execute.sh:2:1: SKM008 EXEC_REPLACES_SHELL"),
+        "{text}"
+    );
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with("t/execute.sh") && l.contains("SKM008")),
+        "{text}"
+    );
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s", "t"]);
+    assert_eq!(code, 1, "{report}");
+    let status = |name: &str| {
+        report["files"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|f| f["path"].as_str().is_some_and(|p| p.starts_with(name)))
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(status("s/")["status"], "failed", "{report}");
+    assert_eq!(
+        error_codes(&status("s/")["errors"]),
+        ["EXEC_REPLACES_SHELL"]
+    );
+    assert_eq!(status("t/")["status"], "migrated", "{report}");
 }
