@@ -56,7 +56,7 @@ impl Facts {
 
 /// What is asked of migrate for one script, as the settings and the selection resolve it.
 #[derive(Debug, Clone, Copy)]
-pub struct Ask {
+pub struct Ask<'a> {
     pub mode: Mode,
     /// Capture mode leaves the other output on stdout (`--keep-stdout` or the setting).
     pub keep_stdout: bool,
@@ -70,9 +70,12 @@ pub struct Ask {
     pub role_given: bool,
     /// Its stdout may not be its answer: a library, or a script written against the runtime.
     pub answer_exempt: bool,
+    /// Another selected script of its skill reads its stdout (`x=$(bash it.sh)`): that script,
+    /// and the line.
+    pub read_by: Option<(&'a std::path::Path, usize)>,
 }
 
-impl Ask {
+impl Ask<'_> {
     /// Whether migrate would rewrite the script at all: legacy lines, `--force`, or a library
     /// it hosts.
     pub fn rewrites(&self) -> bool {
@@ -107,6 +110,10 @@ impl Refusal {
 pub fn refusal(facts: &Facts, ask: &Ask) -> Option<Refusal> {
     if !ask.rewrites() {
         return None;
+    }
+    // A caller that reads the script's stdout would read the document instead.
+    if let Some((caller, at)) = ask.read_by.filter(|_| !facts.already_migrated) {
+        return Some(Refusal::of((1, 1), read_by_caller(caller, at)));
     }
     // A script that prints a document of its own would print two.
     if let Some((line, column)) = facts.prints_json {
@@ -175,6 +182,17 @@ fn no_shebang() -> Error {
     )
 }
 
+/// `STDOUT_ANSWER`: another selected script reads the script's stdout at `caller:line`.
+fn read_by_caller(caller: &std::path::Path, line: usize) -> Error {
+    Error::new(
+        codes::STDOUT_ANSWER,
+        format!(
+            "its stdout is read by {}:{line}, which runs it in a command substitution or a pipe; migrating it would hand that caller a JSON document instead. Leave it as it is (exclude it, or suppress its legacy lines with # skillmod: ignore[SKM001]), or change the caller to read the document",
+            crate::bytes_text::quote_os(caller)
+        ),
+    )
+}
+
 /// `STDOUT_ANSWER`: `--force` would give a script with no legacy line the runtime, which moves
 /// its stdout to stderr, where the script's stdout is its answer.
 fn stdout_answer((writes, line, text): &(usize, usize, String)) -> Error {
@@ -190,7 +208,7 @@ fn stdout_answer((writes, line, text): &(usize, usize, String)) -> Error {
 mod tests {
     use super::*;
 
-    fn ask(mode: Mode) -> Ask {
+    fn ask(mode: Mode) -> Ask<'static> {
         Ask {
             mode,
             keep_stdout: false,
@@ -199,6 +217,7 @@ mod tests {
             hosts_library: false,
             role_given: false,
             answer_exempt: false,
+            read_by: None,
         }
     }
 
@@ -293,6 +312,28 @@ mod tests {
             },
         ] {
             assert_eq!(code(&facts, &allowed), None);
+        }
+    }
+
+    #[test]
+    fn a_script_another_reads_is_refused_in_both_modes_unless_migrated_or_left_alone() {
+        let caller = std::path::Path::new("scripts/run.sh");
+        for mode in [Mode::Capture, Mode::Comment] {
+            let read = Ask {
+                read_by: Some((caller, 4)),
+                ..ask(mode)
+            };
+            assert_eq!(code(&Facts::default(), &read), Some("STDOUT_ANSWER"));
+            let migrated = Facts {
+                already_migrated: true,
+                ..Facts::default()
+            };
+            assert_eq!(code(&migrated, &read), None);
+            let nothing = Ask {
+                legacy: false,
+                ..read
+            };
+            assert_eq!(code(&Facts::default(), &nothing), None);
         }
     }
 }

@@ -766,7 +766,15 @@ fn report(
             .flatten();
     let fix = fix_command(shown, &origin, &entry, options, profile, sourced_by);
     let unmigrated = !entry.legacy.is_empty();
-    let refusal = migrate_refusal(&entry, &origin, profile, sourced_by.is_some());
+    // Another script of the skill reads its stdout (asked only of a script migrate would rewrite).
+    let read_by = (!entry.legacy.is_empty())
+        .then(|| {
+            origin
+                .script
+                .and_then(|path| options.sourcing.read_by(path))
+        })
+        .flatten();
+    let refusal = migrate_refusal(&entry, &origin, profile, sourced_by.is_some(), read_by);
     // Where migrate would refuse the file, it is no fix, and nothing moves: each write stays a
     // warning.
     let refused = (refusal.is_some() && unmigrated) || entry.parse_error.is_some();
@@ -892,6 +900,7 @@ fn migrate_refusal(
     origin: &Origin,
     profile: &Profile,
     sourced: bool,
+    read_by: Option<(&Path, usize)>,
 ) -> Option<crate::verdict::Refusal> {
     let ask = crate::verdict::Ask {
         mode: profile.mode,
@@ -901,6 +910,7 @@ fn migrate_refusal(
         hosts_library: false,
         role_given: origin.named || sourced,
         answer_exempt: false,
+        read_by,
     };
     crate::verdict::refusal(&entry.verdict, &ask)
 }

@@ -309,6 +309,7 @@ fn verdict(
         hosts_library: hosted.is_some(),
         role_given: part != Part::Unknown,
         answer_exempt,
+        read_by: options.callers.read_by(path),
     };
     let facts = crate::verdict::Facts::of(analysis, &script.body, ask.rewrites());
     crate::verdict::refusal(&facts, &ask)

@@ -115,6 +115,8 @@ pub struct Options {
     pub dirty: Option<std::collections::HashSet<PathBuf>>,
     /// Which selected scripts source which (capture mode).
     pub sourcing: crate::unit::sourcing::Sourcing,
+    /// Which selected scripts another one reads the stdout of.
+    pub callers: crate::unit::callers::Callers,
     /// With `--staged`: files whose work tree differs from the index, never rewritten (the
     /// commit would not hold what was migrated).
     pub unstaged: Option<std::collections::HashSet<PathBuf>>,

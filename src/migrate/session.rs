@@ -136,6 +136,7 @@ pub fn prepare(
             dirty.clone()
         },
         sourcing,
+        callers: crate::unit::callers::Callers::scan(files, request.max_size),
         unstaged,
         selected: super::Selected::default(),
         vocabulary: request.vocabulary,

@@ -16,7 +16,7 @@ use crate::analyze::{BashParser, LegacyKind, Vocabulary, prefilter, suppress::Su
 
 /// What names one file however it is reached: device and inode (its canonical path elsewhere).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct FileId(#[cfg(unix)] (u64, u64), #[cfg(not(unix))] PathBuf);
+pub(super) struct FileId(#[cfg(unix)] (u64, u64), #[cfg(not(unix))] PathBuf);
 
 #[cfg(unix)]
 fn file_id(_path: &Path, meta: &std::fs::Metadata) -> Option<FileId> {
@@ -30,7 +30,7 @@ fn file_id(path: &Path, _meta: &std::fs::Metadata) -> Option<FileId> {
 }
 
 /// The identity of the file at `path` (symlinks followed), if it exists.
-fn id_of(path: &Path) -> Option<FileId> {
+pub(super) fn id_of(path: &Path) -> Option<FileId> {
     file_id(path, &std::fs::metadata(path).ok()?)
 }
 
@@ -147,6 +147,7 @@ pub struct Deferred {
     files: Vec<PathBuf>,
     max_size: u64,
     found: std::sync::OnceLock<Sourcing>,
+    callers: std::sync::OnceLock<super::callers::Callers>,
 }
 
 impl Deferred {
@@ -156,6 +157,7 @@ impl Deferred {
             files,
             max_size,
             found: std::sync::OnceLock::new(),
+            callers: std::sync::OnceLock::new(),
         }
     }
 
@@ -164,6 +166,13 @@ impl Deferred {
         self.found
             .get_or_init(|| Sourcing::libraries(&self.files, self.max_size))
             .sourced_by(path)
+    }
+
+    /// The selected script that reads `path`'s stdout, and the line (`Callers::read_by`).
+    pub fn read_by(&self, path: &Path) -> Option<(&Path, usize)> {
+        self.callers
+            .get_or_init(|| super::callers::Callers::scan(&self.files, self.max_size))
+            .read_by(path)
     }
 }
 
@@ -319,7 +328,7 @@ pub(crate) fn sourced_in(tree: &tree_sitter::Tree, bytes: &[u8]) -> Vec<(usize, 
 /// The literal part of a path argument: a leading expansion (`$DIR`, `${DIR}`, `$(…)`) dropped,
 /// as it names the script's folder by convention, then quotes removed, up to the first blank.
 /// None when nothing literal is left.
-fn literal_tail(argument: &str) -> Option<PathBuf> {
+pub(super) fn literal_tail(argument: &str) -> Option<PathBuf> {
     let unquoted: String = argument
         .chars()
         .filter(|c| !matches!(c, '"' | '\''))

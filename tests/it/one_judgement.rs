@@ -576,3 +576,55 @@ fn exec_running_a_command_in_the_scripts_shell_is_refused_in_capture_mode() {
     );
     assert_eq!(status("t/")["status"], "migrated", "{report}");
 }
+
+#[test]
+fn a_script_whose_stdout_another_script_of_its_skill_reads_is_refused() {
+    // `run.sh` parses `list.sh`'s result lines: migrated, `list.sh` would print a document there
+    // (user trial). Both commands refuse it; the caller itself migrates.
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "skills/todo/SKILL.md",
+        b"---\nname: todo\n---\n",
+    );
+    write_script(
+        tmp.path(),
+        "skills/todo/scripts/list.sh",
+        b"#!/bin/bash\nfor i in 1 2; do touch \"item$i\"; echo \"Created: item$i\"; done\n",
+    );
+    write_script(
+        tmp.path(),
+        "skills/todo/scripts/run.sh",
+        b"#!/bin/bash\nDIR=\"$(dirname \"$0\")\"\nfiles=$(bash \"$DIR/list.sh\" | sed -n 's/^Created: //p')\necho \"$files\" >&2\necho SUCCESS\n",
+    );
+    let check = run(skillmod(tmp.path()).args(["check", "skills"]));
+    assert_eq!(check.status.code(), Some(1), "{}", stdout(&check));
+    let text = stdout(&check);
+    assert!(
+        text.contains("skills/todo/scripts/list.sh:1:1: SKM008 STDOUT_ANSWER")
+            && text.contains("run.sh:3, which runs it"),
+        "{text}"
+    );
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "skills"]);
+    assert_eq!(code, 1, "{report}");
+    let file = |name: &str| {
+        report["files"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|f| f["path"].as_str().is_some_and(|p| p.ends_with(name)))
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(file("list.sh")["status"], "failed", "{report}");
+    assert_eq!(error_codes(&file("list.sh")["errors"]), ["STDOUT_ANSWER"]);
+    assert_eq!(file("run.sh")["status"], "migrated", "{report}");
+    // The caller still reads the lines it parses, and ends with one document.
+    let out = run(std::process::Command::new("bash")
+        .arg(tmp.path().join("skills/todo/scripts/run.sh"))
+        .current_dir(tmp.path()));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("item1\nitem2"), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one document");
+    assert_eq!(doc["success"], true);
+}

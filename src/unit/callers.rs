@@ -1,0 +1,156 @@
+//! Which selected scripts read another's stdout: a script of the same skill folder run inside a
+//! command substitution or at the head of a pipe (`files=$(bash "$DIR/list.sh" | sed …)`,
+//! `TYPE=$(./detect.sh)`). Such a script's stdout is its answer to that caller: migrating it
+//! would hand the caller a JSON document instead, so the verdict refuses it (`STDOUT_ANSWER`).
+//! Only skill folders with two selected scripts or more are read, and of those only a script
+//! whose text names another's file: most runs parse nothing here.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::analyze::BashParser;
+
+use super::sourcing::{FileId, id_of, literal_tail};
+
+/// The selected scripts another selected script reads the stdout of.
+#[derive(Debug, Default)]
+pub struct Callers {
+    /// Each such script, and the first caller (in path order) with the line that reads it.
+    read: HashMap<FileId, (PathBuf, usize)>,
+}
+
+impl Callers {
+    /// Read the scripts of each skill folder (up to `max_size` bytes each) that hold two or more.
+    pub fn scan(files: &[PathBuf], max_size: u64) -> Callers {
+        let mut units: HashMap<PathBuf, Vec<&PathBuf>> = HashMap::new();
+        for file in files {
+            let folder = file.parent().unwrap_or(Path::new("."));
+            let unit = crate::fsio::enclosing_skill(folder).unwrap_or_else(|| folder.to_path_buf());
+            units.entry(unit).or_default().push(file);
+        }
+        let mut callers = Callers::default();
+        let mut parser = None;
+        for scripts in units.values().filter(|s| s.len() > 1) {
+            for caller in scripts {
+                let Ok(bytes) = crate::fsio::limited::read(caller, max_size, false) else {
+                    continue;
+                };
+                let named = scripts.iter().any(|other| {
+                    other != caller
+                        && other.file_name().is_some_and(|name| {
+                            memchr::memmem::find(&bytes, name.as_encoded_bytes()).is_some()
+                        })
+                });
+                if !named {
+                    continue;
+                }
+                if parser.is_none() {
+                    parser = BashParser::new().ok();
+                }
+                let Some(tree) = parser.as_mut().and_then(|p| p.parse(&bytes).ok()) else {
+                    continue;
+                };
+                let dir = caller.parent().unwrap_or(Path::new("."));
+                for (line, target) in reads_of(tree.root_node(), &bytes) {
+                    if let Some(id) = id_of(&dir.join(&target)) {
+                        let first = (caller.to_path_buf(), line);
+                        match callers.read.get(&id) {
+                            Some(known) if known <= &first => {}
+                            _ => {
+                                callers.read.insert(id, first);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        callers
+    }
+
+    /// The caller that reads `path`'s stdout, and the line where it does, if one does.
+    pub fn read_by(&self, path: &Path) -> Option<(&Path, usize)> {
+        if self.read.is_empty() {
+            return None;
+        }
+        let (caller, line) = self.read.get(&id_of(path)?)?;
+        Some((caller.as_path(), *line))
+    }
+}
+
+/// The scripts a file runs where it reads their stdout, by the path it names them with (as far
+/// as it is literal), with the line: commands in a command or process substitution, or in a
+/// pipeline's part other than the last, that are `bash|sh|dash PATH` or a path themselves.
+fn reads_of(root: tree_sitter::Node<'_>, bytes: &[u8]) -> Vec<(usize, PathBuf)> {
+    let mut found = Vec::new();
+    // (node, inside a substitution or an earlier part of a pipe)
+    let mut stack = vec![(root, false)];
+    let mut cursor = root.walk();
+    while let Some((node, reading)) = stack.pop() {
+        if reading && node.kind() == "command" {
+            found.extend(script_run(node, bytes).map(|path| (node.start_position().row + 1, path)));
+        }
+        let kind = node.kind();
+        let substitution = matches!(kind, "command_substitution" | "process_substitution");
+        let last = (kind == "pipeline")
+            .then(|| node.named_child(node.named_child_count().saturating_sub(1) as u32))
+            .flatten()
+            .map(|n| n.id());
+        for child in node.children(&mut cursor) {
+            let piped = last.is_some_and(|last| child.is_named() && child.id() != last);
+            stack.push((child, reading || substitution || piped));
+        }
+    }
+    found
+}
+
+/// The script a command runs: `bash|sh|dash PATH …` or `PATH …`, the path as far as literal.
+fn script_run(command: tree_sitter::Node<'_>, bytes: &[u8]) -> Option<PathBuf> {
+    let name = command.child_by_field_name("name")?;
+    let text =
+        |n: tree_sitter::Node<'_>| String::from_utf8_lossy(&bytes[n.byte_range()]).into_owned();
+    let name_text = text(name);
+    let word = if matches!(name_text.as_str(), "bash" | "sh" | "dash") {
+        let mut cursor = command.walk();
+        command
+            .children_by_field_name("argument", &mut cursor)
+            .map(text)
+            .find(|a| !a.starts_with('-'))?
+    } else if name_text.contains('/') {
+        name_text
+    } else {
+        return None;
+    };
+    literal_tail(word.trim())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reads(script: &str) -> Vec<PathBuf> {
+        let mut parser = BashParser::new().expect("parser");
+        let tree = parser.parse(script.as_bytes()).expect("parse");
+        reads_of(tree.root_node(), script.as_bytes())
+            .into_iter()
+            .map(|(_, p)| p)
+            .collect()
+    }
+
+    #[test]
+    fn a_substitution_or_the_head_of_a_pipe_reads_the_scripts_stdout() {
+        assert_eq!(
+            reads("files=$(bash \"$DIR/list.sh\" | sed -n p)\n"),
+            [PathBuf::from("list.sh")]
+        );
+        assert_eq!(
+            reads("T=$(./detect.sh --json)\n"),
+            [PathBuf::from("./detect.sh")]
+        );
+        assert_eq!(
+            reads("sh \"$(dirname \"$0\")/gen.sh\" | wc -l\n"),
+            [PathBuf::from("gen.sh")]
+        );
+        // Run for its effect, or last in a pipe: its stdout is the caller's own.
+        assert!(reads("bash \"$DIR/list.sh\"\nprintf x | bash \"$DIR/fmt.sh\"\n").is_empty());
+    }
+}
