@@ -640,14 +640,15 @@ fn taken_trap(command: Node<'_>, source: &[u8]) -> Option<TakenTrap> {
     // such a reset is taken over: an action stays with `trap`, where ShellCheck reads it as code
     // (as a function's argument its variables would look unused, SC2034).
     let resets = action.is_none_or(|(text, _)| text.as_deref() == Some("-"));
-    let resets_guarded = resets && signals.iter().any(|(text, _)| {
-        text.as_deref().is_some_and(|s| {
-            matches!(
-                s.to_ascii_uppercase().trim_start_matches("SIG"),
-                "TERM" | "INT" | "HUP" | "15" | "2" | "1"
-            )
-        })
-    });
+    let resets_guarded = resets
+        && signals.iter().any(|(text, _)| {
+            text.as_deref().is_some_and(|s| {
+                matches!(
+                    s.to_ascii_uppercase().trim_start_matches("SIG"),
+                    "TERM" | "INT" | "HUP" | "15" | "2" | "1"
+                )
+            })
+        });
     if !sets_exit && !resets_guarded && !dynamic {
         return None;
     }
