@@ -311,6 +311,12 @@ pub fn visible(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// [`visible`] over bytes that may not be UTF-8 (a line of a script in the coloured diff): valid
+/// UTF-8 as [`visible`] writes it, each other byte in octal.
+pub(crate) fn visible_bytes(bytes: &[u8]) -> String {
+    visible(&decode_marked(bytes)).into_owned()
+}
+
 /// The bytes of a path [`quote_bytes`] wrote: a quoted path unquoted (C escapes, octal bytes),
 /// a plain one as it is; `None` for a quoted path that is not well formed.
 pub(crate) fn unquote_path(text: &str) -> Option<Vec<u8>> {
@@ -454,6 +460,7 @@ mod tests {
         // C1 controls as their UTF-8 bytes, as git quotes them; a mark as the byte it stands for.
         assert_eq!(visible("\u{9b}31m"), "\\302\\23331m");
         assert_eq!(visible(&decode_marked(b"caf\xe9")), "caf\\351");
+        assert_eq!(visible_bytes(b"\x9b\x1b"), "\\233\\033");
         // Every control character of a path is what git's quoting writes too.
         let name = "a\u{1b}[31mX.sh";
         assert_eq!(quote_path(name), format!("\"{}\"", visible(name)));
