@@ -8,10 +8,14 @@
 //!   (`__skm_esc`) and comment mode's static block write the same string for the same bytes, and
 //!   the document stays UTF-8 JSON that `validate --strict` accepts.
 //! - **Git's quoting** ([`quote_path`]): paths in messages and in the backup manifest; in the
-//!   machine formats (JSON, GitHub annotations, SARIF's messages) a path goes through
-//!   [`report_path`], which writes a UTF-8 path as it is and quotes any other one as git does,
-//!   the same string the text report shows; SARIF's URIs percent-encode the bytes
+//!   machine formats (JSON, SARIF's messages) a path goes through [`report_path`], which writes
+//!   a UTF-8 path as it is and quotes any other one as git does, the same string the text report
+//!   shows (GitHub annotations, read as text in a CI log, also quote one with a control
+//!   character: [`annotation_path`]); SARIF's URIs percent-encode the bytes
 //!   ([`percent_encode`]).
+//! - **Shown text** ([`visible`]): a script's source, a message that quotes it, a settings value,
+//!   on its way to a terminal or a CI log, has each control character written as git writes it
+//!   in a quoted path (`\033`), so a repository cannot act on the terminal through a report.
 //! - **Marked text** ([`decode_marked`], [`marked_bytes`]): inside the analysis and the reports,
 //!   a string holds each such byte as one character of U+10FF80..=U+10FFFF (the last 128 code
 //!   points of plane 16's private use area), so `String` code keeps working and the bytes come
@@ -149,17 +153,18 @@ pub(crate) fn quote_os(path: &std::path::Path) -> String {
     quote_bytes(path.as_os_str().as_encoded_bytes())
 }
 
-/// A path for a message: as `Path::display` shows it when it is UTF-8, quoted as git quotes it
-/// when it is not (a lossy decoding would name a file that does not exist).
+/// A path for a message: as `Path::display` shows it when it is UTF-8 without control
+/// characters, quoted as git quotes it when it is not (a lossy decoding would name a file that
+/// does not exist, and a terminal would act on a control character).
 pub(crate) fn shown_path(path: &std::path::Path) -> std::borrow::Cow<'_, str> {
     match path.to_str() {
-        Some(text) => std::borrow::Cow::Borrowed(text),
-        None => std::borrow::Cow::Owned(quote_os(path)),
+        Some(text) if !text.chars().any(is_terminal_control) => std::borrow::Cow::Borrowed(text),
+        _ => std::borrow::Cow::Owned(quote_os(path)),
     }
 }
 
-/// A path (marked text) as a machine-read report writes it (JSON, GitHub annotations, SARIF's
-/// messages): as it is when its bytes are UTF-8, so a tool finds the file by that name; quoted as
+/// A path (marked text) as a machine-read report writes it (JSON, SARIF's messages; GitHub
+/// annotations through [`annotation_path`]): as it is when its bytes are UTF-8, so a tool finds the file by that name; quoted as
 /// git quotes it (see [`quote_path`]) when they are not, the same string the text report shows,
 /// since no JSON string holds those bytes.
 pub(crate) fn report_path(path: &str) -> Cow<'_, str> {
@@ -169,6 +174,17 @@ pub(crate) fn report_path(path: &str) -> Cow<'_, str> {
             Ok(text) => Cow::Owned(text),
             Err(e) => Cow::Owned(quote_bytes(e.as_bytes())),
         },
+    }
+}
+
+/// A path (marked text) in GitHub annotations, which a CI log shows as text: as [`report_path`]
+/// writes it, so the runner finds the file, unless it holds a control character, which is
+/// quoted as git quotes it (the string the text report shows).
+pub(crate) fn annotation_path(path: &str) -> Cow<'_, str> {
+    if path.chars().any(is_terminal_control) {
+        Cow::Owned(quote_path(path))
+    } else {
+        report_path(path)
     }
 }
 
@@ -230,21 +246,75 @@ pub(crate) fn quote_bytes(path: &[u8]) -> String {
     out.push('"');
     for &b in path {
         match b {
-            b'\x07' => out.push_str("\\a"),
-            b'\x08' => out.push_str("\\b"),
-            b'\t' => out.push_str("\\t"),
-            b'\n' => out.push_str("\\n"),
-            b'\x0b' => out.push_str("\\v"),
-            b'\x0c' => out.push_str("\\f"),
-            b'\r' => out.push_str("\\r"),
             b'"' => out.push_str("\\\""),
             b'\\' => out.push_str("\\\\"),
-            b if !(0x20..0x7f).contains(&b) => out.push_str(&format!("\\{b:03o}")),
-            b => out.push(char::from(b)),
+            0x20..0x7f => out.push(char::from(b)),
+            b => push_c_escape(&mut out, b),
         }
     }
     out.push('"');
     out
+}
+
+/// Byte `b` written as git writes it inside a quoted path: a C escape (`\a`, `\b`, `\t`, `\n`,
+/// `\v`, `\f`, `\r`) or three octal digits (`\033`, `\177`, `\351`).
+fn push_c_escape(out: &mut String, b: u8) {
+    match b {
+        b'\x07' => out.push_str("\\a"),
+        b'\x08' => out.push_str("\\b"),
+        b'\t' => out.push_str("\\t"),
+        b'\n' => out.push_str("\\n"),
+        b'\x0b' => out.push_str("\\v"),
+        b'\x0c' => out.push_str("\\f"),
+        b'\r' => out.push_str("\\r"),
+        b => out.push_str(&format!("\\{b:03o}")),
+    }
+}
+
+/// A character a terminal acts on instead of showing: the C0 controls but tab, DEL and the C1
+/// controls (U+0080..=U+009F, which some terminals read as ESC sequences), and a mark of marked
+/// text (see `bytes_text`), whose byte could be one.
+fn is_terminal_control(c: char) -> bool {
+    (c.is_control() && c != '\t') || unmark(c).is_some()
+}
+
+/// Text from a repository (a script's source, a file name, a settings value), or a message that
+/// quotes it, made safe for a terminal and a CI log: every control character but tab written
+/// visibly as git writes it in a quoted path (`\033`, `\a`, `\r`, `\n`, `\302\233` for U+009B;
+/// a mark as its byte, `\351`), so a script cannot set the terminal's title, clear it or colour
+/// it through skillmod's report. Everything else is kept as it is. Every human or terminal
+/// output (text reports, GitHub annotations, stderr messages, the coloured diff) writes such
+/// text through this; JSON and SARIF escape control characters themselves.
+///
+/// ```
+/// use skillmod::bytes_text::visible;
+///
+/// assert_eq!(visible("echo \"\u{1b}]0;HACKED\u{7}\""), "echo \"\\033]0;HACKED\\a\"");
+/// assert_eq!(visible("café\tok"), "café\tok");
+/// ```
+pub fn visible(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_terminal_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if let Some(b) = unmark(c) {
+            push_c_escape(&mut out, b);
+        } else if is_terminal_control(c) {
+            for &b in c.encode_utf8(&mut [0; 4]).as_bytes() {
+                push_c_escape(&mut out, b);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// [`visible`] over bytes that may not be UTF-8 (a line of a script in the coloured diff): valid
+/// UTF-8 as [`visible`] writes it, each other byte in octal.
+pub(crate) fn visible_bytes(bytes: &[u8]) -> String {
+    visible(&decode_marked(bytes)).into_owned()
 }
 
 /// The bytes of a path [`quote_bytes`] wrote: a quoted path unquoted (C escapes, octal bytes),
@@ -294,11 +364,12 @@ pub(crate) fn unquote_path(text: &str) -> Option<Vec<u8>> {
 
 /// A path as one argument of a command a user can paste into a shell: a leading `-` gets `./`
 /// (never read as an option), and anything a shell would split or expand is single-quoted; a
-/// path whose bytes are not UTF-8 (marked text, see `bytes_text`) is written `$'…'` with octal
-/// escapes (bash, zsh, ksh).
+/// path whose bytes are not UTF-8 (marked text, see `bytes_text`) or that holds a control
+/// character (which a terminal would act on) is written `$'…'` with octal escapes (bash, zsh,
+/// ksh).
 pub(crate) fn command_arg(path: &str) -> String {
     let bytes = marked_bytes(path);
-    if std::str::from_utf8(&bytes).is_err() {
+    if std::str::from_utf8(&bytes).is_err() || path.chars().any(is_terminal_control) {
         let mut out = String::from(if path.starts_with('-') { "$'./" } else { "$'" });
         for &b in bytes.iter() {
             match b {
@@ -375,6 +446,28 @@ mod tests {
             percent_encode("my skill/a:b/é.sh"),
             "my%20skill/a%3Ab/%C3%A9.sh"
         );
+    }
+
+    #[test]
+    fn control_characters_are_shown_as_git_shows_them_in_a_path() {
+        assert_eq!(visible("echo SUCCESS"), "echo SUCCESS");
+        assert_eq!(visible("a\tb é ✓"), "a\tb é ✓");
+        assert_eq!(
+            visible("\u{1b}]0;HACKED\u{7}\u{1b}[2J"),
+            "\\033]0;HACKED\\a\\033[2J"
+        );
+        assert_eq!(visible("a\rb\nc\u{0}\u{7f}"), "a\\rb\\nc\\000\\177");
+        // C1 controls as their UTF-8 bytes, as git quotes them; a mark as the byte it stands for.
+        assert_eq!(visible("\u{9b}31m"), "\\302\\23331m");
+        assert_eq!(visible(&decode_marked(b"caf\xe9")), "caf\\351");
+        assert_eq!(visible_bytes(b"\x9b\x1b"), "\\233\\033");
+        // Every control character of a path is what git's quoting writes too.
+        let name = "a\u{1b}[31mX.sh";
+        assert_eq!(quote_path(name), format!("\"{}\"", visible(name)));
+        assert_eq!(annotation_path(name), quote_path(name));
+        assert_eq!(annotation_path("my skill/x.sh"), "my skill/x.sh");
+        assert_eq!(command_arg(name), "$'a\\033[31mX.sh'");
+        assert_eq!(shown_path(std::path::Path::new(name)), "\"a\\033[31mX.sh\"");
     }
 
     #[test]

@@ -14,7 +14,12 @@ fn main() {
         Ok(code) => std::process::exit(code),
         Err(error) if error.code == skillmod::codes::BROKEN_PIPE => std::process::exit(0),
         Err(error) => {
-            eprintln!("error[{}]: {}", error.code, error.message);
+            // A message can quote a file name or a settings value: no control characters.
+            eprintln!(
+                "error[{}]: {}",
+                error.code,
+                skillmod::bytes_text::visible(&error.message)
+            );
             std::process::exit(error.exit_code());
         }
     }

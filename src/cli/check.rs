@@ -105,7 +105,13 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     if args.format != CheckFormat::Text && !args.common.silent {
         let mut stderr = crate::report::stderr(color);
         for e in &report.errors {
-            let _ = writeln!(stderr, "error: {}: {}: {}", e.path, e.code, e.message);
+            let _ = writeln!(
+                stderr,
+                "error: {}: {}: {}",
+                crate::bytes_text::quote_path(&e.path),
+                e.code,
+                crate::bytes_text::visible(&e.message)
+            );
         }
     }
     exit_status(args, &report, files.len())
@@ -170,7 +176,7 @@ fn load_cache(args: &CheckArgs, base: &std::path::Path) -> Cache {
         args.cache_dir.as_deref(),
     );
     if let Some(warning) = warning {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", crate::bytes_text::visible(&warning));
     }
     cache
 }

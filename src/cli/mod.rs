@@ -343,7 +343,10 @@ impl Common {
     pub fn show_settings(&self, used: &[(PathBuf, usize)]) {
         if self.verbose && !self.silent {
             for (path, n) in used {
-                eprintln!("settings: {} ({n} scripts)", path.display());
+                eprintln!(
+                    "settings: {} ({n} scripts)",
+                    crate::bytes_text::shown_path(path)
+                );
             }
         }
     }

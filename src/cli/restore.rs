@@ -48,7 +48,11 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
         const SHOWN: usize = 5;
         let untrusted = &report.untrusted_runs;
         for one in untrusted.iter().rev().take(SHOWN) {
-            eprintln!("note: {}: {}", codes::RUN_NOT_RECORDED, one.message);
+            eprintln!(
+                "note: {}: {}",
+                codes::RUN_NOT_RECORDED,
+                crate::bytes_text::visible(&one.message)
+            );
         }
         if untrusted.len() > SHOWN {
             eprintln!(
@@ -59,7 +63,7 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
         }
     }
     for warning in report.warnings.iter().filter(|_| !nothing) {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", crate::bytes_text::visible(warning));
     }
     match args.format {
         Format::Json => {
@@ -73,7 +77,11 @@ pub fn run(args: &RestoreArgs) -> Result<i32> {
                 let why = warning
                     .strip_prefix(codes::NO_BACKUPS.code)
                     .unwrap_or(warning);
-                eprintln!("nothing to restore ({}){why}", codes::NO_BACKUPS);
+                eprintln!(
+                    "nothing to restore ({}){}",
+                    codes::NO_BACKUPS,
+                    crate::bytes_text::visible(why)
+                );
             }
         }
         Format::Text if !nothing && !args.common.quiet && !args.common.silent => {
@@ -111,12 +119,14 @@ fn list(args: &RestoreArgs, root: &std::path::Path, runs: &[String]) -> Result<i
             restore::RunState::Own { undone: true } => "\tundone".into(),
             restore::RunState::Untrusted(why) => format!("\tnot recorded: {why}"),
         };
+        // A run is a folder name, which a repository can hold: no control characters.
+        let run = crate::bytes_text::visible(run);
         let _ = writeln!(stdout, "{run}\t{count} files{state}");
     }
     if listed.is_empty() && args.format == Format::Text && !args.common.silent {
         eprintln!(
             "no backup runs under {}",
-            root.join(crate::fsio::STATE_DIR).display()
+            crate::bytes_text::shown_path(&root.join(crate::fsio::STATE_DIR))
         );
     }
     stdout

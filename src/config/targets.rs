@@ -182,7 +182,7 @@ impl Targets {
             return Err(Error::new(codes::NOTHING_CHECKED, message));
         }
         if !silent {
-            eprintln!("warning: {message}");
+            eprintln!("warning: {}", crate::bytes_text::visible(&message));
         }
         Ok(())
     }
@@ -212,7 +212,7 @@ impl Targets {
             .iter()
             .filter(|n| !quiet && (verbose || !n.verbose_only))
         {
-            eprintln!("note: {}", note.text);
+            eprintln!("note: {}", crate::bytes_text::visible(&note.text));
         }
     }
 

@@ -70,7 +70,7 @@ pub(crate) fn mark_created(repos: &[Repo], runtimes: &[RuntimeReport]) {
                 "note: {}: not marked for git (`git add --intent-to-add`): {}: {}; add it yourself with `git add`",
                 crate::bytes_text::quote_path(&runtime.path),
                 e.code,
-                e.message
+                crate::bytes_text::visible(&e.message)
             );
         }
     }

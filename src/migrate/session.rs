@@ -205,7 +205,7 @@ impl Session {
         }
         report.backup_run = backups.run_id();
         for note in backups.notes() {
-            eprintln!("note: {note}");
+            eprintln!("note: {}", crate::bytes_text::visible(&note));
         }
         let dirs = backups.run_dirs();
         report.backup_dirs = dirs.iter().map(|d| display_path(d, base)).collect();

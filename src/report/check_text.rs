@@ -52,10 +52,12 @@ pub(crate) fn write_file(
             (_, _, Some(reason)) => format!("{reason}: {}", f.message),
             _ => f.message.clone(),
         };
+        // The statement's text and messages quote the script: shown without control characters.
         writeln!(
             out,
-            "{bold}{place}{bold:#}: {style}{}{style:#} {what}",
-            f.code
+            "{bold}{place}{bold:#}: {style}{}{style:#} {}",
+            f.code,
+            crate::bytes_text::visible(&what)
         )?;
     }
     // No migrate hint where migrate would refuse the file (SKM008 and SKM003 say why).
@@ -72,7 +74,8 @@ pub(crate) fn write_file(
     if let Some(fix) = legacy_fix {
         writeln!(
             out,
-            "  {help}help{help:#}: run `{fix}` to replace legacy output with the JSON block"
+            "  {help}help{help:#}: run `{}` to replace legacy output with the JSON block",
+            crate::bytes_text::visible(fix)
         )?;
     } else if let Some(finding) = findings.iter().find(|f| f.fix.is_some()) {
         let fix = finding.fix.as_deref().unwrap_or_default();
@@ -83,7 +86,11 @@ pub(crate) fn write_file(
         } else {
             "to write or upgrade the runtime the skill sources"
         };
-        writeln!(out, "  {help}help{help:#}: run `{fix}` {what}")?;
+        writeln!(
+            out,
+            "  {help}help{help:#}: run `{}` {what}",
+            crate::bytes_text::visible(fix)
+        )?;
     }
     Ok(())
 }

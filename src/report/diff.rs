@@ -11,7 +11,9 @@ use similar::{Algorithm, DiffOp, DiffTag, group_diff_ops};
 const CONTEXT: usize = 3;
 
 /// Write a unified diff of `before` → `after` with `a/` and `b/` prefixed to `path`, with ANSI
-/// colors when `colored` (none at all otherwise: nothing to strip afterwards). `edits` are the
+/// colors when `colored` (none at all otherwise: nothing to strip afterwards). A coloured diff is
+/// for a person at a terminal: its lines show control characters (`bytes_text::visible`), so a
+/// script's bytes cannot act on the terminal; a plain one keeps every byte, for `git apply`. `edits` are the
 /// byte ranges of `before` that were replaced and the length of each replacement (`Plan` edits):
 /// only the lines around them are compared, the rest is known to be equal.
 pub(crate) fn write_unified(
@@ -51,28 +53,39 @@ pub(crate) fn write_unified(
             let deleted = matches!(tag, DiffTag::Delete | DiffTag::Replace);
             let inserted = matches!(tag, DiffTag::Insert | DiffTag::Replace);
             if tag == DiffTag::Equal {
-                write_lines(out, b' ', Style::new(), &old_lines[old])?;
+                write_lines(out, (b' ', Style::new()), &old_lines[old], colored)?;
                 continue;
             }
             if deleted {
-                write_lines(out, b'-', removed, &old_lines[old])?;
+                write_lines(out, (b'-', removed), &old_lines[old], colored)?;
             }
             if inserted {
-                write_lines(out, b'+', added, &new_lines[new])?;
+                write_lines(out, (b'+', added), &new_lines[new], colored)?;
             }
         }
     }
     Ok(())
 }
 
-fn write_lines(out: &mut dyn Write, sign: u8, style: Style, lines: &[&[u8]]) -> io::Result<()> {
+/// Lines with their sign and style; in a coloured diff, with control characters shown.
+fn write_lines(
+    out: &mut dyn Write,
+    (sign, style): (u8, Style),
+    lines: &[&[u8]],
+    colored: bool,
+) -> io::Result<()> {
     let plain = style.is_plain();
     for line in lines {
         if !plain {
             write!(out, "{style}")?;
         }
         out.write_all(&[sign])?;
-        out.write_all(line.strip_suffix(b"\n").unwrap_or(line))?;
+        let text = line.strip_suffix(b"\n").unwrap_or(line);
+        if colored {
+            out.write_all(crate::bytes_text::visible_bytes(text).as_bytes())?;
+        } else {
+            out.write_all(text)?;
+        }
         if !plain {
             write!(out, "{style:#}")?;
         }
@@ -268,6 +281,25 @@ mod tests {
         let mut colored = Vec::new();
         write_unified(&mut colored, "x.sh", b"a\n", b"b\n", &[(0..1, 1)], true).unwrap_or_default();
         assert!(colored.contains(&0x1b));
+    }
+
+    #[test]
+    fn a_coloured_diff_shows_control_bytes_and_a_plain_one_keeps_them() {
+        let before = b"x\n\x1b]0;T\x07\n";
+        let after = b"y\n\x1b]0;T\x07\n";
+        let mut plain = Vec::new();
+        write_unified(&mut plain, "x.sh", before, after, &[(0..1, 1)], false).unwrap_or_default();
+        assert!(plain.ends_with(b"\n \x1b]0;T\x07\n"), "{plain:?}");
+        let mut colored = Vec::new();
+        write_unified(&mut colored, "x.sh", before, after, &[(0..1, 1)], true).unwrap_or_default();
+        let text = String::from_utf8_lossy(&colored);
+        assert!(text.contains(" \\033]0;T\\a"), "{text}");
+        assert!(!colored.contains(&0x07), "{text}");
+        // The only escapes left are the colours.
+        assert!(
+            text.split('\x1b').skip(1).all(|s| s.starts_with('[')),
+            "{text}"
+        );
     }
 
     /// Rebuild both texts from the ops: equal runs must really be equal, and every line of both

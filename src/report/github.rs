@@ -1,6 +1,6 @@
 //! GitHub Actions workflow commands: one `::error|warning|notice file=…,line=…,col=…,title=…::…`
-//! per finding, with the escaping the runner expects (`%`, CR, LF in data; also `:` and `,` in
-//! properties). Paths are relative to the repository root, which is where the runner resolves
+//! per finding, with the escaping the runner expects (`%` and LF in data, other control
+//! characters shown as `bytes_text::visible` shows them; also `:` and `,` in properties). Paths are relative to the repository root, which is where the runner resolves
 //! them, whatever folder the command ran in.
 
 use std::io::{self, Write};
@@ -18,7 +18,7 @@ pub fn write(out: &mut dyn Write, findings: &[Finding], root_prefix: &str) -> io
         };
         let mut properties = format!(
             "file={}",
-            property(&crate::bytes_text::report_path(&super::root_relative(
+            property(&crate::bytes_text::annotation_path(&super::root_relative(
                 root_prefix,
                 &f.path
             )))
@@ -50,10 +50,13 @@ pub fn write_notes(out: &mut dyn Write, notes: &[String]) -> io::Result<()> {
     Ok(())
 }
 
+/// A value of a workflow command: its lines joined with the runner's `%0A`, other control
+/// characters shown (see `bytes_text::visible`: a CI log renders colour codes), `%` escaped.
 fn data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    text.split('\n')
+        .map(|line| crate::bytes_text::visible(line).replace('%', "%25"))
+        .collect::<Vec<_>>()
+        .join("%0A")
 }
 
 fn property(text: &str) -> String {

@@ -124,8 +124,9 @@ impl MigratePrinter {
                 if self.diffs.on() {
                     let _ = writeln!(
                         self.stdout,
-                        "{}: new file, identical to {first} above (not shown again)",
-                        runtime.path
+                        "{}: new file, identical to {} above (not shown again)",
+                        crate::bytes_text::quote_path(&runtime.path),
+                        crate::bytes_text::quote_path(first)
                     );
                 }
                 return;
@@ -137,7 +138,13 @@ impl MigratePrinter {
         }
         if !self.verbosity.silent {
             for e in &runtime.errors {
-                let _ = writeln!(self.stderr, "{}: {}: {}", runtime.path, e.code, e.message);
+                let _ = writeln!(
+                    self.stderr,
+                    "{}: {}: {}",
+                    crate::bytes_text::quote_path(&runtime.path),
+                    e.code,
+                    crate::bytes_text::visible(&e.message)
+                );
             }
         }
     }
@@ -183,7 +190,12 @@ impl MigratePrinter {
         }
         let _ = self.stdout.flush();
         if let Some(e) = commit {
-            let _ = writeln!(self.stderr, "error[{}]: {}", e.code, e.message);
+            let _ = writeln!(
+                self.stderr,
+                "error[{}]: {}",
+                e.code,
+                crate::bytes_text::visible(&e.message)
+            );
         }
     }
 }

@@ -47,7 +47,13 @@ pub(crate) fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) 
         crate::bytes_text::quote_path(&file.path)
     )?;
     for entry in file.errors.iter().chain(&file.notes) {
-        writeln!(out, "{:>16} {}: {}", "", entry.code, entry.message)?;
+        writeln!(
+            out,
+            "{:>16} {}: {}",
+            "",
+            entry.code,
+            crate::bytes_text::visible(&entry.message)
+        )?;
     }
     if verbose {
         for statement in &file.legacy {
@@ -57,10 +63,11 @@ pub(crate) fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) 
                 "",
                 statement.line,
                 statement.kind.as_str(),
-                statement.text
+                crate::bytes_text::visible(&statement.text)
             )?;
             if let Some(LegacyValue::RunTime(expr)) = &statement.value {
                 let expr = crate::bytes_text::escape_marked(expr);
+                let expr = crate::bytes_text::visible(&expr);
                 write!(
                     out,
                     " (value `{expr}` is known only at run time: --mode capture records it, --mode comment leaves it out)"
@@ -73,12 +80,19 @@ pub(crate) fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) 
                 writeln!(
                     out,
                     "{:>16} line {}: `{}` goes to stderr",
-                    "", write.line, write.text
+                    "",
+                    write.line,
+                    crate::bytes_text::visible(&write.text)
                 )?;
             }
         }
         if let Some(backup) = &file.backup {
-            writeln!(out, "{:>16} backup: {backup}", "")?;
+            writeln!(
+                out,
+                "{:>16} backup: {}",
+                "",
+                crate::bytes_text::visible(backup)
+            )?;
         }
     }
     Ok(())
@@ -139,7 +153,7 @@ pub(crate) fn write_runtime_files(
             (RuntimeStatus::Kept | RuntimeStatus::Failed, Some(v)) if v > 0 => write!(
                 out,
                 "runtime {} {what} (it declares version {v})",
-                runtime.path
+                crate::bytes_text::quote_path(&runtime.path)
             )?,
             (RuntimeStatus::Kept | RuntimeStatus::Failed, _) => write!(
                 out,
@@ -187,7 +201,7 @@ pub(crate) fn write_settings_updates(
         if problems_only && done {
             continue;
         }
-        writeln!(out, "{}", update.sentence())?;
+        writeln!(out, "{}", crate::bytes_text::visible(&update.sentence()))?;
     }
     Ok(())
 }
@@ -304,7 +318,12 @@ pub(crate) fn write_summary(
             1 => String::new(),
             n => format!(" and {} more", n - 1),
         };
-        writeln!(out, "backups: {first}{more} (undo with `{command}`)")?;
+        writeln!(
+            out,
+            "backups: {}{more} (undo with `{}`)",
+            crate::bytes_text::visible(first),
+            crate::bytes_text::visible(command)
+        )?;
     }
     Ok(())
 }

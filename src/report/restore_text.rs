@@ -17,18 +17,25 @@ pub fn write(out: &mut dyn Write, report: &Report, verbose: bool) {
             };
             let _ = writeln!(out, "{label:>10} {}", super::quote_path(&file.path));
             for e in &file.errors {
-                let _ = writeln!(out, "{:>10} {}: {}", "", e.code, e.message);
+                let _ = writeln!(
+                    out,
+                    "{:>10} {}: {}",
+                    "",
+                    e.code,
+                    crate::bytes_text::visible(&e.message)
+                );
             }
         }
     }
     let count = |status| report.files.iter().filter(|f| f.status == status).count();
+    // Runs are folder names, which a repository can hold: no control characters.
     let runs = match report.runs.as_slice() {
-        [one] => format!("run {one}"),
+        [one] => format!("run {}", crate::bytes_text::visible(one)),
         many => format!(
             "{} runs ({} to {})",
             many.len(),
-            many[many.len() - 1],
-            many[0]
+            crate::bytes_text::visible(&many[many.len() - 1]),
+            crate::bytes_text::visible(&many[0])
         ),
     };
     let _ = writeln!(
@@ -60,8 +67,8 @@ pub fn write(out: &mut dyn Write, report: &Report, verbose: bool) {
             out,
             "{} older run(s) left as they are (latest {}); undo them too with `skillmod restore --since {}`",
             report.older_runs.len(),
-            report.older_runs[report.older_runs.len() - 1],
-            report.older_runs[0],
+            crate::bytes_text::visible(&report.older_runs[report.older_runs.len() - 1]),
+            crate::bytes_text::visible(&report.older_runs[0]),
         );
     }
 }

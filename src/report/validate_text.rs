@@ -83,14 +83,8 @@ pub fn write(
     )
 }
 
-/// `text` without colour codes, other control characters (but tabs) shown as `\u{..}`.
+/// `text` without colour codes, other control characters (but tabs) shown as
+/// `bytes_text::visible` shows them.
 fn printable(text: &str) -> String {
-    crate::analyze::vocabulary::strip_ansi(text)
-        .chars()
-        .map(|c| match c {
-            '\t' => "\t".to_string(),
-            c if c.is_control() => c.escape_unicode().to_string(),
-            c => c.to_string(),
-        })
-        .collect()
+    crate::bytes_text::visible(&crate::analyze::vocabulary::strip_ansi(text)).into_owned()
 }

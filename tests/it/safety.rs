@@ -856,3 +856,83 @@ fn a_cache_dir_inside_the_checkout_is_ignored_by_git_and_refused_when_tracked() 
         stderr(&out)
     );
 }
+
+/// A hostile repository's script text and file names reach a terminal without control bytes:
+/// check's text and GitHub formats (and migrate's verbose report and coloured diff) show them as
+/// git quotes a path (`\033`, `\a`), while the finding is still reported and the plain diff keeps
+/// every byte for `git apply`.
+#[test]
+fn control_bytes_from_a_repository_never_reach_the_terminal() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path();
+    git_init(root);
+    write_script(
+        root,
+        "s/scripts/run.sh",
+        b"#!/bin/bash\necho \"Created: \x1b]0;HACKED\x07\x1b[2J\x1b[31mred\xc2\x9b0m\"\necho SUCCESS\n",
+    );
+    write_script(
+        root,
+        "s/scripts/a\x1b[31mX\x07.sh",
+        b"#!/bin/bash\necho SUCCESS\n",
+    );
+    std::fs::write(root.join("s/SKILL.md"), "---\nname: s\n---\n").expect("SKILL.md");
+    let raw = |bytes: &[u8]| bytes.iter().any(|&b| b == 0x1b || b == 0x07);
+    for format in ["text", "github"] {
+        let out = run(skillmod(root).args(["check", "--format", format, "s"]));
+        let text = stdout(&out);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{format}: {text}{}",
+            stderr(&out)
+        );
+        assert!(!raw(&out.stdout) && !raw(&out.stderr), "{format}: {text:?}");
+        assert!(!text.contains('\u{9b}'), "{format}: {text:?}");
+        // Both files' findings, the script's text shown as git quotes a path.
+        assert!(
+            text.contains(r#"echo "Created: \033]0;HACKED\a\033[2J\033[31mred\302\2330m""#),
+            "{format}: {text}"
+        );
+        assert!(text.contains(r#"a\033[31mX\a.sh"#), "{format}: {text}");
+        assert_eq!(text.matches("SKM001").count(), 3, "{format}: {text}");
+    }
+    // With colours, the only escapes are skillmod's own SGR codes.
+    let out = run(skillmod(root).args(["check", "--color", "always", "s"]));
+    let text = stdout(&out);
+    assert!(!out.stdout.contains(&0x07), "{text:?}");
+    assert!(
+        text.split('\x1b').skip(1).all(|s| s.starts_with('[')
+            && s[1..]
+                .chars()
+                .take_while(|c| *c != 'm')
+                .all(|c| c.is_ascii_digit() || c == ';')),
+        "{text:?}"
+    );
+    // migrate: the verbose report and the coloured diff show them; the plain diff applies.
+    let out = run(skillmod(root).args(["migrate", "-v", "--dry-run", "--color", "always", "s"]));
+    assert!(
+        !out.stdout.contains(&0x07) && !out.stderr.contains(&0x07),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains(r"\033]0;HACKED\a"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains(r"\033]0;HACKED\a"),
+        "{}",
+        stderr(&out)
+    );
+    let plain = run(skillmod(root).args(["migrate", "--dry-run", "s"]));
+    assert!(raw(&plain.stdout), "the patch keeps the script's bytes");
+    git_apply(root, &plain.stdout);
+    assert!(
+        std::fs::read(root.join("s/scripts/run.sh"))
+            .expect("read")
+            .windows(3)
+            .any(|w| w == b"\x1b]0")
+    );
+}
