@@ -558,7 +558,7 @@ fn legacy_statement(
         "printf" => (words::printf_output(command, source)?, Form::Printf),
         _ => (words::echo_output(command, source, dialect), Form::Echo),
     };
-    let (kind, value) = vocabulary.classify(&printed)?;
+    let (kind, value) = vocabulary.classify_text(&printed)?;
     // The end of a line an `echo -n` began is no line of its own (validate reads it whole).
     if flow::continues_line(command, source) {
         return None;

@@ -49,6 +49,35 @@ impl Printed {
         }
     }
 
+    /// The text's lines (a last empty one left out): literal newlines split it; a run-time part
+    /// stays in its line.
+    pub fn lines(&self) -> Vec<Printed> {
+        let mut lines = vec![Printed::default()];
+        for segment in &self.segments {
+            match segment {
+                Segment::Literal(text) => {
+                    for (i, part) in text.split('\n').enumerate() {
+                        if i > 0 {
+                            lines.push(Printed::default());
+                        }
+                        if let Some(line) = lines.last_mut() {
+                            line.push_literal(part);
+                        }
+                    }
+                }
+                Segment::Dynamic(source) => {
+                    if let Some(line) = lines.last_mut() {
+                        line.push_dynamic(source.clone());
+                    }
+                }
+            }
+        }
+        if lines.len() > 1 && lines.last().is_some_and(|l| l.segments.is_empty()) {
+            lines.pop();
+        }
+        lines
+    }
+
     /// The literal text before the first run-time segment.
     pub fn literal_prefix(&self) -> &str {
         match self.segments.first() {
@@ -189,8 +218,35 @@ pub(crate) fn printf_output(command: Node<'_>, source: &[u8]) -> Option<Printed>
         _ => {}
     }
     let format = word_value(arguments.next()?, source).as_literal()?;
-    let mut values = arguments.map(|a| word_value(a, source));
+    let mut values = arguments.map(|a| word_value(a, source)).peekable();
     let mut printed = Printed::default();
+    // printf reuses its format while values are left (`printf 'Created: %s\n' a b`), as long
+    // as the format takes one.
+    loop {
+        let conversions = printf_round(&format, &mut values, &mut printed)?;
+        if conversions == 0 || values.peek().is_none() {
+            break;
+        }
+    }
+    if let Some(Segment::Literal(last)) = printed.segments.last_mut()
+        && last.ends_with('\n')
+    {
+        last.pop();
+        if last.is_empty() {
+            printed.segments.pop();
+        }
+    }
+    Some(printed)
+}
+
+/// One pass of a printf `format` over `values` onto `printed`: how many conversions it made;
+/// None for a conversion it cannot read.
+fn printf_round(
+    format: &str,
+    values: &mut impl Iterator<Item = Printed>,
+    printed: &mut Printed,
+) -> Option<usize> {
+    let mut conversions = 0;
     let mut chars = format.chars().peekable();
     let mut text = String::new();
     while let Some(c) = chars.next() {
@@ -209,6 +265,7 @@ pub(crate) fn printf_output(command: Node<'_>, source: &[u8]) -> Option<Printed>
             chars.next();
         }
         let conversion = chars.next()?;
+        conversions += 1;
         printed.push_literal(&escapes(&text, Escapes::PrintfFormat));
         text.clear();
         let value = values.next().unwrap_or_default();
@@ -229,22 +286,7 @@ pub(crate) fn printf_output(command: Node<'_>, source: &[u8]) -> Option<Printed>
         }
     }
     printed.push_literal(&escapes(&text, Escapes::PrintfFormat));
-    if values.next().is_some() {
-        return None;
-    }
-    if let Some(Segment::Literal(last)) = printed.segments.last_mut()
-        && last.ends_with('\n')
-    {
-        last.pop();
-        if last.is_empty() {
-            printed.segments.pop();
-        }
-    }
-    let one_line = printed.segments.iter().all(|s| match s {
-        Segment::Literal(text) => !text.contains('\n'),
-        Segment::Dynamic(_) => true,
-    });
-    one_line.then_some(printed)
+    Some(conversions)
 }
 
 /// Backslash escapes as `echo -e` (bash) or dash's `echo` reads them. `\c` ends the output.

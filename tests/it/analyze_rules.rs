@@ -247,8 +247,10 @@ fn echo_values_are_what_the_scripts_shell_prints() {
 }
 
 #[test]
-fn printf_with_a_literal_one_line_format_is_legacy_and_other_printfs_are_not() {
-    let src = "printf 'SUCCESS\\n'\nprintf '%s\\n' 'Created: a'\nprintf -- 'COMPLETE'\nprintf \"$fmt\" SUCCESS\nprintf '%s\\n' SUCCESS other\nprintf -v x 'SUCCESS'\nprintf 'SUCCESS\\nCreated: b\\n'\nprintf 'SUCCESS' >&2\n";
+fn printf_with_a_literal_format_is_legacy_line_by_line_and_other_printfs_are_not() {
+    // A format reused for each value (line 5), or of several lines, is read line by line as
+    // validate reads the output; two kinds in one (line 7) are no statement the runtime records.
+    let src = "printf 'SUCCESS\\n'\nprintf '%s\\n' 'Created: a'\nprintf -- 'COMPLETE'\nprintf \"$fmt\" SUCCESS\nprintf 'Created: %s\\n' b c\nprintf -v x 'SUCCESS'\nprintf 'SUCCESS\\nCreated: b\\n'\nprintf 'SUCCESS' >&2\nprintf 'Created: %s\\nNote: x\\n' d\n";
     assert_eq!(
         legacy(src),
         vec![
@@ -259,6 +261,11 @@ fn printf_with_a_literal_one_line_format_is_legacy_and_other_printfs_are_not() {
                 Some(LegacyValue::Literal("a".into()))
             ),
             (LegacyKind::Complete, 3, None),
+            (
+                LegacyKind::Created,
+                5,
+                Some(LegacyValue::Literal("b".into()))
+            ),
         ]
     );
 }
@@ -323,4 +330,30 @@ fn exec_that_sends_stdout_away_leaves_no_stdout_after_it() {
     // Only a top-level exec of no command counts.
     assert_eq!(lines("f() { exec 1>&2; }\necho SUCCESS\n"), vec![2]);
     assert_eq!(lines("exec 3>&1\necho SUCCESS\n"), vec![2]);
+}
+
+#[test]
+fn an_echo_of_several_lines_is_read_line_by_line_as_validate_reads_its_output() {
+    // User trial: `echo -e "Build finished\nSUCCESS"` passed check while validate read SUCCESS.
+    let src = "#!/bin/bash\necho -e \"Build finished\\nSUCCESS\"\necho -e \"Created: a\\nCreated: b\"\necho -e \"Created: c\\nNote: d\"\necho -e \"Created: e\\nSUCCESS\"\n";
+    assert_eq!(
+        legacy(src),
+        vec![
+            (LegacyKind::Success, 2, None),
+            (
+                LegacyKind::Created,
+                3,
+                Some(LegacyValue::Literal("a".into()))
+            ),
+        ]
+    );
+    let printed = "Build finished\nSUCCESS\nCreated: a\nCreated: b\n";
+    let outcome = skillmod::contract::check_output(
+        printed,
+        &skillmod::contract::ParseOptions::new(skillmod::contract::Protocol::Legacy),
+        &skillmod::contract::Schema::builtin("skill-output-v1").expect("schema"),
+    );
+    let value = outcome.value.expect("read");
+    assert_eq!(value["success"], true);
+    assert_eq!(value["deliverables"], serde_json::json!(["a", "b"]));
 }
