@@ -134,6 +134,9 @@ pub struct Stored {
     /// A runtime file's place key -> the runtime version its bytes are known as (0: not
     /// skillmod's), so a warm check reads no unchanged runtime file.
     pub runtimes: HashMap<Key, u32>,
+    /// A script's place key (whatever the vocabulary) -> the paths its `source`/`.` commands
+    /// name (bytes), so a warm check follows libraries without reading the scripts.
+    pub sources: HashMap<Key, Vec<Vec<u8>>>,
 }
 
 /// The cache of one run: what was loaded, which entries this run hit, and what it added.
@@ -146,6 +149,8 @@ pub struct Cache {
     old_places: HashMap<Key, Option<Key>>,
     old_runtimes: HashMap<Key, u32>,
     runtimes: Mutex<HashMap<Key, u32>>,
+    old_sources: HashMap<Key, Vec<Vec<u8>>>,
+    sources: Mutex<HashMap<Key, Vec<Vec<u8>>>>,
     hits: Mutex<Vec<Key>>,
     added: Mutex<HashMap<Key, Entry>>,
     /// This run's places, hit or new.
@@ -244,6 +249,8 @@ impl Cache {
             old_places: HashMap::new(),
             old_runtimes: HashMap::new(),
             runtimes: Mutex::new(HashMap::new()),
+            old_sources: HashMap::new(),
+            sources: Mutex::new(HashMap::new()),
             hits: Mutex::new(Vec::new()),
             added: Mutex::new(HashMap::new()),
             places: Mutex::new(HashMap::new()),
@@ -318,6 +325,7 @@ impl Cache {
         cache.old = stored.entries;
         cache.old_places = stored.places;
         cache.old_runtimes = stored.runtimes;
+        cache.old_sources = stored.sources;
         (cache, None)
     }
 
@@ -387,6 +395,35 @@ impl Cache {
         }
     }
 
+    /// The paths the script at `path` sources (`source`/`.`, relative to its folder): from the
+    /// last run's answer for its place, else from `read` (then kept for the next run).
+    pub fn sources_of(&self, path: &Path, read: impl FnOnce() -> Vec<PathBuf>) -> Vec<PathBuf> {
+        let place = std::fs::metadata(path)
+            .ok()
+            .and_then(|meta| self.place_key(path, &meta, Vocabulary::Exact))
+            .map(|place| {
+                let mut hasher = self.hasher(b"sources", Vocabulary::Exact);
+                hasher.update(&place.0);
+                Key(*hasher.finalize().as_bytes())
+            });
+        let known = place.and_then(|place| self.old_sources.get(&place).cloned());
+        let bytes = known.unwrap_or_else(|| {
+            read()
+                .iter()
+                .map(|p| p.as_os_str().as_encoded_bytes().to_vec())
+                .collect()
+        });
+        if let Some(place) = place
+            && let Ok(mut sources) = self.sources.lock()
+        {
+            sources.insert(place, bytes.clone());
+        }
+        bytes
+            .iter()
+            .map(|b| crate::bytes_text::path_from_bytes(b))
+            .collect()
+    }
+
     pub fn get(&self, key: &Key) -> Option<Entry> {
         self.path.as_ref()?;
         let found = self.old.get(key).cloned()?;
@@ -437,13 +474,17 @@ impl Cache {
         let mut entries = self.added.into_inner().unwrap_or_default();
         let mut places = self.places.into_inner().unwrap_or_default();
         let runtimes = self.runtimes.into_inner().unwrap_or_default();
+        let sources = self.sources.into_inner().unwrap_or_default();
+        let new_sources = sources
+            .iter()
+            .any(|(place, paths)| self.old_sources.get(place) != Some(paths));
         let new_places = places
             .iter()
             .any(|(place, content)| self.old_places.get(place) != Some(content));
         let new_runtimes = runtimes
             .iter()
             .any(|(place, version)| self.old_runtimes.get(place) != Some(version));
-        if entries.is_empty() && !new_places && !new_runtimes {
+        if entries.is_empty() && !new_places && !new_runtimes && !new_sources {
             return;
         }
         let mut old = self.old;
@@ -459,6 +500,7 @@ impl Cache {
             entries,
             places,
             runtimes,
+            sources,
         };
         let Some(dir) = path.parent() else {
             return;

@@ -22,11 +22,12 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         .as_deref()
         .map_or_else(|| targets.named(), Targets::folder_of);
     let resolver = args.settings.resolver(&roots)?;
-    let files = files_to_check(args, stdin.as_deref(), &resolver)?;
+    let base = working_dir()?;
+    let cache = load_cache(args, &base);
+    let files = files_to_check(args, stdin.as_deref(), &resolver, &cache)?;
     if stdin.is_some() && files.is_empty() {
         return Ok(0);
     }
-    let base = working_dir()?;
     let flags = Settings::from_flags(Settings {
         select: list_flag(&args.select),
         ignore: list_flag(&args.ignore),
@@ -37,7 +38,6 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     let used = profiles.prepare(&files)?;
     args.common.show_settings(&used);
     let rules_off = check::rules_off(&profiles, &base);
-    let cache = load_cache(args, &base);
     let (root_prefix, root_uri) = crate::report::roots(&base);
     let runtimes = runtime_states(&base, args.paths.staged);
     let options = Options {
@@ -123,12 +123,23 @@ fn files_to_check(
     args: &CheckArgs,
     stdin: Option<&std::path::Path>,
     resolver: &std::sync::Arc<crate::config::Resolver>,
+    cache: &Cache,
 ) -> Result<Vec<std::path::PathBuf>> {
     let targets = &args.paths;
     match stdin {
         Some(path) => targets.stdin_files(path, args.stdin_filename.is_some(), resolver),
         None if targets.staged => targets.files("check", resolver),
-        None => Ok(check::once_each(targets.files("check", resolver)?)),
+        None => Ok(check::once_each(targets.with_libraries(
+            targets.files("check", resolver)?,
+            |files, named| {
+                crate::unit::sourcing::unselected_libraries(files, named, args.max_size, &|path| {
+                    cache.sources_of(path, || {
+                        crate::unit::sourcing::sourced_targets(path, args.max_size)
+                    })
+                })
+            },
+            resolver,
+        )?)),
     }
 }
 

@@ -56,6 +56,13 @@ impl LeftOut {
         self.shell_files.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// A shell file the walk left out was taken after all (a library a selected script sources).
+    pub(crate) fn shell_file_taken(&self) {
+        let _ = self
+            .shell_files
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    }
+
     pub(crate) fn linked_folder(&self, link: PathBuf) {
         locked(&self.linked_folders).push(link);
     }

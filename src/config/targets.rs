@@ -95,6 +95,56 @@ impl Targets {
         Ok(selection)
     }
 
+    /// `paths` less those `--exclude` or a settings file's `exclude` leaves out.
+    pub fn not_excluded(
+        &self,
+        paths: Vec<PathBuf>,
+        resolver: &Arc<Resolver>,
+    ) -> Result<Vec<PathBuf>> {
+        if paths.is_empty() {
+            return Ok(paths);
+        }
+        let selection = self.filters(resolver)?;
+        let mut kept = Vec::new();
+        for path in paths {
+            if !super::discover::is_excluded(&selection, &path)? {
+                kept.push(path);
+            }
+        }
+        Ok(kept)
+    }
+
+    /// The files to work on (`files`) and the libraries they source that the walk did not select
+    /// (`unit::sourcing::unselected_libraries`), unless excluded. A run narrowed by history
+    /// takes the files it names only. `libraries` is given the files and the named paths (the
+    /// working folder when none is).
+    pub fn with_libraries(
+        &self,
+        mut files: Vec<PathBuf>,
+        libraries: impl FnOnce(&[PathBuf], &[PathBuf]) -> Vec<PathBuf>,
+        resolver: &Arc<Resolver>,
+    ) -> Result<Vec<PathBuf>> {
+        if self.staged || self.changed_since.is_some() {
+            return Ok(files);
+        }
+        let named = match self.named() {
+            named if named.is_empty() => vec![crate::fsio::working_dir()?],
+            named => named,
+        };
+        let found = self.not_excluded(libraries(&files, &named), resolver)?;
+        for library in &found {
+            if library
+                .extension()
+                .is_some_and(|e| e == "sh" || e == "bash")
+            {
+                self.left_out.shell_file_taken();
+            }
+        }
+        files.extend(found);
+        files.sort();
+        Ok(files)
+    }
+
     /// The include/exclude rules alone, without any path (for `check -`'s `--stdin-filename`).
     pub fn filters(&self, resolver: &Arc<Resolver>) -> Result<Selection> {
         let exclude = (!self.exclude.is_empty())

@@ -20,17 +20,12 @@ pub struct Callers {
 }
 
 impl Callers {
-    /// Read the scripts of each skill folder (up to `max_size` bytes each) that hold two or more.
+    /// Read the scripts of each skill folder that holds two or more (up to `max_size` bytes each).
     pub fn scan(files: &[PathBuf], max_size: u64) -> Callers {
-        let mut units: HashMap<PathBuf, Vec<&PathBuf>> = HashMap::new();
-        for file in files {
-            let folder = file.parent().unwrap_or(Path::new("."));
-            let unit = crate::fsio::enclosing_skill(folder).unwrap_or_else(|| folder.to_path_buf());
-            units.entry(unit).or_default().push(file);
-        }
+        let units = units(files);
         let mut callers = Callers::default();
         let mut parser = None;
-        for scripts in units.values().filter(|s| s.len() > 1) {
+        for scripts in &units {
             for caller in scripts {
                 let Ok(bytes) = crate::fsio::limited::read(caller, max_size, false) else {
                     continue;
@@ -75,6 +70,53 @@ impl Callers {
         let (caller, line) = self.read.get(&id_of(path)?)?;
         Some((caller.as_path(), *line))
     }
+}
+
+/// The selected files in groups that may share a skill folder, each of two or more. A skill
+/// folder holding two of them is at or above the folder of both, so only the folders that hold
+/// two files and the common ancestors of neighbouring folders (in sorted order) are looked up:
+/// a tree of one-script skills costs no look at the disk. The grouping only bounds the work (a
+/// caller in another skill reads the stdout all the same).
+fn units(files: &[PathBuf]) -> Vec<Vec<&PathBuf>> {
+    let folder = |f: &PathBuf| f.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut folders: Vec<PathBuf> = files.iter().map(folder).collect();
+    folders.sort();
+    let mut meeting = std::collections::BTreeSet::new();
+    for pair in folders.windows(2) {
+        let common: PathBuf = pair[0]
+            .components()
+            .zip(pair[1].components())
+            .take_while(|(a, b)| a == b)
+            .map(|(a, _)| a)
+            .collect();
+        meeting.insert(common);
+    }
+    // Folders holding two files are a unit whatever encloses them.
+    let mut roots: Vec<PathBuf> = folders
+        .windows(2)
+        .filter(|pair| pair[0] == pair[1])
+        .map(|pair| pair[0].clone())
+        .collect();
+    roots.extend(
+        meeting
+            .iter()
+            .filter_map(|m| crate::fsio::enclosing_skill(m)),
+    );
+    roots.sort();
+    roots.dedup();
+    let mut grouped: HashMap<&Path, Vec<&PathBuf>> = HashMap::new();
+    for file in files {
+        let own = file.parent().unwrap_or(Path::new("."));
+        // The deepest root at or above the file's folder.
+        if let Some(root) = roots
+            .iter()
+            .filter(|root| own.starts_with(root))
+            .max_by_key(|root| root.components().count())
+        {
+            grouped.entry(root.as_path()).or_default().push(file);
+        }
+    }
+    grouped.into_values().filter(|g| g.len() > 1).collect()
 }
 
 /// The scripts a file runs where it reads their stdout, by the path it names them with (as far

@@ -216,6 +216,70 @@ fn scan_one(
     })
 }
 
+/// The files the selected scripts source that are not selected themselves and may hold legacy
+/// lines (`lib/common.sh` beside `skills/`): regular files inside the sourcing script's project
+/// root (found from the `named` paths, as migrate finds it), never reached through a symlink. Selected too, they are libraries as any other, so a
+/// result a skill prints through one is found and recorded (the walk alone selects only shell
+/// scripts in skill folders).
+/// `sources_of` gives the paths a file sources (`sourced_targets`, or check's cache of them).
+pub fn unselected_libraries(
+    files: &[PathBuf],
+    named: &[PathBuf],
+    max_size: u64,
+    sources_of: &(dyn Fn(&Path) -> Vec<PathBuf> + Sync),
+) -> Vec<PathBuf> {
+    // The selected files' identities, found once and only if some file sources another.
+    let selected: std::sync::OnceLock<HashSet<FileId>> = std::sync::OnceLock::new();
+    let found = crate::parallel::map(files, |path| {
+        let sourced = sources_of(path);
+        if sourced.is_empty() {
+            return Vec::new();
+        }
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let root = crate::fsio::canonical(&crate::fsio::file_root(path, named));
+        sourced
+            .into_iter()
+            .map(|target| dir.join(target))
+            .filter(|library| {
+                std::fs::symlink_metadata(library).is_ok_and(|m| m.is_file())
+                    && crate::fsio::canonical(library).starts_with(&root)
+                    && id_of(library).is_some_and(|id| {
+                        !selected
+                            .get_or_init(|| files.iter().filter_map(|f| id_of(f)).collect())
+                            .contains(&id)
+                    })
+                    && crate::fsio::limited::read(library, max_size, false)
+                        .is_ok_and(|b| prefilter::may_hold_legacy(&b, Vocabulary::Original))
+            })
+            .collect::<Vec<_>>()
+    });
+    // Named by its real path, relative to the working folder where it lies under it (not as
+    // `scripts/../../lib/x.sh`).
+    let here = crate::fsio::working_dir()
+        .map(|d| crate::fsio::canonical(&d))
+        .ok();
+    let mut seen = HashSet::new();
+    found
+        .into_iter()
+        .flatten()
+        .filter(|library| id_of(library).is_some_and(|id| seen.insert(id)))
+        .map(|library| {
+            let real = crate::fsio::canonical(&library);
+            match here.as_ref().and_then(|h| real.strip_prefix(h).ok()) {
+                Some(relative) => relative.to_path_buf(),
+                None => real,
+            }
+        })
+        .collect()
+}
+
+/// The paths the script at `path` sources (read up to `max_size` bytes; none when unreadable).
+pub fn sourced_targets(path: &Path, max_size: u64) -> Vec<PathBuf> {
+    crate::fsio::limited::read(path, max_size, false)
+        .map(|bytes| sourced_paths(&bytes))
+        .unwrap_or_default()
+}
+
 /// The helpers the files a script sources define, when its analysis met a call of a command it
 /// does not define whose arguments carry a result line (SKM010's `Call` form): each file its
 /// `source`/`.` commands name with a literal path, read from the script's folder (bounded; a

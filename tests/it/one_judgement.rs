@@ -628,3 +628,42 @@ fn a_script_whose_stdout_another_script_of_its_skill_reads_is_refused() {
     let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one document");
     assert_eq!(doc["success"], true);
 }
+
+#[test]
+fn a_library_outside_the_skill_folder_is_followed_by_check_and_migrate() {
+    // User trial: `finish 0.75` prints its confidence through lib/common.sh, which no walk
+    // selects (no skill folder holds it): check said "All clear" and the document lost 0.75.
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "skills/a/SKILL.md", b"---\nname: a\n---\n");
+    write_script(
+        tmp.path(),
+        "lib/common.sh",
+        b"finish() { echo \"Confidence: ${1:-0.8}\"; echo SUCCESS; }\n",
+    );
+    write_script(
+        tmp.path(),
+        "skills/a/scripts/run.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"$0\")/../../../lib/common.sh\"\nfinish 0.75\n",
+    );
+    // An excluded library stays out.
+    let excluded = run(skillmod(tmp.path()).args(["check", "--exclude", "lib", "."]));
+    assert_eq!(excluded.status.code(), Some(0), "{}", stdout(&excluded));
+    let check = run(skillmod(tmp.path()).args(["check", "."]));
+    assert_eq!(check.status.code(), Some(1), "{}", stdout(&check));
+    assert!(
+        stdout(&check)
+            .lines()
+            .any(|l| l.starts_with("lib/common.sh:1:12: SKM001 confidence")),
+        "{}",
+        stdout(&check)
+    );
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "."]);
+    assert_eq!(code, 0, "{report}");
+    let out = run(std::process::Command::new("bash")
+        .arg(tmp.path().join("skills/a/scripts/run.sh"))
+        .current_dir(tmp.path()));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one document");
+    assert_eq!(doc["confidence"], 0.75, "{doc}");
+    assert_eq!(doc["success"], true, "{doc}");
+}
