@@ -104,7 +104,12 @@ impl MigratePrinter {
             let _ = self.stdout.write_all(bytes);
         }
         let v = self.verbosity;
-        if !v.silent {
+        // Quiet keeps the files to act on; a migrated file's notes are news, not problems.
+        let problem = matches!(
+            file.status,
+            crate::migrate::Status::Skipped | crate::migrate::Status::Failed
+        );
+        if !v.silent && (problem || !v.quiet) {
             let _ = migrate_text::write_file(&mut self.stderr, file, v.verbose && !v.quiet);
         }
     }

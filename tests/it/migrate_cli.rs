@@ -880,3 +880,32 @@ fn restore_says_what_it_removed_lists_as_json_and_refuses_a_missing_path() {
     );
     assert_eq!(git(tmp.path(), &["status", "--porcelain"]).trim(), "");
 }
+
+#[test]
+fn quiet_migrate_keeps_only_the_files_to_act_on() {
+    // User trial: `-q` still printed the SOURCED_LIBRARY/SOURCES_LIBRARY notes of files migrated.
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "s/run.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"$0\")/lib.sh\"\nfinish\n",
+    );
+    write_script(tmp.path(), "s/lib.sh", b"finish() { echo SUCCESS; }\n");
+    write_script(tmp.path(), "s/SKILL.md", b"---\nname: s\n---\n");
+    write_script(
+        tmp.path(),
+        "t/execute.sh",
+        b"#!/bin/bash\necho '{\"a\": 1}'\necho SUCCESS\n",
+    );
+    let out = run(skillmod(tmp.path()).args(["migrate", "-q", "--no-backup", "s", "t"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        !said.contains("SOURCED_LIBRARY") && !said.contains("SOURCES_LIBRARY"),
+        "{said}"
+    );
+    assert!(
+        said.contains("failed t/execute.sh") && said.contains("PRINTS_JSON"),
+        "{said}"
+    );
+}
