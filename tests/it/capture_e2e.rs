@@ -759,3 +759,30 @@ fn a_closed_stdout_keeps_the_original_status_and_never_hangs() {
         assert_eq!(statuses[1], Some(1), "{shell}: the last echo failed");
     }
 }
+
+#[test]
+fn a_traced_skill_shows_its_own_commands_not_the_runtimes() {
+    // User trial: `set -x` made a three-line stderr about 150 lines of the runtime's internals.
+    let text =
+        "#!/bin/bash\nset -x\ntouch traced.txt\necho \"Created: traced.txt\"\necho SUCCESS\n";
+    let (_tmp, script) = migrated_skill(text, &[]);
+    for shell in ["bash", "dash"] {
+        let folder = tempfile::tempdir().expect("tmp");
+        let out = run(std::process::Command::new(shell)
+            .arg(&script)
+            .current_dir(folder.path()));
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let traced = stderr(&out);
+        assert!(traced.contains("+ touch traced.txt"), "{shell}: {traced}");
+        let internal = traced
+            .lines()
+            .filter(|l| l.starts_with('+') && l.contains("__skm_"))
+            .filter(|l| !l.starts_with("+ __skm_rec ") && !l.starts_with("+ __skm_emit"))
+            .count();
+        assert!(
+            internal <= 1,
+            "{shell}: the runtime's own lines traced:\n{traced}"
+        );
+        one_document(shell, &stdout(&out));
+    }
+}
