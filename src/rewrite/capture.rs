@@ -211,6 +211,21 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
             ),
         ));
     }
+    // A printf is recorded from `$(printf …)`: what its words change in the shell is lost.
+    if let Some(statement) = analysis.legacy.iter().find(|s| {
+        s.form == Form::Printf && changes_shell(&String::from_utf8_lossy(&source[s.start..s.end]))
+    }) {
+        let line = statement.line;
+        return Some((
+            line,
+            Error::new(
+                codes::SUBSHELL_RESULT,
+                format!(
+                    "line {line}: this printf's words change the shell (`$((n++))`, `${{X:=…}}`, `${{X:?…}}`), and capture mode runs it in a subshell to record the text it prints: the change, or the exit, would be lost. Compute the value on a line of its own before it, or migrate with --mode comment"
+                ),
+            ),
+        ));
+    }
     if let Some(line) = replaces_shell(root, source) {
         return Some((
             line,
@@ -298,12 +313,60 @@ impl<'t, 's> Subshells<'t, 's> {
     }
 }
 
+/// Whether words change the shell that expands them: an arithmetic assignment or increment
+/// (`$((n++))`, `$((i += 1))`), or an expansion that assigns or exits (`${X:=v}`, `${X=v}`,
+/// `${X:?msg}`, `${X?msg}`).
+fn changes_shell(text: &str) -> bool {
+    let arithmetic = text.match_indices("$((").any(|(at, _)| {
+        let inner = &text[at + 3..];
+        let inner = &inner[..inner.find("))").unwrap_or(inner.len())];
+        let bytes = inner.as_bytes();
+        inner.contains("++")
+            || inner.contains("--")
+            || bytes.iter().enumerate().any(|(i, &b)| {
+                b == b'='
+                    && !matches!(bytes.get(i + 1), Some(b'='))
+                    && !matches!(
+                        i.checked_sub(1).map(|j| bytes[j]),
+                        Some(b'=' | b'!' | b'<' | b'>')
+                    )
+            })
+    });
+    let expansion = text.match_indices("${").any(|(at, _)| {
+        let rest = &text[at + 2..];
+        let name = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        name > 0
+            && ["=", ":=", "?", ":?"]
+                .iter()
+                .any(|op| rest[name..].starts_with(op))
+    });
+    arithmetic || expansion
+}
+
 /// The line of the first `exec` that runs a command in the script's own shell (not in a
 /// subshell, a pipeline's part or a command substitution, where it replaces only that process).
 /// `exec` with redirections alone (`exec >log 2>&1`) keeps the shell.
 fn replaces_shell(root: tree_sitter::Node<'_>, source: &[u8]) -> Option<usize> {
-    calls_of(root, source, b"exec")
-        .filter(|command| command.child_by_field_name("argument").is_some())
+    // Every command whose words hold `exec` (`command exec`, `builtin exec`, `"exec"`, `\exec`
+    // are read as the shell reads them).
+    let mut commands: Vec<tree_sitter::Node<'_>> = memchr::memmem::find_iter(source, b"exec")
+        .filter_map(|at| {
+            let found = root.descendant_for_byte_range(at, at + 4)?;
+            std::iter::successors(Some(found), |n| n.parent())
+                .take(4)
+                .find(|n| n.kind() == "command")
+        })
+        .collect();
+    commands.dedup_by_key(|c| c.id());
+    commands
+        .into_iter()
+        .filter(|command| {
+            crate::analyze::context::invocation(*command, source).is_some_and(|run| {
+                run.replaces_shell || (run.name == "exec" && !run.arguments(*command).is_empty())
+            })
+        })
         .find(|command| {
             let path = ancestry(root, *command);
             !path.windows(2).any(|pair| {

@@ -145,20 +145,46 @@ fn reads_of(root: tree_sitter::Node<'_>, bytes: &[u8]) -> Vec<(usize, PathBuf)> 
     found
 }
 
-/// The script a command runs: `bash|sh|dash PATH …` or `PATH …`, the path as far as literal.
+/// The script a command runs: `bash|sh|dash PATH …` or `PATH …`, the path as far as literal,
+/// also behind a command that runs another (`timeout 5 …`, `env X=1 …`, `command …`).
 fn script_run(command: tree_sitter::Node<'_>, bytes: &[u8]) -> Option<PathBuf> {
-    let name = command.child_by_field_name("name")?;
     let text =
         |n: tree_sitter::Node<'_>| String::from_utf8_lossy(&bytes[n.byte_range()]).into_owned();
-    let name_text = text(name);
-    let word = if matches!(name_text.as_str(), "bash" | "sh" | "dash") {
-        let mut cursor = command.walk();
-        command
-            .children_by_field_name("argument", &mut cursor)
-            .map(text)
-            .find(|a| !a.starts_with('-'))?
-    } else if name_text.contains('/') {
-        name_text
+    let mut cursor = command.walk();
+    let mut words: Vec<String> = std::iter::once(command.child_by_field_name("name")?)
+        .chain(command.children_by_field_name("argument", &mut cursor))
+        .map(text)
+        .collect();
+    // Drop the runners in front, with their options (and timeout's duration, env's settings).
+    loop {
+        let runner = words.first()?.clone();
+        if !matches!(
+            runner.as_str(),
+            "timeout" | "env" | "command" | "exec" | "nice" | "nohup" | "stdbuf" | "time"
+        ) {
+            break;
+        }
+        words.remove(0);
+        while let Some(word) = words
+            .first()
+            .filter(|w| w.starts_with('-') || (runner == "env" && w.contains('=')))
+            .cloned()
+        {
+            words.remove(0);
+            // An option given its value in the next word (`timeout -k 1`, `nice -n 5`).
+            if matches!(word.as_str(), "-k" | "-s" | "-n" | "-u") && !words.is_empty() {
+                words.remove(0);
+            }
+        }
+        if runner == "timeout" && !words.is_empty() {
+            words.remove(0);
+        }
+    }
+    let first = words.first()?;
+    let word = if matches!(first.as_str(), "bash" | "sh" | "dash") {
+        words.iter().skip(1).find(|a| !a.starts_with('-'))?.clone()
+    } else if first.contains('/') {
+        first.clone()
     } else {
         return None;
     };
@@ -191,6 +217,11 @@ mod tests {
         assert_eq!(
             reads("sh \"$(dirname \"$0\")/gen.sh\" | wc -l\n"),
             [PathBuf::from("gen.sh")]
+        );
+        // Behind a command that runs another (retrial).
+        assert_eq!(
+            reads("a=$(timeout -k 1 5 bash \"$DIR/x.sh\")\nb=$(env -i X=1 nohup ./y.sh)\n"),
+            [PathBuf::from("./y.sh"), PathBuf::from("x.sh")]
         );
         // Run for its effect, or last in a pipe: its stdout is the caller's own.
         assert!(reads("bash \"$DIR/list.sh\"\nprintf x | bash \"$DIR/fmt.sh\"\n").is_empty());

@@ -719,10 +719,15 @@ fn a_closed_stdout_keeps_the_original_status_and_never_hangs() {
     // The caller closed stdout (`bash skill.sh >&-`): the runtime cannot save it, prints no
     // document, and the result lines fail as the original's echo did (status 1 for the last).
     let text = "#!/bin/sh\ntouch made.txt\necho \"Created: made.txt\"\necho SUCCESS\n";
-    let (tmp, script) = migrated_skill(text, &[]);
-    let original = tmp.path().join("original.sh");
-    std::fs::write(&original, text).expect("write original");
-    for shell in ["bash", "dash"] {
+    for (shell, extra) in [
+        ("bash", None),
+        ("dash", None),
+        ("bash", Some("--keep-stdout")),
+        ("dash", Some("--keep-stdout")),
+    ] {
+        let (tmp, script) = migrated_skill(text, &extra.into_iter().collect::<Vec<_>>());
+        let original = tmp.path().join("original.sh");
+        std::fs::write(&original, text).expect("write original");
         let mut statuses = Vec::new();
         for path in [&original, &script] {
             let folder = tempfile::tempdir().expect("tmp");

@@ -539,19 +539,34 @@ fn exec_running_a_command_in_the_scripts_shell_is_refused_in_capture_mode() {
         "s/execute.sh",
         b"#!/bin/bash\nif [ -z \"${AGAIN:-}\" ]; then AGAIN=1 exec bash \"$0\" \"$@\"; fi\necho SUCCESS\n",
     );
+    // Spelled as the shell still reads it (retrial).
+    write_script(
+        tmp.path(),
+        "u/execute.sh",
+        b"#!/bin/bash\n[ -n \"${AGAIN:-}\" ] || AGAIN=1 command exec bash \"$0\"\necho SUCCESS\n",
+    );
+    write_script(
+        tmp.path(),
+        "v/execute.sh",
+        b"#!/bin/bash\n[ -n \"${AGAIN:-}\" ] || AGAIN=1 \\exec bash \"$0\"\necho SUCCESS\n",
+    );
     // `exec` that keeps the shell: redirections alone, or in a subshell, a substitution, a pipe.
     write_script(
         tmp.path(),
         "t/execute.sh",
-        b"#!/bin/bash\nexec 2>/dev/null\n( exec true )\nx=$(exec date)\nexec cat </dev/null | cat\necho \"$x\" >&2\necho SUCCESS\n",
+        b"#!/bin/bash\nexec 2>/dev/null\ncommand exec 3>&1\n( exec true )\nx=$(exec date)\nexec cat </dev/null | cat\necho \"$x\" >&2\necho SUCCESS\n",
     );
-    let check = run(skillmod(tmp.path()).args(["check", "s", "t"]));
+    let check = run(skillmod(tmp.path()).args(["check", "s", "t", "u", "v"]));
     assert_eq!(check.status.code(), Some(1), "{}", stdout(&check));
     let text = stdout(&check);
-    assert!(
-        text.contains("s/execute.sh:2:1: SKM008 EXEC_REPLACES_SHELL"),
-        "{text}"
-    );
+    for refused in ["s", "u", "v"] {
+        assert!(
+            text.contains(&format!(
+                "{refused}/execute.sh:2:1: SKM008 EXEC_REPLACES_SHELL"
+            )),
+            "{text}"
+        );
+    }
     assert!(
         !text
             .lines()
@@ -666,4 +681,44 @@ fn a_library_outside_the_skill_folder_is_followed_by_check_and_migrate() {
     let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one document");
     assert_eq!(doc["confidence"], 0.75, "{doc}");
     assert_eq!(doc["success"], true, "{doc}");
+}
+
+#[test]
+fn a_printf_whose_words_change_the_shell_is_refused_in_capture_mode() {
+    // Retrial: `$(printf … "$((n++))")` lost the increment, `${OUT:=…}` the assignment.
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/bash\nn=1\nprintf 'Created: file%d.txt\\n' \"$((n++))\"\ntouch \"file$n.txt\"\necho SUCCESS\n",
+    );
+    write_script(
+        tmp.path(),
+        "t/execute.sh",
+        b"#!/bin/sh\nprintf 'Created: %s\\n' \"${OUT:=out.txt}\"\ntouch \"$OUT\"\necho SUCCESS\n",
+    );
+    // Reading alone changes nothing.
+    write_script(
+        tmp.path(),
+        "u/execute.sh",
+        b"#!/bin/sh\nprintf 'Created: %s\\n' \"${OUT:-out.txt}\" \"$((1 == 1))\"\necho SUCCESS\n",
+    );
+    let check = run(skillmod(tmp.path()).args(["check", "s", "t", "u"]));
+    let text = stdout(&check);
+    for refused in ["s/execute.sh:3:1", "t/execute.sh:2:1"] {
+        assert!(
+            text.contains(&format!("{refused}: SKM008 SUBSHELL_RESULT")),
+            "{text}"
+        );
+    }
+    assert!(!text.contains("u/execute.sh:2:1: SKM008"), "{text}");
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s", "t", "u"]);
+    assert_eq!(code, 1, "{report}");
+    let statuses: Vec<_> = report["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| f["status"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(statuses, ["failed", "failed", "migrated"], "{report}");
 }
