@@ -27,6 +27,9 @@ pub enum Form {
     /// An `echo` or `printf` written to a descriptor the script opened earlier, which may be
     /// stdout (`exec 3>&1 >&2` … `echo SUCCESS >&3`).
     Descriptor,
+    /// An `echo` of several lines, results of two kinds or a value among other text
+    /// (`echo -e "Created: a\nSUCCESS"`): capture mode records one kind per statement.
+    SeveralLines,
 }
 
 impl Form {
@@ -45,6 +48,9 @@ impl Form {
             }
             Form::Descriptor => {
                 "a write to a descriptor the script opened earlier (`exec 3>&1` … `>&3`)"
+            }
+            Form::SeveralLines => {
+                "an `echo` of several lines holding results of two kinds, or a value among other text (print each result on its own line)"
             }
         }
     }
@@ -153,7 +159,17 @@ fn form_around(
                         });
                         let in_group = survey.reach(site) == Err(super::context::NotStdout::Piped)
                             && group_piped_into_tee(survey, source, ancestor);
-                        (in_function || in_group).then_some(Form::PipedToTee)
+                        if in_function || in_group {
+                            return Some(Form::PipedToTee);
+                        }
+                        // On stdout, a result among its lines that no kind records as a whole.
+                        let printed =
+                            words::echo_output(ancestor, source, super::Dialect::detect(source));
+                        let lines = printed.lines();
+                        (survey.reach(site).is_ok()
+                            && lines.len() > 1
+                            && lines.iter().any(|l| vocabulary.classify(l).is_some()))
+                        .then_some(Form::SeveralLines)
                     }
                     "trap" => Some(Form::TrapAction),
                     name if !survey.defines(name.as_bytes())

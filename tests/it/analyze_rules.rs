@@ -357,3 +357,21 @@ fn an_echo_of_several_lines_is_read_line_by_line_as_validate_reads_its_output() 
     assert_eq!(value["success"], true);
     assert_eq!(value["deliverables"], serde_json::json!(["a", "b"]));
 }
+
+#[test]
+fn an_echo_of_results_of_two_kinds_is_a_note_not_a_silent_write() {
+    // Retrial: `echo -e "Created: a.txt\nSUCCESS"` passed check while validate read both lines.
+    let src = "#!/bin/bash\necho -e \"Created: a.txt\\nSUCCESS\"\n";
+    let mut parser = BashParser::new().expect("parser");
+    let analysis =
+        analyze::analyze(&mut parser, src.as_bytes(), Vocabulary::Exact).expect("analysis");
+    assert!(analysis.legacy.is_empty());
+    assert_eq!(
+        analysis
+            .out_of_reach
+            .iter()
+            .map(|o| (o.line, o.form))
+            .collect::<Vec<_>>(),
+        [(2, skillmod::analyze::out_of_reach::Form::SeveralLines)]
+    );
+}
