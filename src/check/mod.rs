@@ -766,15 +766,7 @@ fn report(
             .flatten();
     let fix = fix_command(shown, &origin, &entry, options, profile, sourced_by);
     let unmigrated = !entry.legacy.is_empty();
-    // Another script of the skill reads its stdout (asked only of a script migrate would rewrite).
-    let read_by = (!entry.legacy.is_empty())
-        .then(|| {
-            origin
-                .script
-                .and_then(|path| options.sourcing.read_by(path))
-        })
-        .flatten();
-    let refusal = migrate_refusal(&entry, &origin, profile, sourced_by.is_some(), read_by);
+    let refusal = migrate_refusal(&entry, &origin, profile, sourced_by.is_some(), options);
     // Where migrate would refuse the file, it is no fix, and nothing moves: each write stays a
     // warning.
     let refused = (refusal.is_some() && unmigrated) || entry.parse_error.is_some();
@@ -900,8 +892,16 @@ fn migrate_refusal(
     origin: &Origin,
     profile: &Profile,
     sourced: bool,
-    read_by: Option<(&Path, usize)>,
+    options: &Options,
 ) -> Option<crate::verdict::Refusal> {
+    // Another script of the skill reads its stdout (asked only of a script migrate would rewrite).
+    let read_by = (!entry.legacy.is_empty())
+        .then(|| {
+            origin
+                .script
+                .and_then(|path| options.sourcing.read_by(path))
+        })
+        .flatten();
     let ask = crate::verdict::Ask {
         mode: profile.mode,
         keep_stdout: profile.keep_stdout,

@@ -28,13 +28,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     if stdin.is_some() && files.is_empty() {
         return Ok(0);
     }
-    let flags = Settings::from_flags(Settings {
-        select: list_flag(&args.select),
-        ignore: list_flag(&args.ignore),
-        vocabulary: args.settings.vocabulary,
-        ..Settings::default()
-    })?;
-    let profiles = PerSettings::new(resolver, move |config| Profile::new(&flags, config));
+    let profiles = profiles(args, resolver)?;
     let used = profiles.prepare(&files)?;
     args.common.show_settings(&used);
     let rules_off = check::rules_off(&profiles, &base);
@@ -115,6 +109,22 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         }
     }
     exit_status(args, &report, files.len())
+}
+
+/// Each file's profile: its settings file under the flags, which win.
+fn profiles(
+    args: &CheckArgs,
+    resolver: std::sync::Arc<crate::config::Resolver>,
+) -> Result<PerSettings<Profile>> {
+    let flags = Settings::from_flags(Settings {
+        select: list_flag(&args.select),
+        ignore: list_flag(&args.ignore),
+        vocabulary: args.settings.vocabulary,
+        ..Settings::default()
+    })?;
+    Ok(PerSettings::new(resolver, move |config| {
+        Profile::new(&flags, config)
+    }))
 }
 
 /// The files to check: the script read from stdin, else the targets, each real file once (under

@@ -194,6 +194,41 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
             ),
         ));
     }
+    if let Some(refused) = lost_in_a_subshell(analysis, root, source) {
+        return Some(refused);
+    }
+    if let Some(line) = replaces_shell(root, source) {
+        return Some((
+            line,
+            Error::new(
+                codes::EXEC_REPLACES_SHELL,
+                format!(
+                    "line {line}: `exec` runs a command in place of the script's shell (`exec bash \"$0\"`, `exec python3 …`): the runtime's EXIT trap never runs, so no document is printed, and the command's output goes to stderr. Run the command without `exec` (`cmd; exit $?`), or migrate with --mode comment"
+                ),
+            ),
+        ));
+    }
+    if let Some(line) = redirects_descriptor(analysis.tree.root_node(), source, SAVED_STDOUT) {
+        return Some((
+            line,
+            Error::new(
+                codes::DESCRIPTOR_CLASH,
+                format!(
+                    "line {line}: the script redirects descriptor {SAVED_STDOUT}, where the runtime keeps the real stdout for the document; use another descriptor, or migrate with --keep-stdout or --mode comment"
+                ),
+            ),
+        ));
+    }
+    None
+}
+
+/// `SUBSHELL_RESULT`: a legacy line that runs in a subshell, or a printf whose words change
+/// the shell (capture mode records it from `$(printf …)`).
+fn lost_in_a_subshell(
+    analysis: &Analysis,
+    root: tree_sitter::Node<'_>,
+    source: &[u8],
+) -> Option<(usize, Error)> {
     let subshells = Subshells::new(root, source);
     if let Some(statement) = analysis
         .legacy
@@ -222,28 +257,6 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
                 codes::SUBSHELL_RESULT,
                 format!(
                     "line {line}: this printf's words change the shell (`$((n++))`, `${{X:=…}}`, `${{X:?…}}`), and capture mode runs it in a subshell to record the text it prints: the change, or the exit, would be lost. Compute the value on a line of its own before it, or migrate with --mode comment"
-                ),
-            ),
-        ));
-    }
-    if let Some(line) = replaces_shell(root, source) {
-        return Some((
-            line,
-            Error::new(
-                codes::EXEC_REPLACES_SHELL,
-                format!(
-                    "line {line}: `exec` runs a command in place of the script's shell (`exec bash \"$0\"`, `exec python3 …`): the runtime's EXIT trap never runs, so no document is printed, and the command's output goes to stderr. Run the command without `exec` (`cmd; exit $?`), or migrate with --mode comment"
-                ),
-            ),
-        ));
-    }
-    if let Some(line) = redirects_descriptor(analysis.tree.root_node(), source, SAVED_STDOUT) {
-        return Some((
-            line,
-            Error::new(
-                codes::DESCRIPTOR_CLASH,
-                format!(
-                    "line {line}: the script redirects descriptor {SAVED_STDOUT}, where the runtime keeps the real stdout for the document; use another descriptor, or migrate with --keep-stdout or --mode comment"
                 ),
             ),
         ));
