@@ -293,7 +293,12 @@ fn is_terminal_control(c: char) -> bool {
 /// assert_eq!(visible("café\tok"), "café\tok");
 /// ```
 pub fn visible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_terminal_control) {
+    // Most lines are printable ASCII: one pass over the bytes says so.
+    if text
+        .bytes()
+        .all(|b| (0x20..0x7f).contains(&b) || b == b'\t')
+        || !text.chars().any(is_terminal_control)
+    {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);

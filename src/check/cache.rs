@@ -398,14 +398,10 @@ impl Cache {
     /// The paths the script at `path` sources (`source`/`.`, relative to its folder): from the
     /// last run's answer for its place, else from `read` (then kept for the next run).
     pub fn sources_of(&self, path: &Path, read: impl FnOnce() -> Vec<PathBuf>) -> Vec<PathBuf> {
+        // The place key itself: the sources map is a layer of its own.
         let place = std::fs::metadata(path)
             .ok()
-            .and_then(|meta| self.place_key(path, &meta, Vocabulary::Exact))
-            .map(|place| {
-                let mut hasher = self.hasher(b"sources", Vocabulary::Exact);
-                hasher.update(&place.0);
-                Key(*hasher.finalize().as_bytes())
-            });
+            .and_then(|meta| self.place_key(path, &meta, Vocabulary::Exact));
         let known = place.and_then(|place| self.old_sources.get(&place).cloned());
         let bytes = known.unwrap_or_else(|| {
             read()
