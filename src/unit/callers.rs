@@ -75,8 +75,9 @@ impl Callers {
 /// The selected files in groups that may share a skill folder, each of two or more. A skill
 /// folder holding two of them is at or above the folder of both, so only the folders that hold
 /// two files and the common ancestors of neighbouring folders (in sorted order) are looked up:
-/// a tree of one-script skills costs no look at the disk. The grouping only bounds the work (a
-/// caller in another skill reads the stdout all the same).
+/// a tree of one-script skills costs a look for SKILL.md above each such ancestor, not one per
+/// script. The grouping only bounds the work (a caller in another skill reads the stdout all
+/// the same).
 fn units(files: &[PathBuf]) -> Vec<Vec<&PathBuf>> {
     let folder = |f: &PathBuf| f.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut folders: Vec<PathBuf> = files.iter().map(folder).collect();

@@ -218,10 +218,10 @@ fn scan_one(
 
 /// The files the selected scripts source that are not selected themselves and may hold legacy
 /// lines (`lib/common.sh` beside `skills/`): regular files inside the sourcing script's project
-/// root (found from the `named` paths, as migrate finds it), never reached through a symlink. Selected too, they are libraries as any other, so a
-/// result a skill prints through one is found and recorded (the walk alone selects only shell
-/// scripts in skill folders).
-/// `sources_of` gives the paths a file sources (`sourced_targets`, or check's cache of them).
+/// root (found from the `named` paths, as migrate finds it), never a symlink. Selected too, they
+/// are libraries as any other, so a result a skill prints through one is found and recorded (the
+/// walk alone selects only shell scripts in skill folders). `sources_of` gives the paths a file
+/// sources (`sourced_targets`, or check's cache of them).
 pub fn unselected_libraries(
     files: &[PathBuf],
     named: &[PathBuf],

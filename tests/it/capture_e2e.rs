@@ -731,31 +731,20 @@ fn a_closed_stdout_keeps_the_original_status_and_never_hangs() {
         let mut statuses = Vec::new();
         for path in [&original, &script] {
             let folder = tempfile::tempdir().expect("tmp");
-            let mut child = std::process::Command::new("sh")
-                .args(["-c", "\"$0\" \"$1\" >&-", shell])
-                .arg(path)
-                .current_dir(folder.path())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::null())
-                .spawn()
-                .expect("spawn");
-            use wait_timeout::ChildExt;
-            let status = child
-                .wait_timeout(std::time::Duration::from_secs(20))
-                .expect("wait")
-                .unwrap_or_else(|| {
-                    let _ = child.kill();
-                    panic!("{shell} {}: still running after 20 s", path.display())
-                });
-            let mut out = String::new();
-            std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut out)
-                .expect("read");
-            assert_eq!(out, "", "{shell}: nothing reaches a closed stdout");
+            // A skill that never ends fails the test here (run_bounded's deadline).
+            let out = run_bounded(
+                std::process::Command::new("sh")
+                    .args(["-c", "\"$0\" \"$1\" >&-", shell])
+                    .arg(path)
+                    .current_dir(folder.path()),
+                20,
+            );
+            assert_eq!(stdout(&out), "", "{shell}: nothing reaches a closed stdout");
             assert!(
                 folder.path().join("made.txt").exists(),
                 "{shell}: files kept"
             );
-            statuses.push(status.code());
+            statuses.push(out.status.code());
         }
         assert_eq!(
             statuses[0], statuses[1],

@@ -201,6 +201,17 @@ pub fn report_paths(report: &serde_json::Value) -> Vec<&str> {
         .collect()
 }
 
+/// The entry of a migrate report's `files` whose path ends with `suffix` (null when none).
+pub fn report_file(report: &serde_json::Value, suffix: &str) -> serde_json::Value {
+    report["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|f| f["path"].as_str().is_some_and(|p| p.ends_with(suffix)))
+        .cloned()
+        .unwrap_or_default()
+}
+
 /// The case folders (those holding input.sh) under fixtures/NAME, sorted.
 pub fn fixture_cases(name: &str) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures().join(name))

@@ -575,21 +575,13 @@ fn exec_running_a_command_in_the_scripts_shell_is_refused_in_capture_mode() {
     );
     let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s", "t"]);
     assert_eq!(code, 1, "{report}");
-    let status = |name: &str| {
-        report["files"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|f| f["path"].as_str().is_some_and(|p| p.starts_with(name)))
-            .cloned()
-            .unwrap_or_default()
-    };
-    assert_eq!(status("s/")["status"], "failed", "{report}");
+    let status = |name: &str| report_file(&report, name);
+    assert_eq!(status("s/execute.sh")["status"], "failed", "{report}");
     assert_eq!(
-        error_codes(&status("s/")["errors"]),
+        error_codes(&status("s/execute.sh")["errors"]),
         ["EXEC_REPLACES_SHELL"]
     );
-    assert_eq!(status("t/")["status"], "migrated", "{report}");
+    assert_eq!(status("t/execute.sh")["status"], "migrated", "{report}");
 }
 
 #[test]
@@ -622,15 +614,7 @@ fn a_script_whose_stdout_another_script_of_its_skill_reads_is_refused() {
     );
     let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "skills"]);
     assert_eq!(code, 1, "{report}");
-    let file = |name: &str| {
-        report["files"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|f| f["path"].as_str().is_some_and(|p| p.ends_with(name)))
-            .cloned()
-            .unwrap_or_default()
-    };
+    let file = |name: &str| report_file(&report, name);
     assert_eq!(file("list.sh")["status"], "failed", "{report}");
     assert_eq!(error_codes(&file("list.sh")["errors"]), ["STDOUT_ANSWER"]);
     assert_eq!(file("run.sh")["status"], "migrated", "{report}");
