@@ -221,7 +221,19 @@ impl Tracked {
 /// Whether a path named alone (a file, or `check -`'s `--stdin-filename`) is excluded by
 /// `--exclude` or its settings file's `exclude`.
 pub(crate) fn is_excluded(selection: &Selection, path: &Path) -> Result<bool> {
-    Ok(FilterSet::new(selection)?.excluded_by(path)?.is_some())
+    Ok(not_excluded(selection, vec![path.to_path_buf()])?.is_empty())
+}
+
+/// `paths` less those an exclude leaves out, judged with one set of filters.
+pub(crate) fn not_excluded(selection: &Selection, paths: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
+    let filters = FilterSet::new(selection)?;
+    let mut kept = Vec::with_capacity(paths.len());
+    for path in paths {
+        if filters.excluded_by(&path)?.is_none() {
+            kept.push(path);
+        }
+    }
+    Ok(kept)
 }
 
 /// The names taken and the paths left out in one folder.

@@ -104,14 +104,7 @@ impl Targets {
         if paths.is_empty() {
             return Ok(paths);
         }
-        let selection = self.filters(resolver)?;
-        let mut kept = Vec::new();
-        for path in paths {
-            if !super::discover::is_excluded(&selection, &path)? {
-                kept.push(path);
-            }
-        }
-        Ok(kept)
+        super::discover::not_excluded(&self.filters(resolver)?, paths)
     }
 
     /// The files to work on (`files`) and the libraries they source that the walk did not select
