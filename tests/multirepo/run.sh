@@ -2,18 +2,24 @@
 # Runs docs/multi-repo.md's all-repos autofixer as the page gives it: installs all-repos 1.33.0 in a
 # temp venv, makes three local repositories with a legacy skill (and one without), clones them with
 # all-repos (json_file source, merge_to_master push), runs the python block taken from the page with
-# the release skillmod on PATH, then clones a migrated repository afresh and checks that its skill
+# skillmod on PATH, then clones a migrated repository afresh and checks that its skill
 # prints one JSON document `skillmod validate --strict` accepts. Any failure exits non-zero.
-# usage: tests/multirepo/run.sh
+# usage: tests/multirepo/run.sh [SKILLMOD]
+#   SKILLMOD: the binary to test (CI passes the one the npm platform package ships); without it,
+#   a release build of this checkout.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-(cd "$repo" && cargo build --release --locked --quiet)
 mkdir -p "$work/bin"
-ln -s "${CARGO_TARGET_DIR:-$repo/target}/release/skillmod" "$work/bin/skillmod"
+if [ -n "${1:-}" ]; then
+  ln -s "$(realpath "$1")" "$work/bin/skillmod"
+else
+  (cd "$repo" && cargo build --release --locked --quiet)
+  ln -s "${CARGO_TARGET_DIR:-$repo/target}/release/skillmod" "$work/bin/skillmod"
+fi
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet all-repos==1.33.0
 export PATH="$work/bin:$work/venv/bin:$PATH"
