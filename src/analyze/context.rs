@@ -155,7 +155,10 @@ impl<'s, 't> Survey<'s, 't> {
             .iter()
             .chain(&survey.printfs)
             .chain(&survey.cats)
-            .filter(|site| site.function.is_some() && site.blocked.is_none())
+            // A piped one too: the command it is piped into prints in the function's place.
+            .filter(|site| {
+                site.function.is_some() && matches!(site.blocked, None | Some(NotStdout::Piped))
+            })
             .map(|site| site.function)
             .collect();
         if !writers.is_empty() {
@@ -258,6 +261,12 @@ impl<'s, 't> Survey<'s, 't> {
             function = self.functions[id].parent;
         }
         false
+    }
+
+    /// True when the site lies in a function whose output the script captures or discards
+    /// wherever it calls it, whatever the site's own context.
+    pub fn in_captured_function(&self, site: &Site<'_>) -> bool {
+        self.inside_captured(site.function, &self.captured)
     }
 
     /// For an `echo` piped straight into a `tee` whose output reaches the script's stdout

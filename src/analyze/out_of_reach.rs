@@ -1,6 +1,7 @@
 //! Legacy-looking text in forms the analysis cannot read as output: a heredoc printed by `cat`, a
 //! `printf` whose format is computed or prints several lines, a `trap` action, a variable's value,
-//! a line written to a descriptor opened earlier (`>&3`).
+//! a line written to a descriptor opened earlier (`>&3`), a pipe into another command, a string
+//! run by `eval` or `bash -c`, a coprocess.
 //! The script may print it on stdout at run time; check says so in a note (SKM010), so "All
 //! clear" is never silent about text it could not judge.
 
@@ -30,6 +31,14 @@ pub enum Form {
     /// An `echo` of several lines, results of two kinds or a value among other text
     /// (`echo -e "Created: a\nSUCCESS"`): capture mode records one kind per statement.
     SeveralLines,
+    /// An `echo` or `printf` piped into a command other than `tee` whose output reaches stdout
+    /// (`echo SUCCESS | cat`, `… | sed …`): what that command prints is known only at run time.
+    PipedToCommand,
+    /// Text in a string the shell runs as code: `eval "echo SUCCESS"`, `bash -c '…'`.
+    ShellString,
+    /// A coprocess (`coproc echo SUCCESS`), whose output the script reads back through its
+    /// descriptors.
+    Coproc,
 }
 
 impl Form {
@@ -52,6 +61,11 @@ impl Form {
             Form::SeveralLines => {
                 "an `echo` of several lines holding results of two kinds, or a value among other text (print each result on its own line)"
             }
+            Form::PipedToCommand => {
+                "an `echo` or `printf` piped into a command other than `tee` (`| cat`, `| sed …`), which may print it"
+            }
+            Form::ShellString => "a string run as code by `eval`, `bash -c` or `sh -c`",
+            Form::Coproc => "a coprocess, whose output the script reads back",
         }
     }
 }
@@ -157,10 +171,23 @@ fn form_around(
                             survey.reach(site) == Err(super::context::NotStdout::Captured)
                                 && piped_into_tee(survey, source, function)
                         });
-                        let in_group = survey.reach(site) == Err(super::context::NotStdout::Piped)
-                            && group_piped_into_tee(survey, source, ancestor);
-                        if in_function || in_group {
+                        if in_function {
                             return Some(Form::PipedToTee);
+                        }
+                        if survey.reach(site) == Err(super::context::NotStdout::Piped)
+                            && let Some(last) = pipe_end(ancestor)
+                        {
+                            if prints_through_tee(survey, source, last) {
+                                return Some(Form::PipedToTee);
+                            }
+                            // The pipeline stands where the echo does: only the last part's
+                            // own redirections may send its output elsewhere.
+                            if super::redirects::stdout_after(last, source)
+                                == super::redirects::Points::Stdout
+                                && !survey.in_captured_function(site)
+                            {
+                                return Some(Form::PipedToCommand);
+                            }
                         }
                         // On stdout, a result among its lines that no kind records as a whole.
                         let printed =
@@ -172,6 +199,13 @@ fn form_around(
                         .then_some(Form::SeveralLines)
                     }
                     "trap" => Some(Form::TrapAction),
+                    "eval" => reaches_stdout(survey, ancestor).then_some(Form::ShellString),
+                    "bash" | "sh" | "dash" | "ksh" | "zsh"
+                        if runs_a_string(ancestor, source) && reaches_stdout(survey, ancestor) =>
+                    {
+                        Some(Form::ShellString)
+                    }
+                    "coproc" => Some(Form::Coproc),
                     name if !survey.defines(name.as_bytes())
                         && *elsewhere.get_or_init(|| super::prefilter::may_load_code(source)) =>
                     {
@@ -191,26 +225,46 @@ fn form_around(
     None
 }
 
-/// Whether the group or loop around `echo` is piped into a `tee` that prints it on the script's
-/// stdout (`{ …; echo SUCCESS; } | tee log`): the first pipeline around it decides.
-fn group_piped_into_tee(survey: &Survey<'_, '_>, source: &[u8], echo: Node<'_>) -> bool {
+/// The last part of the first pipeline around `echo` (directly or through a group or loop), when
+/// `echo` is not in that part itself: what reads the echo's output.
+fn pipe_end(echo: Node<'_>) -> Option<Node<'_>> {
     let mut at = echo;
     while let Some(parent) = at.parent() {
         match parent.kind() {
             "pipeline" => {
                 let count = parent.named_child_count();
-                let Some(last) = parent.named_child((count.max(1) - 1) as u32) else {
-                    return false;
-                };
-                return last.id() != at.id() && prints_through_tee(survey, source, last);
+                let last = parent.named_child((count.max(1) - 1) as u32)?;
+                return (last.id() != at.id()).then_some(last);
             }
             "function_definition" | "command_substitution" | "process_substitution" => {
-                return false;
+                return None;
             }
             _ => at = parent,
         }
     }
-    false
+    None
+}
+
+/// Whether `command`, a command the survey met (one holding marker text), prints on the script's
+/// stdout.
+fn reaches_stdout(survey: &Survey<'_, '_>, command: Node<'_>) -> bool {
+    survey
+        .calls()
+        .any(|(_, site)| site.node.id() == command.id() && survey.reach(site).is_ok())
+}
+
+/// Whether a shell's arguments hold `-c` (or a flag group with `c`, `-ec`) before any operand:
+/// its first operand is then code.
+fn runs_a_string(command: Node<'_>, source: &[u8]) -> bool {
+    let Some(invocation) = invocation(command, source) else {
+        return false;
+    };
+    invocation
+        .arguments(command)
+        .into_iter()
+        .map(|a| words::word_value(a, source).as_literal())
+        .take_while(|a| a.as_deref().is_some_and(|t| t.starts_with('-')))
+        .any(|a| a.is_some_and(|t| !t.starts_with("--") && t.contains('c')))
 }
 
 /// Whether `last`, a pipeline's last part, is a `tee` whose output reaches the script's stdout.

@@ -549,3 +549,48 @@ fn a_group_or_loop_piped_into_tee_is_a_note() {
         assert!(text.contains("piped into `tee`"), "{text}");
     }
 }
+
+#[test]
+fn a_pipe_into_another_command_a_shell_string_or_a_coprocess_is_a_note() {
+    // Each prints its text on stdout through something check cannot follow (issue 31.3: every
+    // form out of reach says so with -v); the same forms sent elsewhere say nothing.
+    let script = "#!/bin/bash\n\
+        echo \"SUCCESS\" | cat\n\
+        echo \"Created: x.txt\" | sed 's/x/y/'\n\
+        bash -c 'echo SUCCESS'\n\
+        eval \"echo 'Created: e.txt'\"\n\
+        sh -ec \"echo 'Confidence: 0.9'\"\n\
+        coproc echo SUCCESS\n\
+        echo SUCCESS | cat >/dev/null\n\
+        echo SUCCESS | cat >&2\n\
+        quiet() { echo SUCCESS | tr S s; }\n\
+        v=$(quiet)\n\
+        bash -c 'echo SUCCESS' >&2\n";
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
+    let (printed, _) = run_skill("bash", &tmp.path().join("s"));
+    assert_eq!(
+        printed,
+        "SUCCESS\nCreated: y.txt\nSUCCESS\nCreated: e.txt\nConfidence: 0.9\n"
+    );
+    let plain = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+    assert_eq!(plain.status.code(), Some(0), "{}", stdout(&plain));
+    let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
+    let text = stdout(&verbose);
+    let places: Vec<&str> = note_places(&text)
+        .into_iter()
+        .map(|place| place.trim_start_matches("s/execute.sh:"))
+        .collect();
+    assert_eq!(
+        places,
+        ["2:7", "3:7", "4:15", "5:13", "6:15", "7:13"],
+        "{text}"
+    );
+    for form in [
+        "piped into a command other than `tee`",
+        "run as code by `eval`, `bash -c`",
+        "a coprocess",
+    ] {
+        assert!(text.contains(form), "{form}: {text}");
+    }
+}
