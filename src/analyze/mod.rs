@@ -222,6 +222,11 @@ pub struct TakenTrap {
     pub in_subshell: bool,
     /// Its arguments are computed at run time, so which signals it sets is unknown.
     pub dynamic: bool,
+    /// It resets TERM, INT or HUP, which the runtime must keep guarded while its document is made.
+    pub resets_guarded: bool,
+    /// Byte range of the whole command (`trap … EXIT`, without its redirections).
+    pub command_start: usize,
+    pub command_end: usize,
 }
 
 /// Analyze one script's bytes (without a BOM) with one parse of the whole file. The walks over
@@ -668,6 +673,9 @@ fn taken_trap(command: Node<'_>, source: &[u8]) -> Option<TakenTrap> {
         name_end: name.end_byte(),
         in_subshell,
         dynamic,
+        resets_guarded,
+        command_start: command.start_byte(),
+        command_end: command.end_byte(),
     })
 }
 

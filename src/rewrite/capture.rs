@@ -586,8 +586,11 @@ fn captured_close(role: Role, kind: &str) -> String {
     }
 }
 
-/// The script's own `trap … EXIT` commands are renamed to the runtime's chaining one, so they run
-/// before the document is printed instead of replacing the runtime's trap.
+/// The script's own `trap … EXIT` commands run before the document is printed instead of
+/// replacing the runtime's trap. In a script the command stays and `__skm_took` follows it, taking
+/// the action it set back from the shell (ShellCheck still reads the action as code: a variable
+/// used only there is used). A reset of a signal the runtime guards, and any trap in a library
+/// (whose runtime may be missing), is renamed to the runtime's chaining function instead.
 fn chain_traps(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role) {
     let root = analysis.tree.root_node();
     let chain = match role {
@@ -595,6 +598,21 @@ fn chain_traps(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role) 
         Role::Library => LIBRARY_TRAP,
     };
     for trap in analysis.taken_traps.iter().filter(|t| !t.in_subshell) {
+        if role == Role::Script && !trap.resets_guarded {
+            plan.push(
+                trap.command_start,
+                trap.command_start,
+                "{ ",
+                Reason::ChainTrap { line: trap.line },
+            );
+            plan.push(
+                trap.command_end,
+                trap.command_end,
+                " && __skm_took; }",
+                Reason::ChainTrap { line: trap.line },
+            );
+            continue;
+        }
         plan.push(
             trap.name_start,
             trap.name_end,
