@@ -77,4 +77,49 @@ INPUT_PATHS="skills/--exit-zero --exit-zero" INPUT_FORMAT=github INPUT_ARGS="" I
   bash "$repo/action/check.sh" >"$work/log" 2>&1 || status=$?
 [ "$status" = 1 ] && grep -q "^::error file=--exit-zero,line=2" "$work/log" || { cat "$work/log"; echo "FAIL: a path named --exit-zero gave exit $status" >&2; exit 1; }
 echo "ok: a path named --exit-zero is a path (exit $status)"
-echo "action: 6 passed, 0 failed"
+
+# The checkout's own Python is never run: a `shlex.py` beside the paths (check step), a `venv/`
+# package in the working folder (install step).
+printf 'import pathlib\npathlib.Path("PWNED-shlex").touch()\nfrom shlex import *\n' >shlex.py
+mkdir -p venv
+printf 'import pathlib\npathlib.Path("PWNED-venv").touch()\n' >venv/__main__.py
+: >venv/__init__.py
+status=0
+INPUT_PATHS="skills/a" INPUT_FORMAT=github INPUT_ARGS="" INPUT_OUTPUT="" \
+  bash "$repo/action/check.sh" >"$work/log" 2>&1 || status=$?
+[ "$status" = 1 ] && [ ! -e PWNED-shlex ] || { cat "$work/log"; echo "FAIL: the checkout's shlex.py ran (exit $status)" >&2; exit 1; }
+mkdir -p "$work/runner2"
+RUNNER_TEMP="$work/runner2" GITHUB_PATH="$work/github_path2" PIP_NO_INDEX=1 PIP_FIND_LINKS="$wheelhouse" \
+  SKILLMOD_VERSION="$version" bash "$repo/action/install.sh" >/dev/null
+[ ! -e PWNED-venv ] || { echo "FAIL: the working folder's venv/ ran in the install step" >&2; exit 1; }
+rm -rf shlex.py venv
+echo "ok: the checkout's shlex.py and venv/ are not run"
+
+# The report never goes through a link the checkout holds: a symlink at the file is replaced,
+# a folder linked outside the workspace stops the step.
+echo "keep me" >"$work/victim"
+ln -s "$work/victim" skillmod.sarif
+status=0
+INPUT_PATHS="skills/a" INPUT_FORMAT=sarif INPUT_ARGS="" INPUT_OUTPUT="skillmod.sarif" \
+  bash "$repo/action/check.sh" >"$work/log" 2>&1 || status=$?
+[ "$status" = 1 ] && [ "$(cat "$work/victim")" = "keep me" ] && [ ! -L skillmod.sarif ] \
+  && grep -q '"version": "2.1.0"' skillmod.sarif \
+  || { cat "$work/log"; echo "FAIL: the report was written through a symlink (exit $status)" >&2; exit 1; }
+mkdir -p "$work/elsewhere"
+ln -s "$work/elsewhere" reports
+status=0
+INPUT_PATHS="skills/a" INPUT_FORMAT=sarif INPUT_ARGS="" INPUT_OUTPUT="reports/out.sarif" \
+  bash "$repo/action/check.sh" >"$work/log" 2>&1 || status=$?
+[ "$status" = 2 ] && grep -q OUTPUT_UNSAFE "$work/log" && [ -z "$(ls -A "$work/elsewhere")" ] \
+  || { cat "$work/log"; echo "FAIL: a report folder linked outside gave exit $status" >&2; exit 1; }
+rm -f skillmod.sarif reports
+echo "ok: the report is never written through a symlink"
+
+# A path named `-` is that file, not stdin.
+cp skills/a/execute.sh ./-
+status=0
+INPUT_PATHS="-" INPUT_FORMAT=github INPUT_ARGS="" INPUT_OUTPUT="" \
+  bash "$repo/action/check.sh" >"$work/log" 2>&1 </dev/null || status=$?
+[ "$status" = 1 ] && grep -q "^::error file=-,line=2" "$work/log" || { cat "$work/log"; echo "FAIL: a path named - gave exit $status" >&2; exit 1; }
+echo "ok: a path named - is a file (exit $status)"
+echo "action: 9 passed, 0 failed"

@@ -28,7 +28,7 @@ else
   # and a light release profile keep that to one quick build (its speed is not tested here).
   export CARGO_TARGET_DIR="$work/cargo-target"
   export CARGO_PROFILE_RELEASE_LTO=false
-  export CARGO_PROFILE_RELEASE_OPT_LEVEL=1
+  export CARGO_PROFILE_RELEASE_OPT_LEVEL=0
 fi
 
 target="$work/target"
