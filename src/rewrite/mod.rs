@@ -139,9 +139,11 @@ fn disable_statement(
     );
 }
 
-/// `:`, naming the variables the statement read as `"${NAME+}"`: an expansion that is always
-/// empty (even under `set -u`) and runs nothing, so a variable only the disabled line read does
-/// not become one ShellCheck reports unused (SC2034).
+/// `:`, naming the variables the statement read, so a variable only the disabled line read does
+/// not become one ShellCheck reports unused (SC2034). A plain read (`$NAME`, `${NAME}`) stays
+/// `"${NAME}"`, which under `set -u` stops an unset variable's script as the line did; one read
+/// through an operator (`${NAME:-x}`) becomes `"${NAME+}"`, always empty and never failing. Neither
+/// runs anything.
 fn noop_keeping_references(
     analysis: &Analysis,
     source: &[u8],
@@ -154,17 +156,21 @@ fn noop_keeping_references(
     else {
         return ":".into();
     };
-    let mut names: Vec<&[u8]> = Vec::new();
+    // Each name once, plain when any of its reads is.
+    let mut names: Vec<(&[u8], bool)> = Vec::new();
     let mut cursor = node.walk();
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         if n.kind() == "variable_name"
-            && n.parent()
-                .is_some_and(|p| matches!(p.kind(), "simple_expansion" | "expansion"))
+            && let Some(parent) = n
+                .parent()
+                .filter(|p| matches!(p.kind(), "simple_expansion" | "expansion"))
         {
             let name = &source[n.byte_range()];
-            if !names.contains(&name) {
-                names.push(name);
+            let plain = parent.kind() == "simple_expansion" || parent.named_child_count() == 1;
+            match names.iter_mut().find(|(known, _)| *known == name) {
+                Some((_, seen_plain)) => *seen_plain |= plain,
+                None => names.push((name, plain)),
             }
         }
         stack.extend(n.children(&mut cursor));
@@ -175,7 +181,14 @@ fn noop_keeping_references(
     names.sort();
     let kept: String = names
         .iter()
-        .map(|n| format!("${{{}+}}", String::from_utf8_lossy(n)))
+        .map(|(n, plain)| {
+            let name = String::from_utf8_lossy(n);
+            if *plain {
+                format!("${{{name}}}")
+            } else {
+                format!("${{{name}+}}")
+            }
+        })
         .collect();
     format!(": \"{kept}\"")
 }

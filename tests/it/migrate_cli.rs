@@ -909,3 +909,39 @@ fn quiet_migrate_keeps_only_the_files_to_act_on() {
         "{said}"
     );
 }
+
+#[test]
+fn comment_mode_keeps_set_u_stopping_at_an_unset_variable() {
+    // The disabled line read $OUT_DIR, unset: under `set -u` the original stops there (status 1).
+    // Its `:` keeps the plain read, so the migrated script stops too instead of reporting
+    // success; a read through an operator (`${M:-x}`) never failed and still does not.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(
+        &tmp.path().join("s"),
+        "execute.sh",
+        b"#!/bin/bash\nset -u\necho \"Modified: ${M:-x}\"\necho \"Created: $OUT_DIR/a.txt\"\necho SUCCESS\n",
+    );
+    let before = run(std::process::Command::new("bash")
+        .arg(&script)
+        .current_dir(tmp.path()));
+    assert_eq!(before.status.code(), Some(1));
+    let out = run(skillmod(tmp.path()).args(["migrate", "--mode", "comment", "--no-backup", "s"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&script).expect("read");
+    assert!(text.contains(": \"${M+}\" # LEGACY"), "{text}");
+    assert!(text.contains(": \"${OUT_DIR}\" # LEGACY"), "{text}");
+    let after = run(std::process::Command::new("bash")
+        .arg(&script)
+        .current_dir(tmp.path()));
+    assert_eq!(after.status.code(), Some(1), "{}", stdout(&after));
+    assert!(
+        stderr(&after).contains("OUT_DIR: unbound variable"),
+        "{}",
+        stderr(&after)
+    );
+    assert!(
+        !stdout(&after).contains("\"success\": true"),
+        "{}",
+        stdout(&after)
+    );
+}
