@@ -163,12 +163,10 @@ impl Targets {
     }
 
     /// The files named on the command line as files (positional paths that are not folders,
-    /// `--skill-path`), as discovery returns them; none with `--force-select`, whose names are a
-    /// list to pick from. A file among them that cannot be judged is an error.
+    /// `--skill-path`), as discovery returns them. A file among them that cannot be judged is an
+    /// error; with `--force-select` too, for a file it picks (the pre-commit hooks name every
+    /// staged file: a script padded past `--max-size` must not pass the commit).
     pub fn explicit_files(&self) -> std::collections::HashSet<PathBuf> {
-        if self.force_select {
-            return Default::default();
-        }
         self.paths
             .iter()
             .filter(|p| !std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))

@@ -545,6 +545,47 @@ fn migrate_never_writes_into_git_or_state_folders_through_a_symlinked_folder() {
 }
 
 #[test]
+fn an_oversize_script_the_hooks_name_is_an_error_beside_a_clean_one() {
+    // The hooks name every staged file and `--force-select` picks the scripts among them: one
+    // padded past the limit is named, so it fails the commit as a named file does, even with a
+    // clean script staged beside it (the hostile trial's commit passed: it was only a warning).
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path();
+    git_init(repo);
+    std::fs::create_dir_all(repo.join("skills/x")).expect("mkdir");
+    std::fs::write(repo.join("skills/x/SKILL.md"), "---\nname: x\n---\n").expect("skill");
+    write_script(repo, "skills/x/scripts/clean.sh", CLEAN);
+    let mut big = LEGACY.to_vec();
+    big.extend(std::iter::repeat_n(b'#', 5000));
+    write_script(repo, "skills/x/scripts/run.sh", &big);
+    let names = [
+        "--max-size",
+        "4096",
+        "--force-select",
+        "--",
+        "skills/x/SKILL.md",
+        "skills/x/scripts/clean.sh",
+        "skills/x/scripts/run.sh",
+    ];
+    let (code, text) = check(repo, &names);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("skills/x/scripts/run.sh: SKM004 FILE_TOO_LARGE"),
+        "{text}"
+    );
+    let mut migrate = vec!["migrate", "--quiet", "--allow-dirty"];
+    migrate.extend(names);
+    let out = run(skillmod(repo).args(&migrate));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("FILE_TOO_LARGE") || stdout(&out).contains("FILE_TOO_LARGE"),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
+#[test]
 fn a_file_named_dash_is_a_file_for_the_hooks_not_stdin() {
     let tmp = tempfile::tempdir().expect("tmp");
     // A skill at the root (SKILL.md beside it), so the hook's selection takes the script.
