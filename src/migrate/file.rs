@@ -249,8 +249,10 @@ fn gate(
     } else {
         None
     };
+    // check reports this parse error as SKM003, an error: migrate fails the file (exit 1), so
+    // the migrate hook stops the commit as the check hook does.
     if let Some(failure) = analysis.parse_failure() {
-        return stop(report, Status::Skipped, failure.refusal());
+        return stop(report, Status::Failed, failure.refusal());
     }
     if analysis.legacy.is_empty() && !options.force && hosted.is_none() && upkeep.is_none() {
         report.status = Status::NoLegacy;

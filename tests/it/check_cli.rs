@@ -394,9 +394,11 @@ fn a_marker_in_an_unparsable_script_is_an_error_in_check_and_migrate() {
         .unwrap_or_else(|| panic!("an SKM003 finding: {text}"))
         .to_string();
     assert!(!text.contains("All clear"), "{text}");
+    // migrate fails the file (exit 1), so its hook stops a commit as check's does.
     let out = run(skillmod(tmp.path()).args(["migrate", "--format", "json", "."]));
+    assert_eq!(out.status.code(), Some(1));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(doc["files"][0]["status"], "skipped", "{doc}");
+    assert_eq!(doc["files"][0]["status"], "failed", "{doc}");
     assert_eq!(doc["files"][0]["errors"][0]["code"], "PARSE_ERROR", "{doc}");
     let message = doc["files"][0]["errors"][0]["message"]
         .as_str()

@@ -460,7 +460,8 @@ fn a_parse_error_anywhere_in_a_script_with_legacy_lines_refuses_it() {
     write_script(dir.path(), "a/execute.sh", before);
     write_script(dir.path(), "b/execute.sh", after);
     write_script(dir.path(), "c/execute.sh", tree_sitter_error);
-    let (_, report) = json_report(dir.path(), &["migrate", "--mode", "comment", "."]);
+    let (code, report) = json_report(dir.path(), &["migrate", "--mode", "comment", "."]);
+    assert_eq!(code, 1, "check's SKM003 is an error: migrate fails these files");
     let files = report["files"].as_array().expect("files");
     let status = |path: &str| {
         files
@@ -475,7 +476,7 @@ fn a_parse_error_anywhere_in_a_script_with_legacy_lines_refuses_it() {
     ] {
         assert_eq!(
             status(path),
-            Some((Value::from("skipped"), Value::from("PARSE_ERROR"))),
+            Some((Value::from("failed"), Value::from("PARSE_ERROR"))),
             "{path}"
         );
         assert_eq!(
