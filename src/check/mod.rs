@@ -145,6 +145,9 @@ pub(crate) fn check_file(
         }
     };
     let profile = &*profile;
+    if crate::config::discover::is_runtime_file(path.file_name().unwrap_or_default()) {
+        return runtime_file(&shown, runtime_state(path, &options.runtimes, cache));
+    }
     let meta = match stat(path) {
         Ok(meta) => meta,
         Err(outcome) => return unread(&shown, path, outcome, options, profile),
@@ -198,6 +201,28 @@ pub(crate) fn check_file(
             unread(&shown, selected, linked, options, profile)
         }
         Err(outcome) => unread(&shown, selected, outcome, options, profile),
+    }
+}
+
+/// A runtime file named, staged or changed on its own (the hooks, `--changed-since`): no script,
+/// but code every skill that sources it runs, so an edit to it alone is an error here too.
+fn runtime_file(shown: &str, state: State) -> FileCheck {
+    let State::Foreign(declared) = state else {
+        return clean();
+    };
+    let message = format!(
+        "is not a runtime skillmod wrote (edited, planted or of an unknown version{}): its code runs with every skill that sources it; migrate --replace-runtime on those scripts replaces it",
+        declared.map_or_else(String::new, |v| format!("; it declares version {v}"))
+    );
+    let finding =
+        Finding::new(Rule::RuntimeOutOfDate, shown, (1, 1), message).severity(Severity::Error);
+    FileCheck {
+        findings: vec![Finding {
+            reason: Some(codes::RUNTIME_FOREIGN),
+            ..finding
+        }],
+        outcome: Outcome::Checked,
+        suppressed: 0,
     }
 }
 
@@ -482,19 +507,16 @@ fn runtime_finding(
                 "carries an inline runtime block, version {version}, older than this skillmod's {RUNTIME_VERSION}"
             ),
         ),
+        // Recognised by its markers only: its bytes vary with 0.1.0's settings, so no list of
+        // hashes says it is skillmod's, and code edited into it runs with the skill.
         cache::Runtime::OldInline => (
-            rules::Severity::Warning,
+            rules::Severity::Error,
             codes::RUNTIME_OUTDATED,
-            "carries skillmod 0.1.0's one-line inline runtime; migrate replaces it by one line sourcing the skill's skillmod-runtime.sh".to_string(),
+            "carries skillmod 0.1.0's one-line inline runtime, which cannot be verified byte for byte (code edited into it runs with the skill); migrate replaces it by one line sourcing the skill's skillmod-runtime.sh".to_string(),
         ),
-        cache::Runtime::File { version, .. } if *version < RUNTIME_VERSION => (
-            rules::Severity::Warning,
-            codes::RUNTIME_OUTDATED,
-            format!(
-                "loads its runtime the {} way (version {version}, found from $0 at the project root): the skill folder copied alone exits 70 with no document; migrate gives each skill folder its runtime",
-                if *version == 2 { "0.2.0" } else { "old" }
-            ),
-        ),
+        cache::Runtime::File { version, relative, .. } if *version < RUNTIME_VERSION => {
+            old_file_runtime(script, relative, *version, runtimes, cache)
+        }
         cache::Runtime::File { relative, .. } => {
             file_runtime(script, relative, runtimes, cache)?
         }
@@ -538,6 +560,43 @@ fn runtime_fix(reason: Code, shown: &str, runtime: &cache::Runtime) -> String {
             crate::bytes_text::command_arg(shown)
         ),
         _ => format!("skillmod migrate {}", crate::bytes_text::command_arg(shown)),
+    }
+}
+
+/// SKM007 for a script whose older source line (0.2.0's, found from `$0` at the project root)
+/// names `relative`: a warning when that file is a released runtime byte for byte, else an error.
+fn old_file_runtime(
+    script: &Path,
+    relative: &str,
+    version: u32,
+    runtimes: &crate::unit::runtime::States,
+    cache: &Cache,
+) -> (rules::Severity, Code, String) {
+    let file = crate::unit::runtime::named_by(script, relative);
+    match runtime_state(&file, runtimes, cache) {
+        State::Current | State::Older(_) => (
+            rules::Severity::Warning,
+            codes::RUNTIME_OUTDATED,
+            format!(
+                "loads its runtime the {} way (version {version}, found from $0 at the project root): the skill folder copied alone exits 70 with no document; migrate gives each skill folder its runtime",
+                if version == 2 { "0.2.0" } else { "old" }
+            ),
+        ),
+        State::Missing => (
+            rules::Severity::Error,
+            codes::RUNTIME_MISSING,
+            format!(
+                "loads {relative} the 0.2.0 way, and it does not exist: a run exits 70; migrate gives each skill folder its runtime"
+            ),
+        ),
+        State::Foreign(declared) => (
+            rules::Severity::Error,
+            codes::RUNTIME_FOREIGN,
+            format!(
+                "loads {relative} the 0.2.0 way, and it is not a runtime skillmod wrote (edited, planted or of an unknown version{}): its code runs with the skill; migrate --replace-runtime replaces it",
+                declared.map_or_else(String::new, |v| format!("; it declares version {v}"))
+            ),
+        ),
     }
 }
 
@@ -1222,6 +1281,9 @@ fn check_staged(
         }
         Some(crate::vcs::Staged::Blob { script, bytes }) => (script, bytes),
     };
+    if crate::config::discover::is_runtime_file(path.file_name().unwrap_or_default()) {
+        return runtime_file(&shown, crate::unit::runtime::state_of(bytes));
+    }
     let too_large = bytes.len() as u64 > options.max_size;
     if too_large && !Dialect::is_shell_file(path, bytes) {
         let not_shell = ReadOutcome::Skipped(crate::domain::refusal::not_shell());

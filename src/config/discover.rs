@@ -101,7 +101,9 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
             continue;
         }
         let absolute = canonical(file);
+        // A runtime file named on its own is verified (the hooks pass it when a commit edits it).
         let taken = !selection.force_select
+            || is_runtime_file(file.file_name().unwrap_or_default())
             || filters.for_path(&absolute).is_ok_and(|f| {
                 f.names.is_match(file.file_name().unwrap_or_default())
                     || (!is_runtime_file(file.file_name().unwrap_or_default())
@@ -499,7 +501,7 @@ fn list_kept(dir: &Path) -> HashSet<OsString> {
 
 /// skillmod's own runtime files (`skillmod-runtime*.sh`) are not skills: a walk never selects
 /// them, whatever `--include` matches.
-fn is_runtime_file(name: &std::ffi::OsStr) -> bool {
+pub(crate) fn is_runtime_file(name: &std::ffi::OsStr) -> bool {
     let name = name.to_string_lossy();
     name.starts_with(crate::analyze::runtime_link::FILE_STEM) && name.ends_with(".sh")
 }

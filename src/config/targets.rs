@@ -305,17 +305,28 @@ impl Targets {
             // The file itself as git names it: a symlink is not followed to its target.
             let as_named = |f: &PathBuf| crate::fsio::as_named(f);
             files.retain(|f| wanted.contains(&as_named(f)));
+            // A changed runtime file, which no walk selects, is verified on its own.
+            let named: Vec<PathBuf> = self.named().iter().map(as_named).collect();
+            files.extend(
+                wanted
+                    .iter()
+                    .filter(|f| {
+                        crate::config::discover::is_runtime_file(f.file_name().unwrap_or_default())
+                            && (named.is_empty() || named.iter().any(|n| f.starts_with(n)))
+                            && (self.staged || f.exists())
+                    })
+                    .cloned(),
+            );
             if self.staged {
                 let found: Vec<PathBuf> = files.iter().map(as_named).collect();
-                let named: Vec<PathBuf> = self.named().iter().map(as_named).collect();
                 files.extend(
                     staged_without_work_tree_copy(&repo, &wanted, &found)?
                         .into_iter()
                         .filter(|f| named.is_empty() || named.iter().any(|n| f.starts_with(n))),
                 );
-                files.sort();
-                files.dedup();
             }
+            files.sort();
+            files.dedup();
         }
         Ok(files)
     }

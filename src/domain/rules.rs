@@ -123,7 +123,7 @@ impl Rule {
                 code: "SKM007",
                 name: "runtime-out-of-date",
                 severity: Severity::Error,
-                summary: "a capture-migrated skill's runtime is missing (`RUNTIME_MISSING`), not in git (`RUNTIME_UNTRACKED`) or not skillmod's (`RUNTIME_FOREIGN`): errors; older, in 0.2.0's project-wide layout, or 0.1.0's inline runtime (`RUNTIME_OUTDATED`): a warning; fix: `skillmod migrate FILE`",
+                summary: "a capture-migrated skill's runtime is missing (`RUNTIME_MISSING`), not in git (`RUNTIME_UNTRACKED`) or not skillmod's (`RUNTIME_FOREIGN`): errors; older, or in 0.2.0's project-wide layout (`RUNTIME_OUTDATED`): a warning; 0.1.0's inline runtime, which cannot be verified byte for byte (`RUNTIME_OUTDATED`): an error; fix: `skillmod migrate FILE`",
                 explanation: "A capture-mode skill loads skillmod-runtime.sh from its skill folder. When that file is missing (or, inside git, not committed), a run prints a RUNTIME_MISSING document and exits 70 (an error); a runtime whose bytes are not skillmod's runs someone else's code with the skill (an error: read it, then `skillmod migrate --replace-runtime`); a runtime older than this skillmod's, 0.2.0's single runtime at the project root (a copied skill folder lacks it) or 0.1.0's inline runtime still work but miss fixes (a warning). Run `skillmod migrate` on the skill: it writes, converts or upgrades the runtime, with a backup.",
                 example: "#!/bin/bash\n__skm_need=0 command . \"$(dirname -- \"$0\")/skillmod-runtime.sh\" || { echo \"run: skillmod migrate $0\" >&2; exit 70; }\n: # LEGACY (replaced with JSON): echo \"SUCCESS\"\n",
             },

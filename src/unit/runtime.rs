@@ -76,7 +76,7 @@ pub fn state(path: &Path) -> State {
 }
 
 /// The state of runtime bytes.
-fn state_of(bytes: &[u8]) -> State {
+pub fn state_of(bytes: &[u8]) -> State {
     match crate::analyze::runtime_link::known_version(bytes) {
         Some(v) if v == RUNTIME_VERSION => State::Current,
         Some(v) if v < RUNTIME_VERSION => State::Older(v),

@@ -461,7 +461,10 @@ fn a_parse_error_anywhere_in_a_script_with_legacy_lines_refuses_it() {
     write_script(dir.path(), "b/execute.sh", after);
     write_script(dir.path(), "c/execute.sh", tree_sitter_error);
     let (code, report) = json_report(dir.path(), &["migrate", "--mode", "comment", "."]);
-    assert_eq!(code, 1, "check's SKM003 is an error: migrate fails these files");
+    assert_eq!(
+        code, 1,
+        "check's SKM003 is an error: migrate fails these files"
+    );
     let files = report["files"].as_array().expect("files");
     let status = |path: &str| {
         files

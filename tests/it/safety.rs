@@ -709,14 +709,15 @@ fn full_disk_leaves_everything_recoverable(
 #[test]
 fn a_full_disk_leaves_every_file_whole_and_recoverable() {
     // A real write failure: a file-size limit (`ulimit -f`, with SIGXFSZ ignored) makes every
-    // write past 20 KiB fail, as ENOSPC would; the backup manifest hits it partway through.
+    // write past 30 KiB fail, as ENOSPC would; the backup manifest hits it partway through (the
+    // runtime file, about 21 KiB, fits).
     let tmp = tempfile::tempdir().expect("tmp");
     let root = tmp.path();
     bulk(root, 200);
     let mut limited = Command::new("sh");
     limited
         .arg("-c")
-        .arg("trap '' XFSZ; ulimit -f 40; exec \"$0\" migrate -q s")
+        .arg("trap '' XFSZ; ulimit -f 60; exec \"$0\" migrate -q s")
         .arg(env!("CARGO_BIN_EXE_skillmod"))
         .current_dir(root)
         .env("NO_COLOR", "1")

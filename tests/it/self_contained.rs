@@ -717,3 +717,109 @@ fn check_staged_reads_the_index_whatever_the_work_tree_holds() {
         "{report}"
     );
 }
+
+#[test]
+fn code_edited_into_an_old_layout_runtime_is_an_error_not_an_outdated_warning() {
+    // 0.2.0's project-root runtime with a line appended, and 0.1.0's one-line inline runtime with
+    // a command put in: each runs with the skill, so each fails check (a hostile trial's planted
+    // `touch` passed as a RUNTIME_OUTDATED warning).
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path();
+    git_init(root);
+    let v2 = fixtures().join("upgrade/v2");
+    let mut runtime = std::fs::read(v2.join("skillmod-runtime.sh")).expect("v2");
+    runtime.extend_from_slice(b"touch planted\n");
+    std::fs::write(root.join("skillmod-runtime.sh"), &runtime).expect("runtime");
+    std::fs::copy(
+        v2.join("sourced-skill-output-v1.sh"),
+        write_script(root, "s/execute.sh", b""),
+    )
+    .expect("script");
+    let (code, report) = json_report(root, &["check", "s"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        report["findings"][0]["reason"], "RUNTIME_FOREIGN",
+        "{report}"
+    );
+    // The released bytes are only outdated.
+    std::fs::copy(
+        v2.join("skillmod-runtime.sh"),
+        root.join("skillmod-runtime.sh"),
+    )
+    .expect("v2");
+    let (code, report) = json_report(root, &["check", "s"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(
+        report["warnings"][0]["reason"], "RUNTIME_OUTDATED",
+        "{report}"
+    );
+
+    let old =
+        std::fs::read_to_string(fixtures().join("upgrade/migrated-by-0.1.0.sh")).expect("0.1.0");
+    let marker = "prints one JSON document at exit)'; ";
+    assert!(old.contains(marker));
+    write_script(
+        root,
+        "t/execute.sh",
+        old.replacen(marker, &format!("{marker}touch planted; "), 1)
+            .as_bytes(),
+    );
+    let (code, report) = json_report(root, &["check", "t"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        report["findings"][0]["reason"], "RUNTIME_OUTDATED",
+        "{report}"
+    );
+    assert_eq!(report["findings"][0]["severity"], "error", "{report}");
+}
+
+#[test]
+fn a_runtime_edited_alone_fails_the_hooks_staged_and_changed_since_checks() {
+    // A change that touches only a skill's runtime file, which no walk selects as a script: every
+    // narrowed check (the hook's named files, --staged, --changed-since) verifies it.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path();
+    git_init(root);
+    std::fs::create_dir_all(root.join("s")).expect("mkdir");
+    std::fs::write(root.join("s/SKILL.md"), SKILL_MD).expect("skill");
+    write_script(root, "s/execute.sh", SH_SKILL);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "skill"]);
+    let out = run(skillmod(root).args(["migrate", "--no-backup", "s"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "migrated"]);
+    let runtime = root.join("s/skillmod-runtime.sh");
+    // `--format json` before the `--` that ends the options.
+    let checked = |args: &[&str]| {
+        let out = run(skillmod(root)
+            .args(["check", "--format", "json"])
+            .args(args));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        (out.status.code(), report)
+    };
+    // Named alone, as it is, the runtime is clean.
+    let (code, report) = checked(&["--force-select", "--", "s/skillmod-runtime.sh"]);
+    assert_eq!(code, Some(0), "{report}");
+    let mut bytes = std::fs::read(&runtime).expect("runtime");
+    bytes.extend_from_slice(b"touch planted\n");
+    std::fs::write(&runtime, bytes).expect("edit");
+    git(root, &["add", "-A"]);
+    for args in [
+        &["--force-select", "--", "s/skillmod-runtime.sh"][..],
+        &["--", "s/skillmod-runtime.sh"],
+        &["--staged"],
+        &["--changed-since", "HEAD"],
+    ] {
+        let (code, report) = checked(args);
+        assert_eq!(code, Some(1), "{args:?}: {report}");
+        assert_eq!(
+            report["findings"][0]["reason"], "RUNTIME_FOREIGN",
+            "{args:?}: {report}"
+        );
+        assert_eq!(
+            report["findings"][0]["path"], "s/skillmod-runtime.sh",
+            "{args:?}"
+        );
+    }
+}
