@@ -103,7 +103,7 @@ impl Repo {
             })
             .collect();
         for (file, entry) in &mut staged {
-            let named = crate::fsio::as_named(file);
+            let named = self.in_index(file);
             if modes.get(&named).is_some_and(|m| m == SYMLINK_MODE) {
                 *entry = self.follow_staged(&named, &modes);
             }
@@ -352,13 +352,30 @@ impl Repo {
 
     /// The staged content (index, stage 0) of each of `files` (absolute paths) that has one,
     /// read with one `git cat-file --batch -Z` (no filters run, whatever the config says).
+    /// The path the index knows `file` by: read lexically under the work tree's root, so a
+    /// folder the work tree has turned into a symlink is not followed to another file (the index
+    /// holds no such link); else through the real folder that holds it.
+    fn in_index(&self, file: &Path) -> PathBuf {
+        match std::path::absolute(file) {
+            Ok(path)
+                if path.starts_with(&self.root)
+                    && !path
+                        .components()
+                        .any(|c| matches!(c, std::path::Component::ParentDir)) =>
+            {
+                path
+            }
+            _ => crate::fsio::as_named(file),
+        }
+    }
+
     pub fn index_contents(&self, files: &[PathBuf]) -> Result<HashMap<PathBuf, Vec<u8>>> {
         use std::io::Write;
         let mut request = Vec::new();
         let mut asked = Vec::new();
         for file in files {
             // The path itself, a symlink not followed: the index holds that name.
-            let canonical = crate::fsio::as_named(file);
+            let canonical = self.in_index(file);
             let Ok(relative) = canonical.strip_prefix(&self.root) else {
                 continue;
             };

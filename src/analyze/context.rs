@@ -48,6 +48,8 @@ struct Call<'s, 't> {
 /// definitions, and whether the block marker comment is present.
 #[derive(Debug)]
 pub(crate) struct Survey<'s, 't> {
+    /// The tree's root: where a node's ancestry is read from, top down, in one descent.
+    pub root: Node<'t>,
     pub echoes: Vec<Site<'t>>,
     pub cats: Vec<Site<'t>>,
     pub printfs: Vec<Site<'t>>,
@@ -274,14 +276,18 @@ impl<'s, 't> Survey<'s, 't> {
     pub fn tee_after(&self, echo: &Site<'t>, source: &[u8]) -> Option<Node<'t>> {
         // The echo with its own redirections (`echo SUCCESS 2>&1 | tee log`), which keep its
         // output on the pipe, is the pipeline's first part.
+        // The cheap test first: a parent is found by descending from the root (as deep as the
+        // echo is nested), so it is looked for only for an echo on a pipe.
+        if echo.blocked != Some(NotStdout::Piped) {
+            return None;
+        }
         let part = echo
             .node
             .parent()
             .filter(|p| p.kind() == "redirected_statement")
             .unwrap_or(echo.node);
         let pipeline = part.parent().filter(|p| p.kind() == "pipeline")?;
-        if echo.blocked != Some(NotStdout::Piped)
-            || pipeline.named_child_count() != 2
+        if pipeline.named_child_count() != 2
             || super::redirects::redirects_stdout(echo.node, source)
         {
             return None;
@@ -389,6 +395,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
             marker,
             offsets,
             survey: Survey {
+                root: tree.root_node(),
                 echoes: Vec::new(),
                 cats: Vec::new(),
                 printfs: Vec::new(),

@@ -96,14 +96,20 @@ fn last_statement(node: Node<'_>) -> Option<Node<'_>> {
 /// N: the statements after it, in its list and in the lists around it, up to such a command are
 /// plain commands (no loop, no branch, no function end, no subshell in between; anything else
 /// and the answer is "not known to fail", false).
-pub fn on_failure_path(statement: Node<'_>, source: &[u8]) -> bool {
+pub fn on_failure_path<'t>(root: Node<'t>, statement: Node<'t>, source: &[u8]) -> bool {
     // In a subshell (`( … )`, `$( … )`, a pipeline's group), an `exit` ends only that subshell.
-    let nested = std::iter::successors(statement.parent(), |n| n.parent()).any(|n| {
-        matches!(
-            n.kind(),
-            "subshell" | "command_substitution" | "process_substitution"
-        ) || (n.kind() == "pipeline" && statement.parent() != Some(n))
-    });
+    // The ancestors in one descent from the root: each `parent()` descends again, which a
+    // script nested thousands deep turns into minutes.
+    let ancestors = super::parser::ancestry(root, statement);
+    let parent = ancestors.len().checked_sub(2).map(|i| ancestors[i]);
+    let nested = ancestors[..ancestors.len().saturating_sub(1)]
+        .iter()
+        .any(|n| {
+            matches!(
+                n.kind(),
+                "subshell" | "command_substitution" | "process_substitution"
+            ) || (n.kind() == "pipeline" && parent != Some(*n))
+        });
     if nested {
         return false;
     }
@@ -223,7 +229,7 @@ mod tests {
         )
         .find(|n| n.kind() == "command")
         .expect("command");
-        on_failure_path(echo, source.as_bytes())
+        on_failure_path(tree.root_node(), echo, source.as_bytes())
     }
 
     #[test]

@@ -89,7 +89,7 @@ pub(super) fn calls(
         .filter_map(|(name, node)| {
             // The script's own definition wins over a sourced file's, as the last one bash read.
             let helper = helpers.get(name).or_else(|| imported.get(name))?;
-            statement(node, source, helper, vocabulary)
+            statement(survey.root, node, source, helper, vocabulary)
         })
         .collect()
 }
@@ -239,8 +239,9 @@ fn argument_copies(function: Node<'_>, source: &[u8]) -> HashMap<String, Passes>
 
 /// The call as a legacy statement, when what the helper prints of it is a legacy line whose
 /// marker the call's own arguments carry (the runtime reads the value from them).
-fn statement(
-    command: Node<'_>,
+fn statement<'t>(
+    root: Node<'t>,
+    command: Node<'t>,
     source: &[u8],
     helper: &Helper,
     vocabulary: Vocabulary,
@@ -274,7 +275,7 @@ fn statement(
         end: command.end_byte(),
         printer: name.byte_range(),
         form: Form::Helper(helper.passes),
-        on_failure_path: flow::on_failure_path(command, source),
+        on_failure_path: flow::on_failure_path(root, command, source),
         ends_shell: helper.ends_shell,
     })
 }

@@ -399,7 +399,7 @@ fn survey_tree(
         .echoes
         .iter()
         .filter(|site| survey.reach(site) == Err(context::NotStdout::ParseError))
-        .filter_map(|site| legacy_statement(site.node, source, vocabulary, dialect))
+        .filter_map(|site| legacy_statement(survey.root, site.node, source, vocabulary, dialect))
         .map(|s| (s.line, s.column))
         .min();
     let legacy = legacy_statements(&survey, source, vocabulary, dialect, imported);
@@ -475,11 +475,11 @@ fn legacy_statements(
         .iter()
         .chain(&survey.printfs)
         .filter(|site| survey.reach(site).is_ok())
-        .filter_map(|site| legacy_statement(site.node, source, vocabulary, dialect))
+        .filter_map(|site| legacy_statement(survey.root, site.node, source, vocabulary, dialect))
         .collect();
     legacy.extend(survey.echoes.iter().filter_map(|site| {
         let tee = survey.tee_after(site, source)?;
-        let mut statement = legacy_statement(site.node, source, vocabulary, dialect)?;
+        let mut statement = legacy_statement(survey.root, site.node, source, vocabulary, dialect)?;
         statement.end = tee.end_byte();
         statement.text =
             String::from_utf8_lossy(&one_line(&source[statement.start..statement.end]))
@@ -551,8 +551,9 @@ fn other_writes(
 }
 
 /// A legacy statement when the echo prints a legacy line.
-fn legacy_statement(
-    command: Node<'_>,
+fn legacy_statement<'t>(
+    root: Node<'t>,
+    command: Node<'t>,
     source: &[u8],
     vocabulary: Vocabulary,
     dialect: Dialect,
@@ -590,7 +591,7 @@ fn legacy_statement(
         end,
         printer,
         form,
-        on_failure_path: flow::on_failure_path(command, source),
+        on_failure_path: flow::on_failure_path(root, command, source),
         ends_shell: invocation.replaces_shell,
     })
 }

@@ -379,8 +379,16 @@ fn staged_without_work_tree_copy(
     Ok(staged
         .iter()
         .filter(|path| staged_file(path) && !found.contains(*path))
+        // A copy the walk could have met: reached through real folders only (one reached
+        // through a folder the work tree turned into a symlink is another file, or none).
         .filter(|path| {
-            !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() || m.is_symlink())
+            let through_folders = path
+                .ancestors()
+                .skip(1)
+                .take_while(|dir| dir.starts_with(&repo.root) && *dir != repo.root)
+                .all(|dir| std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()));
+            !(through_folders
+                && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() || m.is_symlink()))
         })
         .filter(|path| {
             let name = path.file_name().unwrap_or_default();

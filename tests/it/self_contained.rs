@@ -719,6 +719,45 @@ fn check_staged_reads_the_index_whatever_the_work_tree_holds() {
 }
 
 #[test]
+fn check_staged_reads_the_index_when_a_skill_folder_became_a_symlink() {
+    // The index holds a legacy scripts/run.sh; in the work tree the skill's folder is now a
+    // symlink to another folder holding a clean file of that name (inside the repository, or
+    // outside it). The commit records the legacy script: that is what --staged judges.
+    for outside in [false, true] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let elsewhere = tempfile::tempdir().expect("elsewhere");
+        let repo = tmp.path();
+        git_init(repo);
+        std::fs::create_dir_all(repo.join("skills/s")).expect("mkdir");
+        std::fs::write(repo.join("skills/s/SKILL.md"), SKILL_MD).expect("skill");
+        write_script(
+            repo,
+            "skills/s/scripts/run.sh",
+            b"#!/bin/bash\necho hi >&2\n",
+        );
+        git(repo, &["add", "-A"]);
+        git(repo, &["commit", "-qm", "skill"]);
+        write_script(repo, "skills/s/scripts/run.sh", SH_SKILL);
+        git(repo, &["add", "-A"]);
+        std::fs::rename(repo.join("skills/s"), repo.join("moved")).expect("move");
+        let target = if outside {
+            elsewhere.path().to_path_buf()
+        } else {
+            repo.join("other")
+        };
+        write_script(&target, "scripts/run.sh", b"#!/bin/bash\necho hi >&2\n");
+        std::os::unix::fs::symlink(&target, repo.join("skills/s")).expect("link");
+        let (code, report) = json_report(repo, &["check", "--staged"]);
+        assert_eq!(code, 1, "outside={outside}: {report}");
+        assert_eq!(
+            report["findings"][0]["path"], "skills/s/scripts/run.sh",
+            "outside={outside}: {report}"
+        );
+        assert_eq!(report["findings"][0]["code"], "SKM001", "{report}");
+    }
+}
+
+#[test]
 fn code_edited_into_an_old_layout_runtime_is_an_error_not_an_outdated_warning() {
     // 0.2.0's project-root runtime with a line appended, and 0.1.0's one-line inline runtime with
     // a command put in: each runs with the skill, so each fails check (a hostile trial's planted
