@@ -136,20 +136,35 @@ fn files_to_check(
     cache: &Cache,
 ) -> Result<Vec<std::path::PathBuf>> {
     let targets = &args.paths;
+    let sources_of = |path: &std::path::Path| {
+        cache.sources_of(path, || {
+            crate::unit::sourcing::sourced_targets(path, args.max_size)
+        })
+    };
     match stdin {
         Some(path) => targets.stdin_files(path, args.stdin_filename.is_some(), resolver),
-        None if targets.staged => targets.files("check", resolver),
-        None => Ok(check::once_each(targets.with_libraries(
-            targets.files("check", resolver)?,
-            |files, named| {
-                crate::unit::sourcing::unselected_libraries(files, named, args.max_size, &|path| {
-                    cache.sources_of(path, || {
-                        crate::unit::sourcing::sourced_targets(path, args.max_size)
-                    })
-                })
-            },
-            resolver,
-        )?)),
+        None if targets.staged => {
+            targets.with_sourcers(targets.files("check", resolver)?, &sources_of, resolver)
+        }
+        None => {
+            let files = targets.with_libraries(
+                targets.files("check", resolver)?,
+                |files, named| {
+                    crate::unit::sourcing::unselected_libraries(
+                        files,
+                        named,
+                        args.max_size,
+                        &sources_of,
+                    )
+                },
+                resolver,
+            )?;
+            Ok(check::once_each(targets.with_sourcers(
+                files,
+                &sources_of,
+                resolver,
+            )?))
+        }
     }
 }
 

@@ -24,15 +24,16 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         named if named.is_empty() => vec![base.clone()],
         named => named,
     };
+    let sources_of =
+        |path: &std::path::Path| crate::unit::sourcing::sourced_targets(path, args.max_size);
     let files = targets.with_libraries(
         targets.files("migrate", &resolver)?,
         |files, named| {
-            crate::unit::sourcing::unselected_libraries(files, named, args.max_size, &|path| {
-                crate::unit::sourcing::sourced_targets(path, args.max_size)
-            })
+            crate::unit::sourcing::unselected_libraries(files, named, args.max_size, &sources_of)
         },
         &resolver,
     )?;
+    let files = targets.with_sourcers(files, &sources_of, &resolver)?;
     let mut selected = migrate::Selected::new(&files, &named, &targets.explicit_files(), &base);
     selected.named_scripts = targets.named_scripts();
     let files = selected.files.clone();

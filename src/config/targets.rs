@@ -138,6 +138,79 @@ impl Targets {
         Ok(files)
     }
 
+    /// In a run narrowed to some files (`--staged`, `--changed-since`, the hooks'
+    /// `--force-select` list): each script of the project that sources one of the changed or
+    /// named files, and that file, since a change to a library alone changes what those scripts
+    /// print. `sources_of` gives the paths a script sources, from its
+    /// folder. Inside a git work tree only: that is the project searched.
+    pub fn with_sourcers(
+        &self,
+        mut files: Vec<PathBuf>,
+        sources_of: &(dyn Fn(&std::path::Path) -> Vec<PathBuf> + Sync),
+        resolver: &Arc<Resolver>,
+    ) -> Result<Vec<PathBuf>> {
+        use crate::fsio::canonical;
+        let by_history = self.staged || self.changed_since.is_some();
+        if !by_history && !self.force_select {
+            return Ok(files);
+        }
+        let Some(repo) = crate::vcs::Repo::discover(&crate::fsio::working_dir()?) else {
+            return Ok(files);
+        };
+        let changed: Vec<PathBuf> = if by_history {
+            let mut wanted = std::collections::HashSet::new();
+            if let Some(rev) = &self.changed_since {
+                wanted.extend(repo.changed_since(rev)?);
+            }
+            if self.staged {
+                wanted.extend(repo.staged()?);
+            }
+            wanted.into_iter().collect()
+        } else {
+            self.paths.clone()
+        };
+        let taken: std::collections::HashSet<PathBuf> =
+            files.iter().map(|f| canonical(f)).collect();
+        let others: std::collections::HashSet<PathBuf> = changed
+            .iter()
+            .filter(|f| std::fs::symlink_metadata(f).is_ok_and(|m| m.is_file()))
+            .map(|f| canonical(f))
+            .collect();
+        // Selected or not: a changed library in a skill folder is selected itself, and its
+        // helpers still print in the scripts that call them.
+        if others.is_empty() {
+            return Ok(files);
+        }
+        let mut selection = self.filters(resolver)?;
+        selection.force_select = false;
+        selection.dirs = vec![repo.root.clone()];
+        let scripts = super::discover::discover(&selection)?;
+        let sourced = crate::parallel::map(&scripts, |script| {
+            let dir = script.parent().unwrap_or(std::path::Path::new("."));
+            sources_of(script)
+                .into_iter()
+                .map(|target| canonical(&dir.join(target)))
+                .filter(|target| others.contains(target))
+                .collect::<Vec<_>>()
+        });
+        let mut added = taken;
+        for (script, libraries) in scripts.into_iter().zip(sourced) {
+            if libraries.is_empty() {
+                continue;
+            }
+            if added.insert(canonical(&script)) {
+                files.push(script);
+            }
+            for library in libraries {
+                if added.insert(library.clone()) {
+                    files.push(library);
+                }
+            }
+        }
+        files.sort();
+        Ok(files)
+    }
+
     /// The include/exclude rules alone, without any path (for `check -`'s `--stdin-filename`).
     pub fn filters(&self, resolver: &Arc<Resolver>) -> Result<Selection> {
         let exclude = (!self.exclude.is_empty())

@@ -699,3 +699,65 @@ fn a_script_reached_by_its_name_and_through_a_link_is_counted_once() {
         "{report}"
     );
 }
+
+#[test]
+fn a_library_changed_alone_is_judged_with_the_scripts_that_source_it_in_narrowed_checks() {
+    // A change that touches only a sourced file changes what the scripts sourcing it print: a
+    // library outside the skill folder that now prints results itself, and a helper inside it
+    // that now prints what unchanged call sites hand it. --staged, --changed-since and the
+    // hooks' --force-select list each find them, as a full walk does.
+    for (library, before, after) in [
+        (
+            "lib/common.sh",
+            "finish() { echo \"done\" >&2; }\n",
+            "finish() { echo \"Created: out.txt\"; echo SUCCESS; }\n",
+        ),
+        (
+            "skills/s/lib.sh",
+            "finish() { echo \"$1\" >&2; }\n",
+            "finish() { echo \"$1\"; }\n",
+        ),
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let repo = tmp.path();
+        git_init(repo);
+        std::fs::create_dir_all(repo.join("skills/s")).expect("mkdir");
+        std::fs::write(repo.join("skills/s/SKILL.md"), "---\nname: s\n---\n").expect("skill");
+        write_script(repo, library, before.as_bytes());
+        let relative = if library.starts_with("lib/") {
+            "../../lib/common.sh"
+        } else {
+            "lib.sh"
+        };
+        write_script(
+            repo,
+            "skills/s/execute.sh",
+            format!("#!/bin/bash\n. \"$(dirname \"$0\")/{relative}\"\nfinish \"Created: out.txt\"\nfinish SUCCESS\n")
+                .as_bytes(),
+        );
+        git(repo, &["add", "-A"]);
+        git(repo, &["commit", "-qm", "skill"]);
+        let base = git(repo, &["rev-parse", "HEAD"]);
+        std::fs::write(repo.join(library), after).expect("change");
+        git(repo, &["add", "-A"]);
+        let narrowed: [&[&str]; 3] = [
+            &["--staged"],
+            &["--force-select", "--", library],
+            &["--changed-since", base.trim()],
+        ];
+        for args in narrowed {
+            let out = run(skillmod(repo).arg("check").args(args));
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "{library} {args:?}: {}",
+                stdout(&out)
+            );
+            assert!(
+                stdout(&out).contains("SKM001"),
+                "{library} {args:?}: {}",
+                stdout(&out)
+            );
+        }
+    }
+}
