@@ -597,6 +597,22 @@ fn check_entry(root: &Path, dir: &Path, entry: ManifestEntry) -> Result<CheckedE
     if protected(real_parent) {
         return Err(protected_entry(&entry.path));
     }
+    // A folder on the way is now a symlink inside the root: the file there is another one than
+    // the run wrote (another skill's), so it is never written or removed, even with --force.
+    let recorded: PathBuf = entry
+        .path
+        .parent()
+        .into_iter()
+        .flat_map(Path::components)
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    if real_parent != recorded {
+        return Err(unsafe_entry(format!(
+            "the folder of '{}' is now reached through a symbolic link (it leads to '{}'), so the file there is not the one the run wrote",
+            entry.path.display(),
+            real_parent.display()
+        )));
+    }
     let name = entry.backup.strip_prefix("files/").unwrap_or("");
     if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
         return Err(unsafe_entry(format!(

@@ -741,3 +741,53 @@ fn a_run_the_journal_could_not_record_is_named_at_the_end_and_restored_with_trus
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(std::fs::read(&a).expect("read"), LEGACY);
 }
+
+/// The user's own run migrated `skills/s`; a pulled commit then turns `skills/s` into a symlink
+/// to another skill's folder. Restoring the run, even with --force, would write s's original over
+/// t's script and remove t's runtime (another run's file): nothing is written, and restore says
+/// which folder is now a link.
+#[test]
+fn a_run_whose_folder_became_a_symlink_to_another_skill_writes_nothing_even_forced() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path();
+    git_init(repo);
+    for skill in ["s", "t"] {
+        std::fs::create_dir_all(repo.join("skills").join(skill)).expect("mkdir");
+        std::fs::write(
+            repo.join("skills").join(skill).join("SKILL.md"),
+            "# skill\n",
+        )
+        .expect("md");
+        write_script(
+            repo,
+            &format!("skills/{skill}/execute.sh"),
+            format!("#!/bin/bash\necho \"Created: {skill}.txt\"\necho SUCCESS\n").as_bytes(),
+        );
+    }
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "skills"]);
+    for skill in ["skills/t", "skills/s"] {
+        let out = run(skillmod(repo).args(["migrate", "-q", skill]));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        git(repo, &["add", "-A"]);
+        git(repo, &["commit", "-qm", skill]);
+    }
+    git(repo, &["rm", "-rq", "skills/s"]);
+    std::os::unix::fs::symlink("t", repo.join("skills/s")).expect("link");
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "s is t"]);
+    let before = snapshot(repo);
+    for args in [&[][..], &["--force"]] {
+        let out = restore(repo, args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let said = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(
+            said.contains("reached through a symbolic link"),
+            "{args:?}: {said}"
+        );
+        assert!(
+            snapshot(repo) == before,
+            "{args:?}: restore wrote something"
+        );
+    }
+}
