@@ -646,9 +646,22 @@ impl<'t> Invocation<'t> {
     /// The utility's arguments: the command's words after the one naming it.
     pub fn arguments(&self, command: Node<'t>) -> Vec<Node<'t>> {
         let mut cursor = command.walk();
-        command
+        let words: Vec<Node<'t>> = command
             .children_by_field_name("argument", &mut cursor)
             .filter(|arg| arg.start_byte() >= self.word.end_byte())
+            .collect();
+        // `$"…"`, a string bash translates: tree-sitter-bash gives its `$` as a word of its own
+        // before the string; in the C locale the word is the string.
+        words
+            .iter()
+            .enumerate()
+            .filter(|(i, word)| {
+                !(word.kind() == "$"
+                    && words.get(i + 1).is_some_and(|next| {
+                        next.start_byte() == word.end_byte() && next.kind() == "string"
+                    }))
+            })
+            .map(|(_, word)| *word)
             .collect()
     }
 }

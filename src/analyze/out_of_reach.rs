@@ -34,8 +34,11 @@ pub enum Form {
     /// An `echo` or `printf` piped into a command other than `tee` whose output reaches stdout
     /// (`echo SUCCESS | cat`, `… | sed …`): what that command prints is known only at run time.
     PipedToCommand,
-    /// Text in a string the shell runs as code: `eval "echo SUCCESS"`, `bash -c '…'`.
+    /// Text in a string the shell runs as code: `eval "echo SUCCESS"`, `bash -c '…'`, an alias,
+    /// a here-string or heredoc fed to `source` or a shell.
     ShellString,
+    /// An `echo` or `printf` another program runs (`env echo`, `nice`, `timeout 5 echo`).
+    Runner,
     /// A coprocess (`coproc echo SUCCESS`), whose output the script reads back through its
     /// descriptors.
     Coproc,
@@ -45,7 +48,7 @@ impl Form {
     /// The form, as the note names it.
     pub fn describe(self) -> &'static str {
         match self {
-            Form::CatHeredoc => "a heredoc printed by `cat`",
+            Form::CatHeredoc => "a heredoc or here-string printed by `cat`",
             Form::Printf => {
                 "a `printf` whose output is no literal result line (a computed format, several lines, or text before the marker)"
             }
@@ -64,7 +67,12 @@ impl Form {
             Form::PipedToCommand => {
                 "an `echo` or `printf` piped into a command other than `tee` (`| cat`, `| sed …`), which may print it"
             }
-            Form::ShellString => "a string run as code by `eval`, `bash -c` or `sh -c`",
+            Form::ShellString => {
+                "a string run as code (`eval`, `bash -c`, `sh -c`, an alias, a heredoc or here-string fed to `source` or a shell)"
+            }
+            Form::Runner => {
+                "an `echo` or `printf` run by another program (`env`, `nice`, `timeout`, `nohup`, `stdbuf`, `xargs`)"
+            }
             Form::Coproc => "a coprocess, whose output the script reads back",
         }
     }
@@ -138,11 +146,29 @@ fn form_around(
                     .parent()
                     .filter(|p| p.kind() == "redirected_statement")?
                     .child_by_field_name("body")?;
+                if runs_its_input(command, source) {
+                    return reaches_stdout(survey, command).then_some(Form::ShellString);
+                }
                 let cat = invocation(command, source).is_some_and(|i| i.name == "cat");
                 return (cat
                     && reaches(&survey.cats, command)
                     && !opens_json_heredoc(command, source))
                 .then_some(Form::CatHeredoc);
+            }
+            "herestring_redirect" => {
+                // `cat <<< SUCCESS`, `source /dev/stdin <<< "echo SUCCESS"`: tree-sitter-bash
+                // hangs the here-string on the command.
+                let command = ancestor.parent().filter(|p| p.kind() == "command")?;
+                if super::redirects::stdout_after(command, source)
+                    != super::redirects::Points::Stdout
+                {
+                    return None;
+                }
+                if runs_its_input(command, source) {
+                    return reaches_stdout(survey, command).then_some(Form::ShellString);
+                }
+                let cat = invocation(command, source).is_some_and(|i| i.name == "cat");
+                return (cat && reaches(&survey.cats, command)).then_some(Form::CatHeredoc);
             }
             "variable_assignment" => {
                 let value = ancestor.child_by_field_name("value")?;
@@ -206,6 +232,12 @@ fn form_around(
                         Some(Form::ShellString)
                     }
                     "coproc" => Some(Form::Coproc),
+                    "alias" => Some(Form::ShellString),
+                    "env" | "nice" | "timeout" | "nohup" | "stdbuf" | "xargs" | "sudo"
+                        if runs_a_printer(ancestor, source) && reaches_stdout(survey, ancestor) =>
+                    {
+                        Some(Form::Runner)
+                    }
                     name if !survey.defines(name.as_bytes())
                         && *elsewhere.get_or_init(|| super::prefilter::may_load_code(source)) =>
                     {
@@ -251,6 +283,28 @@ fn reaches_stdout(survey: &Survey<'_, '_>, command: Node<'_>) -> bool {
     survey
         .calls()
         .any(|(_, site)| site.node.id() == command.id() && survey.reach(site).is_ok())
+}
+
+/// Whether `command` runs what its input holds as code: `source`/`.` (of `/dev/stdin`), or a
+/// shell reading its script from stdin (`bash <<EOF`).
+fn runs_its_input(command: Node<'_>, source: &[u8]) -> bool {
+    invocation(command, source).is_some_and(|i| {
+        matches!(
+            i.name.as_str(),
+            "source" | "." | "bash" | "sh" | "dash" | "ksh" | "zsh"
+        )
+    })
+}
+
+/// Whether one of the command's words names `echo` or `printf` (a program it runs).
+fn runs_a_printer(command: Node<'_>, source: &[u8]) -> bool {
+    invocation(command, source).is_some_and(|i| {
+        i.arguments(command).into_iter().any(|a| {
+            words::word_value(a, source)
+                .as_literal()
+                .is_some_and(|w| matches!(w.rsplit('/').next(), Some("echo" | "printf")))
+        })
+    })
 }
 
 /// Whether a shell's arguments hold `-c` (or a flag group with `c`, `-ec`) before any operand:

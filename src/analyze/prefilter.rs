@@ -232,8 +232,9 @@ fn escaped_marker(source: &[u8], vocabulary: Vocabulary) -> bool {
     false
 }
 
-/// Quotes taken out and `\xHH`, `\0NNN`, `\NNN`, `\uHHHH`, `\UHHHHHHHH` decoded; any other
-/// backslash dropped.
+/// Quotes taken out and `\xHH`, `\0NNN`, `\NNN`, `\uHHHH`, `\UHHHHHHHH` decoded; `\n`, `\t` and
+/// `\r` (which end a word: `printf '\x53UCCESS\n'`) read as a line break; any other backslash
+/// dropped.
 fn decode_escapes(word: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(word.len());
     let mut i = 0;
@@ -252,6 +253,11 @@ fn decode_escapes(word: &[u8]) -> Vec<u8> {
             Some(b'U') => (16, 8),
             Some(b'0') => (8, 4),
             Some(b'1'..=b'7') => (8, 3),
+            Some(b'n' | b't' | b'r') => {
+                i += 1;
+                out.push(b'\n');
+                continue;
+            }
             _ => continue,
         };
         if radix == 16 {

@@ -588,8 +588,40 @@ fn a_pipe_into_another_command_a_shell_string_or_a_coprocess_is_a_note() {
     );
     for form in [
         "piped into a command other than `tee`",
-        "run as code by `eval`, `bash -c`",
+        "run as code (`eval`, `bash -c`",
         "a coprocess",
+    ] {
+        assert!(text.contains(form), "{form}: {text}");
+    }
+}
+
+#[test]
+fn a_program_running_echo_a_here_string_and_an_alias_are_notes() {
+    // More forms that print legacy text check cannot read as a statement (the hostile re-test
+    // found them silent): each is an SKM010 note with -v; a here-string sent to /dev/null is not.
+    let script = "#!/bin/bash\n\
+        env echo SUCCESS\n\
+        timeout 5 echo \"Created: a.txt\"\n\
+        cat <<< SUCCESS\n\
+        cat <<< \"Created: b.txt\" >/dev/null\n\
+        shopt -s expand_aliases\n\
+        alias ok=\"echo SUCCESS\"\n\
+        source /dev/stdin <<< \"echo SUCCESS\"\n";
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
+    let (printed, _) = run_skill("bash", &tmp.path().join("s"));
+    assert_eq!(printed, "SUCCESS\nCreated: a.txt\nSUCCESS\nSUCCESS\n");
+    let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
+    let text = stdout(&verbose);
+    let places: Vec<&str> = note_places(&text)
+        .into_iter()
+        .map(|place| place.trim_start_matches("s/execute.sh:"))
+        .collect();
+    assert_eq!(places, ["2:10", "3:17", "4:9", "7:16", "8:29"], "{text}");
+    for form in [
+        "run by another program",
+        "here-string printed by `cat`",
+        "an alias",
     ] {
         assert!(text.contains(form), "{form}: {text}");
     }
