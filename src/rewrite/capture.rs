@@ -136,6 +136,37 @@ pub(crate) fn has_library_hooks(source: &[u8]) -> bool {
         .any(|hook| memchr::memmem::find(source, hook.as_bytes()).is_some())
 }
 
+/// The commands the runtime runs by name, which a function of the script would replace for it
+/// (a `printf` that writes to stderr leaves the document empty).
+const RUNTIME_COMMANDS: [&str; 17] = [
+    "printf", "command", "awk", "sed", "mktemp", "mkfifo", "rm", "date", "dirname", "readlink",
+    "trap", "eval", "set", "exec", "shopt", "alias", "unalias",
+];
+
+/// A function the script defines under one of `RUNTIME_COMMANDS`: its line and name. The text is
+/// searched first (`printf()`, `function printf`), the tree confirms.
+fn shadowed_command(root: tree_sitter::Node<'_>, source: &[u8]) -> Option<(usize, &'static str)> {
+    RUNTIME_COMMANDS.iter().find_map(|&name| {
+        memchr::memmem::find_iter(source, name.as_bytes()).find_map(|at| {
+            let rest = &source[at + name.len()..];
+            let after = rest.iter().position(|b| !matches!(b, b' ' | b'\t'))?;
+            let before = &source[..at];
+            let keyword = before.trim_ascii_end().ends_with(b"function");
+            if rest[after] != b'(' && !keyword {
+                return None;
+            }
+            let node = root.descendant_for_byte_range(at, at + name.len())?;
+            let definition = node
+                .parent()
+                .filter(|p| p.kind() == "function_definition")?;
+            let named = definition
+                .child_by_field_name("name")
+                .is_some_and(|n| &source[n.byte_range()] == name.as_bytes());
+            named.then(|| (definition.start_position().row + 1, name))
+        })
+    })
+}
+
 /// Why capture mode cannot rewrite a script as it is, found before any edit (check reports the
 /// same as SKM008): the line, and the refusal. `NAME_CLASH` for the runtime's reserved names,
 /// `TRAP_UNSUPPORTED` for a trap whose signal list is computed at run time, `DESCRIPTOR_CLASH`
@@ -163,6 +194,17 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
                 codes::NAME_CLASH,
                 format!(
                     "line {line}: the script uses the name prefix `{RESERVED_PREFIX}`, which capture mode's runtime reserves; rename it, or migrate with --mode comment"
+                ),
+            ),
+        ));
+    }
+    if let Some((line, name)) = shadowed_command(root, source) {
+        return Some((
+            line,
+            Error::new(
+                codes::NAME_CLASH,
+                format!(
+                    "line {line}: the script defines a function named `{name}`, a command capture mode's runtime runs to make the document; rename it, or migrate with --mode comment"
                 ),
             ),
         ));

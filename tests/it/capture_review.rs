@@ -718,3 +718,44 @@ fn a_trap_set_through_eval_is_refused() {
         "{report}"
     );
 }
+
+#[test]
+fn a_function_named_like_a_command_the_runtime_runs_is_refused() {
+    // A skill's own `printf` (to stderr) or `awk` would run in place of the runtime's, and the
+    // document came out empty or broken (hostile trial): capture mode refuses such a script, in
+    // check and migrate alike; a word `printf` elsewhere is no definition.
+    for (definition, name) in [
+        ("printf() { builtin printf \"%s\" \"$@\" >&2; }\n", "printf"),
+        ("function awk { :; }\n", "awk"),
+        ("command () { \"$@\"; }\n", "command"),
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let text = format!("#!/bin/bash\n{definition}echo \"printf (x)\" >&2\necho SUCCESS\n");
+        let script = write_script(&tmp.path().join("s"), "execute.sh", text.as_bytes());
+        let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+        assert_eq!(code, 1, "{name}: {report}");
+        assert_eq!(
+            report["files"][0]["errors"][0]["code"], "NAME_CLASH",
+            "{name}"
+        );
+        assert!(
+            report["files"][0]["errors"][0]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(&format!("`{name}`"))),
+            "{name}: {report}"
+        );
+        assert_eq!(std::fs::read_to_string(&script).expect("read"), text);
+        let (_, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
+        let refused = report["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|f| {
+                f["code"] == "SKM008"
+                    && f["message"]
+                        .as_str()
+                        .is_some_and(|m| m.starts_with("NAME_CLASH"))
+            });
+        assert!(refused, "{name}: {report}");
+    }
+}
