@@ -28,12 +28,14 @@ if [ -n "${INPUT_OUTPUT:-}" ]; then
   # inside the workspace must stay inside it, and the file is written beside its place and
   # renamed over it (which replaces a symlink there instead of writing to its target).
   out_dir="$(dirname -- "$INPUT_OUTPUT")"
-  mkdir -p -- "$out_dir"
   workspace="$(pwd -P)"
   case "$out_dir" in /*) named="$out_dir" ;; *) named="$PWD/$out_dir" ;; esac
   case "$named/" in
     "$PWD"/* | "$workspace"/*)
-      case "$(cd -P -- "$out_dir" && pwd)/" in
+      # The nearest folder that exists already decides, before anything is created under it.
+      existing="$out_dir"
+      while [ ! -e "$existing" ] && [ ! -L "$existing" ]; do existing="$(dirname -- "$existing")"; done
+      case "$(cd -P -- "$existing" 2>/dev/null && pwd)/" in
         "$workspace"/*) ;;
         *)
           echo "error[OUTPUT_UNSAFE]: the 'output' folder $out_dir leads outside the workspace through a symlink; name a folder the checkout does not link elsewhere" >&2
@@ -42,6 +44,7 @@ if [ -n "${INPUT_OUTPUT:-}" ]; then
       esac
       ;;
   esac
+  mkdir -p -- "$out_dir"
   if [ -d "$INPUT_OUTPUT" ] && [ ! -L "$INPUT_OUTPUT" ]; then
     echo "error[OUTPUT_UNSAFE]: the 'output' path $INPUT_OUTPUT is a folder; name a file" >&2
     exit 2
@@ -49,6 +52,9 @@ if [ -n "${INPUT_OUTPUT:-}" ]; then
   report="$(mktemp -- "$out_dir/.skillmod-report.XXXXXX")"
   status=0
   "${command[@]}" >"$report" || status=$?
+  # A link at the path (to a file or a folder) is the checkout's: it goes, and the report takes
+  # its place (`mv` would move the report into a linked folder).
+  if [ -L "$INPUT_OUTPUT" ]; then rm -f -- "$INPUT_OUTPUT"; fi
   mv -f -- "$report" "$INPUT_OUTPUT"
   exit "$status"
 else

@@ -633,11 +633,12 @@ fn file_runtime(
                 "sources {relative}, which does not exist: a run prints a RUNTIME_MISSING document and exits 70"
             ),
         ),
+        // The line checks the version it loads: an older file never runs.
         State::Older(v) => (
-            rules::Severity::Warning,
+            rules::Severity::Error,
             codes::RUNTIME_OUTDATED,
             format!(
-                "sources {relative}, runtime version {v}, older than this skillmod's {RUNTIME_VERSION}"
+                "sources {relative}, runtime version {v}, where its line asks for version {RUNTIME_VERSION}: every run prints a RUNTIME_VERSION document and exits 70; migrate writes the runtime again"
             ),
         ),
         State::Foreign(declared) => (

@@ -101,14 +101,23 @@ pub fn discover(selection: &Selection) -> Result<Vec<PathBuf>> {
             continue;
         }
         let absolute = canonical(file);
+        // A symlink is placed where it stands (its target may lie outside the root, which the
+        // check then reports), not where it leads.
+        let link = std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink());
+        let placed = if link {
+            crate::fsio::as_named(file)
+        } else {
+            absolute.clone()
+        };
         // A runtime file named on its own is verified (the hooks pass it when a commit edits it).
         let taken = !selection.force_select
             || is_runtime_file(file.file_name().unwrap_or_default())
-            || filters.for_path(&absolute).is_ok_and(|f| {
+            || filters.for_path(&placed).is_ok_and(|f| {
                 f.names.is_match(file.file_name().unwrap_or_default())
                     || (!is_runtime_file(file.file_name().unwrap_or_default())
-                        && skills.holds(&absolute)
-                        && is_shell_file(&absolute))
+                        && skills.holds(&placed)
+                        && (is_shell_file(&absolute)
+                            || link && file.extension().is_some_and(|e| e == "sh" || e == "bash")))
             });
         if taken {
             found.push(file.clone());

@@ -178,7 +178,14 @@ impl Targets {
             .collect();
         // Selected or not: a changed library in a skill folder is selected itself, and its
         // helpers still print in the scripts that call them.
-        if others.is_empty() {
+        // A runtime file changed or deleted: the scripts under its folder load it (through a
+        // computed path no source scan reads), and check judges their runtime.
+        let runtime_dirs: Vec<PathBuf> = changed
+            .iter()
+            .filter(|f| super::discover::is_runtime_file(f.file_name().unwrap_or_default()))
+            .filter_map(|f| f.parent().map(crate::fsio::canonical))
+            .collect();
+        if others.is_empty() && runtime_dirs.is_empty() {
             return Ok(files);
         }
         let mut selection = self.filters(resolver)?;
@@ -195,7 +202,11 @@ impl Targets {
         });
         let mut added = taken;
         for (script, libraries) in scripts.into_iter().zip(sourced) {
-            if libraries.is_empty() {
+            let loads_runtime = || {
+                let real = canonical(&script);
+                runtime_dirs.iter().any(|dir| real.starts_with(dir))
+            };
+            if libraries.is_empty() && !loads_runtime() {
                 continue;
             }
             if added.insert(canonical(&script)) {

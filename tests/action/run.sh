@@ -112,6 +112,20 @@ INPUT_PATHS="skills/a" INPUT_FORMAT=sarif INPUT_ARGS="" INPUT_OUTPUT="reports/ou
   bash "$repo/action/check.sh" >"$work/log" 2>&1 || status=$?
 [ "$status" = 2 ] && grep -q OUTPUT_UNSAFE "$work/log" && [ -z "$(ls -A "$work/elsewhere")" ] \
   || { cat "$work/log"; echo "FAIL: a report folder linked outside gave exit $status" >&2; exit 1; }
+# A link to a folder outside at the file's place, and a report folder to be made under a linked
+# one: nothing is written there.
+rm -f skillmod.sarif
+ln -s "$work/elsewhere" skillmod.sarif
+status=0
+INPUT_PATHS="skills/a" INPUT_FORMAT=sarif INPUT_ARGS="" INPUT_OUTPUT="skillmod.sarif" \
+  bash "$repo/action/check.sh" >"$work/log" 2>&1 || status=$?
+[ "$status" = 1 ] && [ -z "$(ls -A "$work/elsewhere")" ] && [ -f skillmod.sarif ] && [ ! -L skillmod.sarif ] \
+  || { cat "$work/log"; echo "FAIL: a report linked to a folder gave exit $status" >&2; exit 1; }
+status=0
+INPUT_PATHS="skills/a" INPUT_FORMAT=sarif INPUT_ARGS="" INPUT_OUTPUT="reports/new/deeper/out.sarif" \
+  bash "$repo/action/check.sh" >"$work/log" 2>&1 || status=$?
+[ "$status" = 2 ] && [ -z "$(ls -A "$work/elsewhere")" ] \
+  || { cat "$work/log"; echo "FAIL: folders were made under a linked report folder (exit $status)" >&2; exit 1; }
 rm -f skillmod.sarif reports
 echo "ok: the report is never written through a symlink"
 

@@ -852,13 +852,65 @@ fn a_runtime_edited_alone_fails_the_hooks_staged_and_changed_since_checks() {
     ] {
         let (code, report) = checked(args);
         assert_eq!(code, Some(1), "{args:?}: {report}");
-        assert_eq!(
-            report["findings"][0]["reason"], "RUNTIME_FOREIGN",
+        // The runtime itself (and, in the narrowed runs, the script that loads it).
+        let foreign: Vec<&str> = report["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["reason"] == "RUNTIME_FOREIGN")
+            .filter_map(|f| f["path"].as_str())
+            .collect();
+        assert!(
+            foreign.contains(&"s/skillmod-runtime.sh"),
             "{args:?}: {report}"
         );
+    }
+}
+
+#[test]
+fn a_runtime_deleted_or_swapped_for_an_older_one_fails_narrowed_and_full_checks() {
+    // The skill's line asks for this skillmod's runtime: a commit deleting the file, or putting
+    // 0.2.0's released runtime in its place, leaves every run exiting 70. Both are errors, in
+    // the narrowed checks too (a deletion touches no script).
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path();
+    git_init(root);
+    std::fs::create_dir_all(root.join("s")).expect("mkdir");
+    std::fs::write(root.join("s/SKILL.md"), SKILL_MD).expect("skill");
+    write_script(root, "s/execute.sh", SH_SKILL);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "skill"]);
+    let out = run(skillmod(root).args(["migrate", "--no-backup", "s"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "migrated"]);
+    git(root, &["rm", "-q", "s/skillmod-runtime.sh"]);
+    for args in [
+        &["check", "--staged"][..],
+        &["check", "--changed-since", "HEAD"],
+    ] {
+        let (code, report) = json_report(root, args);
+        assert_eq!(code, 1, "{args:?}: {report}");
         assert_eq!(
-            report["findings"][0]["path"], "s/skillmod-runtime.sh",
+            report["findings"][0]["reason"], "RUNTIME_MISSING",
             "{args:?}"
         );
+    }
+    std::fs::copy(
+        fixtures().join("upgrade/v2/skillmod-runtime.sh"),
+        root.join("s/skillmod-runtime.sh"),
+    )
+    .expect("v2");
+    git(root, &["add", "-A"]);
+    let out = run(Command::new("bash").arg(root.join("s/execute.sh")));
+    assert_eq!(out.status.code(), Some(70));
+    for args in [&["check", "s"][..], &["check", "--staged"]] {
+        let (code, report) = json_report(root, args);
+        assert_eq!(code, 1, "{args:?}: {report}");
+        assert_eq!(
+            report["findings"][0]["reason"], "RUNTIME_OUTDATED",
+            "{args:?}"
+        );
+        assert_eq!(report["findings"][0]["severity"], "error", "{args:?}");
     }
 }

@@ -586,6 +586,40 @@ fn an_oversize_script_the_hooks_name_is_an_error_beside_a_clean_one() {
 }
 
 #[test]
+fn a_named_link_out_of_the_root_is_an_error_with_force_select_too() {
+    // The hook's list picks a script in a skill folder that is a symlink to a file outside the
+    // repository: it is placed where it stands, so it is taken, and judged as a link out of the
+    // root (it was dropped without a word).
+    let outside = tempfile::tempdir().expect("outside");
+    std::fs::write(outside.path().join("run.sh"), LEGACY).expect("outside script");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path();
+    git_init(repo);
+    std::fs::create_dir_all(repo.join("skills/x/scripts")).expect("mkdir");
+    std::fs::write(repo.join("skills/x/SKILL.md"), "---\nname: x\n---\n").expect("skill");
+    write_script(repo, "skills/x/scripts/clean.sh", CLEAN);
+    std::os::unix::fs::symlink(
+        outside.path().join("run.sh"),
+        repo.join("skills/x/scripts/run.sh"),
+    )
+    .expect("link");
+    let (code, text) = check(
+        repo,
+        &[
+            "--force-select",
+            "--",
+            "skills/x/scripts/clean.sh",
+            "skills/x/scripts/run.sh",
+        ],
+    );
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("skills/x/scripts/run.sh: SKM004 OUTSIDE_ROOT"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_file_named_dash_is_a_file_for_the_hooks_not_stdin() {
     let tmp = tempfile::tempdir().expect("tmp");
     // A skill at the root (SKILL.md beside it), so the hook's selection takes the script.
