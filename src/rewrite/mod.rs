@@ -79,8 +79,8 @@ struct Block {
     body: Vec<String>,
 }
 
-/// Replace the statement with `:` (same exit status, no output, no expansion of the original
-/// words) and keep its text in a comment where the shell grammar allows one.
+/// Replace the statement's printer with `:` (same exit status, no output, the words expanded as
+/// before) and keep its text in a comment where the shell grammar allows one.
 fn disable_statement(
     plan: &mut Plan,
     analysis: &Analysis,
@@ -115,7 +115,7 @@ fn disable_statement(
         plan.push(
             statement.start,
             statement.end,
-            noop_keeping_references(analysis, source, statement),
+            noop_keeping_references(source, statement),
             Reason::DisableLegacy { line },
         );
         return;
@@ -139,58 +139,35 @@ fn disable_statement(
     );
 }
 
-/// `:`, naming the variables the statement read, so a variable only the disabled line read does
-/// not become one ShellCheck reports unused (SC2034). A plain read (`$NAME`, `${NAME}`) stays
-/// `"${NAME}"`, which under `set -u` stops an unset variable's script as the line did; one read
-/// through an operator (`${NAME:-x}`) becomes `"${NAME+}"`, always empty and never failing. Neither
-/// runs anything.
-fn noop_keeping_references(
-    analysis: &Analysis,
-    source: &[u8],
-    statement: &LegacyStatement,
-) -> String {
-    let Some(node) = analysis
-        .tree
-        .root_node()
-        .descendant_for_byte_range(statement.start, statement.end)
-    else {
-        return ":".into();
-    };
-    // Each name once, plain when any of its reads is.
-    let mut names: Vec<(&[u8], bool)> = Vec::new();
-    let mut cursor = node.walk();
-    let mut stack = vec![node];
-    while let Some(n) = stack.pop() {
-        if n.kind() == "variable_name"
-            && let Some(parent) = n
-                .parent()
-                .filter(|p| matches!(p.kind(), "simple_expansion" | "expansion"))
-        {
-            let name = &source[n.byte_range()];
-            let plain = parent.kind() == "simple_expansion" || parent.named_child_count() == 1;
-            match names.iter_mut().find(|(known, _)| *known == name) {
-                Some((_, seen_plain)) => *seen_plain |= plain,
-                None => names.push((name, plain)),
-            }
+/// `:` in the printer's place, with the statement's words when they expand anything: the shell
+/// expands them as it did for the printer (a command substitution's side effects, `${X:=v}`,
+/// `${X:?msg}`, an unset variable under `set -u`) and prints nothing, and a variable only the
+/// disabled line read stays used (ShellCheck's SC2034). Plain text needs no words.
+fn noop_keeping_references(source: &[u8], statement: &LegacyStatement) -> Vec<u8> {
+    let words = &source[statement.printer.end.min(statement.end)..statement.end];
+    if !expands(words) {
+        return b":".to_vec();
+    }
+    let mut text = source[statement.start..statement.printer.start.max(statement.start)].to_vec();
+    text.push(b':');
+    text.extend_from_slice(words);
+    text
+}
+
+/// Whether shell words hold an expansion: a `$` or a backquote outside single quotes.
+fn expands(words: &[u8]) -> bool {
+    let (mut single, mut double, mut escaped) = (false, false, false);
+    for &b in words {
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' if !single => escaped = true,
+            b'\'' if !double => single = !single,
+            b'"' if !single => double = !double,
+            b'$' | b'`' if !single => return true,
+            _ => {}
         }
-        stack.extend(n.children(&mut cursor));
     }
-    if names.is_empty() {
-        return ":".into();
-    }
-    names.sort();
-    let kept: String = names
-        .iter()
-        .map(|(n, plain)| {
-            let name = String::from_utf8_lossy(n);
-            if *plain {
-                format!("${{{name}}}")
-            } else {
-                format!("${{{name}+}}")
-            }
-        })
-        .collect();
-    format!(": \"{kept}\"")
+    false
 }
 
 fn legacy_comment(source: &[u8], statement: &LegacyStatement) -> Vec<u8> {

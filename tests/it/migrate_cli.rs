@@ -917,7 +917,7 @@ fn quiet_migrate_keeps_only_the_files_to_act_on() {
 #[test]
 fn comment_mode_keeps_set_u_stopping_at_an_unset_variable() {
     // The disabled line read $OUT_DIR, unset: under `set -u` the original stops there (status 1).
-    // Its `:` keeps the plain read, so the migrated script stops too instead of reporting
+    // Its `:` keeps the line's words, so the migrated script stops too instead of reporting
     // success; a read through an operator (`${M:-x}`) never failed and still does not.
     let tmp = tempfile::tempdir().expect("tmp");
     let script = write_script(
@@ -932,8 +932,15 @@ fn comment_mode_keeps_set_u_stopping_at_an_unset_variable() {
     let out = run(skillmod(tmp.path()).args(["migrate", "--mode", "comment", "--no-backup", "s"]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = std::fs::read_to_string(&script).expect("read");
-    assert!(text.contains(": \"${M+}\" # LEGACY"), "{text}");
-    assert!(text.contains(": \"${OUT_DIR}\" # LEGACY"), "{text}");
+    assert!(text.contains(": \"Modified: ${M:-x}\" # LEGACY"), "{text}");
+    assert!(
+        text.contains(": \"Created: $OUT_DIR/a.txt\" # LEGACY"),
+        "{text}"
+    );
+    assert!(
+        text.contains(": # LEGACY (replaced with JSON): echo SUCCESS"),
+        "{text}"
+    );
     let after = run(std::process::Command::new("bash")
         .arg(&script)
         .current_dir(tmp.path()));
@@ -948,4 +955,25 @@ fn comment_mode_keeps_set_u_stopping_at_an_unset_variable() {
         "{}",
         stdout(&after)
     );
+}
+
+#[test]
+fn comment_mode_keeps_the_side_effects_and_failures_of_a_disabled_lines_words() {
+    // `echo "Created: $(gen)"` ran gen; `${f:=notes.md}` assigned; `${X:?msg}` stopped the
+    // script: the disabled line's `:` expands the same words, so each still happens.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let script = write_script(
+        &tmp.path().join("s"),
+        "execute.sh",
+        b"#!/bin/bash\ngen() { touch report.txt; echo report.txt; }\necho \"Created: $(gen)\"\necho \"Modified: ${f:=notes.md}\"\necho \"f=$f\" >&2\necho \"Created: ${OUT:?OUT not set}\"\necho SUCCESS\n",
+    );
+    let out = run(skillmod(tmp.path()).args(["migrate", "--mode", "comment", "--no-backup", "s"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let after = run(std::process::Command::new("bash")
+        .arg(&script)
+        .current_dir(tmp.path()));
+    assert!(tmp.path().join("report.txt").is_file(), "gen ran");
+    assert!(stderr(&after).contains("f=notes.md"), "{}", stderr(&after));
+    assert!(stderr(&after).contains("OUT not set"), "{}", stderr(&after));
+    assert_eq!(after.status.code(), Some(1));
 }
