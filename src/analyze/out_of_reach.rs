@@ -128,11 +128,6 @@ fn form_around(
     vocabulary: Vocabulary,
     elsewhere: &std::cell::OnceCell<bool>,
 ) -> Option<Form> {
-    let reaches = |sites: &[super::context::Site<'_>], command: Node<'_>| {
-        sites
-            .iter()
-            .any(|s| s.node.id() == command.id() && survey.reach(s).is_ok())
-    };
     for ancestor in std::iter::successors(Some(node), |n| n.parent()) {
         match ancestor.kind() {
             "comment" => return None,
@@ -146,14 +141,7 @@ fn form_around(
                     .parent()
                     .filter(|p| p.kind() == "redirected_statement")?
                     .child_by_field_name("body")?;
-                if runs_its_input(command, source) {
-                    return reaches_stdout(survey, command).then_some(Form::ShellString);
-                }
-                let cat = invocation(command, source).is_some_and(|i| i.name == "cat");
-                return (cat
-                    && reaches(&survey.cats, command)
-                    && !opens_json_heredoc(command, source))
-                .then_some(Form::CatHeredoc);
+                return input_form(command, survey, source, true);
             }
             "herestring_redirect" => {
                 // `cat <<< SUCCESS`, `source /dev/stdin <<< "echo SUCCESS"`: tree-sitter-bash
@@ -164,97 +152,132 @@ fn form_around(
                 {
                     return None;
                 }
-                if runs_its_input(command, source) {
-                    return reaches_stdout(survey, command).then_some(Form::ShellString);
-                }
-                let cat = invocation(command, source).is_some_and(|i| i.name == "cat");
-                return (cat && reaches(&survey.cats, command)).then_some(Form::CatHeredoc);
+                return input_form(command, survey, source, false);
             }
             "variable_assignment" => {
                 let value = ancestor.child_by_field_name("value")?;
                 let text = words::word_value(value, source);
                 return vocabulary.classify(&text).map(|_| Form::Variable);
             }
-            "command" => {
-                let invocation = invocation(ancestor, source)?;
-                return match invocation.name.as_str() {
-                    "printf" if reaches(&survey.printfs, ancestor) => Some(Form::Printf),
-                    "echo" | "printf" => {
-                        let site = survey
-                            .echoes
-                            .iter()
-                            .chain(&survey.printfs)
-                            .find(|s| s.node.id() == ancestor.id())?;
-                        // Which descriptor is stdout then is decided where it was opened, at
-                        // run time: the analysis reads one command's redirections only.
-                        if survey.reach(site) == Err(super::context::NotStdout::Redirected)
-                            && super::redirects::stdout_after(ancestor, source)
-                                == super::redirects::Points::Unknown
-                        {
-                            return Some(Form::Descriptor);
-                        }
-                        let in_function = survey.function_of(site).is_some_and(|(function, _)| {
-                            survey.reach(site) == Err(super::context::NotStdout::Captured)
-                                && piped_into_tee(survey, source, function)
-                        });
-                        if in_function {
-                            return Some(Form::PipedToTee);
-                        }
-                        if survey.reach(site) == Err(super::context::NotStdout::Piped)
-                            && let Some(last) = pipe_end(ancestor)
-                        {
-                            if prints_through_tee(survey, source, last) {
-                                return Some(Form::PipedToTee);
-                            }
-                            // The pipeline stands where the echo does: only the last part's
-                            // own redirections may send its output elsewhere.
-                            if super::redirects::stdout_after(last, source)
-                                == super::redirects::Points::Stdout
-                                && !survey.in_captured_function(site)
-                            {
-                                return Some(Form::PipedToCommand);
-                            }
-                        }
-                        // On stdout, a result among its lines that no kind records as a whole.
-                        let printed =
-                            words::echo_output(ancestor, source, super::Dialect::detect(source));
-                        let lines = printed.lines();
-                        (survey.reach(site).is_ok()
-                            && lines.len() > 1
-                            && lines.iter().any(|l| vocabulary.classify(l).is_some()))
-                        .then_some(Form::SeveralLines)
-                    }
-                    "trap" => Some(Form::TrapAction),
-                    "eval" => reaches_stdout(survey, ancestor).then_some(Form::ShellString),
-                    "bash" | "sh" | "dash" | "ksh" | "zsh"
-                        if runs_a_string(ancestor, source) && reaches_stdout(survey, ancestor) =>
-                    {
-                        Some(Form::ShellString)
-                    }
-                    "coproc" => Some(Form::Coproc),
-                    "alias" => Some(Form::ShellString),
-                    "env" | "nice" | "timeout" | "nohup" | "stdbuf" | "xargs" | "sudo"
-                        if runs_a_printer(ancestor, source) && reaches_stdout(survey, ancestor) =>
-                    {
-                        Some(Form::Runner)
-                    }
-                    name if !survey.defines(name.as_bytes())
-                        && *elsewhere.get_or_init(|| super::prefilter::may_load_code(source)) =>
-                    {
-                        let call = survey
-                            .calls()
-                            .any(|(_, s)| s.node.id() == ancestor.id() && survey.reach(s).is_ok());
-                        let given =
-                            super::helpers::given(ancestor, source, super::helpers::Passes::All);
-                        (call && vocabulary.classify(&given).is_some()).then_some(Form::Call)
-                    }
-                    _ => None,
-                };
-            }
+            "command" => return command_form(ancestor, survey, source, vocabulary, elsewhere),
             _ => {}
         }
     }
     None
+}
+
+/// Whether one of `sites` is `command`, and its output reaches stdout.
+fn reaches(survey: &Survey<'_, '_>, sites: &[super::context::Site<'_>], command: Node<'_>) -> bool {
+    sites
+        .iter()
+        .any(|s| s.node.id() == command.id() && survey.reach(s).is_ok())
+}
+
+/// The form of text `command` reads from a heredoc or here-string: run as code by a shell or
+/// `source`, or printed by `cat` (a heredoc that opens skillmod's own JSON block is none).
+fn input_form(
+    command: Node<'_>,
+    survey: &Survey<'_, '_>,
+    source: &[u8],
+    heredoc: bool,
+) -> Option<Form> {
+    if runs_its_input(command, source) {
+        return reaches_stdout(survey, command).then_some(Form::ShellString);
+    }
+    let cat = invocation(command, source).is_some_and(|i| i.name == "cat");
+    (cat && reaches(survey, &survey.cats, command)
+        && !(heredoc && opens_json_heredoc(command, source)))
+    .then_some(Form::CatHeredoc)
+}
+
+/// The form a command around marker text makes of it: a printer the analysis could not read as
+/// a statement, or a command that runs or hands on the text.
+fn command_form(
+    command: Node<'_>,
+    survey: &Survey<'_, '_>,
+    source: &[u8],
+    vocabulary: Vocabulary,
+    elsewhere: &std::cell::OnceCell<bool>,
+) -> Option<Form> {
+    let invocation = invocation(command, source)?;
+    match invocation.name.as_str() {
+        "printf" if reaches(survey, &survey.printfs, command) => Some(Form::Printf),
+        "echo" | "printf" => printer_form(command, survey, source, vocabulary),
+        "trap" => Some(Form::TrapAction),
+        "eval" => reaches_stdout(survey, command).then_some(Form::ShellString),
+        "bash" | "sh" | "dash" | "ksh" | "zsh"
+            if runs_a_string(command, source) && reaches_stdout(survey, command) =>
+        {
+            Some(Form::ShellString)
+        }
+        "coproc" => Some(Form::Coproc),
+        "alias" => Some(Form::ShellString),
+        "env" | "nice" | "timeout" | "nohup" | "stdbuf" | "xargs" | "sudo"
+            if runs_a_printer(command, source) && reaches_stdout(survey, command) =>
+        {
+            Some(Form::Runner)
+        }
+        name if !survey.defines(name.as_bytes())
+            && *elsewhere.get_or_init(|| super::prefilter::may_load_code(source)) =>
+        {
+            let call = survey
+                .calls()
+                .any(|(_, s)| s.node.id() == command.id() && survey.reach(s).is_ok());
+            let given = super::helpers::given(command, source, super::helpers::Passes::All);
+            (call && vocabulary.classify(&given).is_some()).then_some(Form::Call)
+        }
+        _ => None,
+    }
+}
+
+/// The form of an `echo` or `printf` the analysis read as no legacy statement: written to a
+/// descriptor opened earlier, piped into `tee` or another command, or several lines on stdout.
+fn printer_form(
+    printer: Node<'_>,
+    survey: &Survey<'_, '_>,
+    source: &[u8],
+    vocabulary: Vocabulary,
+) -> Option<Form> {
+    use super::context::NotStdout;
+    let site = survey
+        .echoes
+        .iter()
+        .chain(&survey.printfs)
+        .find(|s| s.node.id() == printer.id())?;
+    // Which descriptor is stdout then is decided where it was opened, at run time: the
+    // analysis reads one command's redirections only.
+    if survey.reach(site) == Err(NotStdout::Redirected)
+        && super::redirects::stdout_after(printer, source) == super::redirects::Points::Unknown
+    {
+        return Some(Form::Descriptor);
+    }
+    let in_function = survey.function_of(site).is_some_and(|(function, _)| {
+        survey.reach(site) == Err(NotStdout::Captured) && piped_into_tee(survey, source, function)
+    });
+    if in_function {
+        return Some(Form::PipedToTee);
+    }
+    if survey.reach(site) == Err(NotStdout::Piped)
+        && let Some(last) = pipe_end(printer)
+    {
+        if prints_through_tee(survey, source, last) {
+            return Some(Form::PipedToTee);
+        }
+        // The pipeline stands where the echo does: only the last part's own redirections may
+        // send its output elsewhere.
+        if super::redirects::stdout_after(last, source) == super::redirects::Points::Stdout
+            && !survey.in_captured_function(site)
+        {
+            return Some(Form::PipedToCommand);
+        }
+    }
+    // On stdout, a result among its lines that no kind records as a whole.
+    let printed = words::echo_output(printer, source, super::Dialect::detect(source));
+    let lines = printed.lines();
+    (survey.reach(site).is_ok()
+        && lines.len() > 1
+        && lines.iter().any(|l| vocabulary.classify(l).is_some()))
+    .then_some(Form::SeveralLines)
 }
 
 /// The last part of the first pipeline around `echo` (directly or through a group or loop), when
