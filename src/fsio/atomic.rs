@@ -117,8 +117,12 @@ const TEMP_PREFIX: &str = ".skillmod-";
 const TEMP_SUFFIX: &str = ".tmp";
 
 /// Remove the temp files that runs killed before their rename left in `dirs` (only skillmod's
-/// own names, and only those whose process is gone); returns the paths removed.
-pub(crate) fn remove_stale_temps<'a>(dirs: impl IntoIterator<Item = &'a Path>) -> Vec<PathBuf> {
+/// own names, `.skillmod-<pid>-<6 letters or digits>.tmp`, only those whose process is gone, and
+/// never one `keep` names: a file git tracks is no leftover); returns the paths removed.
+pub(crate) fn remove_stale_temps<'a>(
+    dirs: impl IntoIterator<Item = &'a Path>,
+    keep: &dyn Fn(&Path) -> bool,
+) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     for dir in dirs {
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -135,7 +139,18 @@ pub(crate) fn remove_stale_temps<'a>(dirs: impl IntoIterator<Item = &'a Path>) -
             else {
                 continue;
             };
-            let pid = middle.split_once('-').map(|(pid, _)| pid);
+            // tempfile's random part: six letters or digits.
+            let ours = |random: &str| {
+                random.len() == 6 && random.bytes().all(|b| b.is_ascii_alphanumeric())
+            };
+            let pid = match middle.split_once('-') {
+                Some((pid, random)) if ours(random) => Some(pid),
+                Some(_) => continue,
+                None => None,
+            };
+            if keep(&entry.path()) {
+                continue;
+            }
             let stale = match pid.and_then(|p| p.parse::<u32>().ok()) {
                 Some(pid) => pid != std::process::id() && !process_alive(pid),
                 // An older skillmod's name, without a pid: stale once it is an hour old.

@@ -89,6 +89,22 @@ pub fn prepare(
         }
         Ok(all)
     };
+    // Leftover temp files go first, so the dirty files counted after are the user's.
+    let removed = if request.dry_run {
+        Vec::new()
+    } else {
+        let tracked: HashSet<PathBuf> = repos
+            .iter()
+            .filter_map(|repo| repo.index_modes().ok())
+            .flat_map(|modes| modes.into_keys())
+            .collect();
+        let mut folders: Vec<&Path> = files.iter().filter_map(|f| f.parent()).collect();
+        folders.sort();
+        folders.dedup();
+        crate::fsio::atomic::remove_stale_temps(folders, &|path| {
+            tracked.contains(&crate::fsio::as_named(path))
+        })
+    };
     let dirty = if request.dry_run || repos.is_empty() {
         None
     } else {
@@ -98,14 +114,6 @@ pub fn prepare(
         Some(collect(&|repo| repo.unstaged())?)
     } else {
         None
-    };
-    let removed = if request.dry_run {
-        Vec::new()
-    } else {
-        let mut folders: Vec<&Path> = files.iter().filter_map(|f| f.parent()).collect();
-        folders.sort();
-        folders.dedup();
-        crate::fsio::atomic::remove_stale_temps(folders)
     };
     let any_capture = files.iter().any(|f| {
         profiles

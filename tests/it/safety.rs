@@ -468,6 +468,33 @@ fn stale_temp_files_of_a_dead_run_are_removed_and_reported() {
 }
 
 #[test]
+fn a_file_named_like_a_temp_file_that_git_tracks_or_that_is_no_temp_name_is_kept() {
+    // Only skillmod's own names (six random letters or digits after the pid) are leftovers, and
+    // never a file git tracks: the hostile trial's committed `.skillmod-4242424-abcdef.tmp` and a
+    // user's `.skillmod-5555555-notes.tmp` were deleted, and the summary called the second one
+    // "left alone".
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path();
+    git_init(root);
+    write_script(root, "s/execute.sh", LEGACY);
+    let tracked = root.join("s/.skillmod-99999999-abcdef.tmp");
+    std::fs::write(&tracked, b"tracked").expect("write");
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "skill"]);
+    let notes = root.join("s/.skillmod-99999998-notes.tmp");
+    std::fs::write(&notes, b"notes").expect("write");
+    let stale = root.join("s/.skillmod-99999997-Ab3dE9.tmp");
+    std::fs::write(&stale, b"half").expect("write");
+    let (status, report) = json_report(root, &["migrate", "--allow-dirty", "s"]);
+    assert_eq!(status, 0, "{report}");
+    assert_eq!(
+        report["temp_files_removed"],
+        json!(["s/.skillmod-99999997-Ab3dE9.tmp"])
+    );
+    assert!(tracked.exists() && notes.exists() && !stale.exists());
+}
+
+#[test]
 fn an_unreadable_folder_is_an_error_not_a_silent_pass() {
     let tmp = tempfile::tempdir().expect("tmp");
     let root = tmp.path();
