@@ -403,11 +403,13 @@ impl Targets {
             );
             if self.staged {
                 let found: Vec<PathBuf> = files.iter().map(as_named).collect();
-                files.extend(
+                let from_index: Vec<PathBuf> =
                     staged_without_work_tree_copy(&repo, &wanted, &found)?
                         .into_iter()
-                        .filter(|f| named.is_empty() || named.iter().any(|n| f.starts_with(n))),
-                );
+                        .filter(|f| named.is_empty() || named.iter().any(|n| f.starts_with(n)))
+                        .collect();
+                // Excluded paths stay out, whatever the index holds.
+                files.extend(self.not_excluded(from_index, resolver)?);
             }
             files.sort();
             files.dedup();
@@ -434,9 +436,10 @@ fn staged_skill_folders(repo: &crate::vcs::Repo) -> Result<std::collections::Has
 
 /// `--staged` checks what the commit will hold: a staged skill script (a regular file or a
 /// symlink) whose work-tree copy is gone (deleted, or a FIFO or folder in its place) is still
-/// checked, from the index. Such a file
-/// is selected as a walk would: `execute.sh`, or a shell name inside a folder whose `SKILL.md`
-/// the index holds.
+/// checked, from the index. Such a file is selected as a walk would: `execute.sh`, or a shell
+/// script inside a folder whose `SKILL.md` the index holds, known by its name or, as the index
+/// holds it, by its shebang. So is one whose work-tree copy is no shell script (its shebang
+/// gone, binary) while the staged file is one.
 fn staged_without_work_tree_copy(
     repo: &crate::vcs::Repo,
     staged: &std::collections::HashSet<PathBuf>,
@@ -460,24 +463,50 @@ fn staged_without_work_tree_copy(
             .take_while(|dir| dir.starts_with(&repo.root))
             .any(|dir| regular.contains(&dir.join(crate::fsio::SKILL_FILE)))
     };
-    Ok(staged
+    // A copy the walk could have met: reached through real folders only (one reached
+    // through a folder the work tree turned into a symlink is another file, or none).
+    let work_tree_copy = |path: &std::path::Path| {
+        let through_folders = path
+            .ancestors()
+            .skip(1)
+            .take_while(|dir| dir.starts_with(&repo.root) && *dir != repo.root)
+            .all(|dir| std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()));
+        through_folders
+            && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() || m.is_symlink())
+    };
+    let by_name = |path: &std::path::Path| {
+        path.file_name().unwrap_or_default() == crate::domain::DEFAULT_NAME
+            || (path.extension().is_some_and(|e| e == "sh" || e == "bash") && in_skill(path))
+    };
+    let candidates: Vec<&PathBuf> = staged
         .iter()
         .filter(|path| staged_file(path) && !found.contains(*path))
-        // A copy the walk could have met: reached through real folders only (one reached
-        // through a folder the work tree turned into a symlink is another file, or none).
+        .collect();
+    // Files known by their shebang only: what the index holds decides.
+    let unnamed: Vec<PathBuf> = candidates
+        .iter()
+        .filter(|path| !by_name(path) && in_skill(path))
+        .map(|path| (*path).clone())
+        .collect();
+    let blobs = if unnamed.is_empty() {
+        Default::default()
+    } else {
+        repo.index_contents(&unnamed)?
+    };
+    let shebang = |path: &PathBuf| {
+        blobs
+            .get(path)
+            .is_some_and(|blob| crate::analyze::Dialect::is_shell_file(path, blob))
+    };
+    Ok(candidates
+        .into_iter()
         .filter(|path| {
-            let through_folders = path
-                .ancestors()
-                .skip(1)
-                .take_while(|dir| dir.starts_with(&repo.root) && *dir != repo.root)
-                .all(|dir| std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()));
-            !(through_folders
-                && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() || m.is_symlink()))
-        })
-        .filter(|path| {
-            let name = path.file_name().unwrap_or_default();
-            name == crate::domain::DEFAULT_NAME
-                || (path.extension().is_some_and(|e| e == "sh" || e == "bash") && in_skill(path))
+            if work_tree_copy(path) {
+                // The walk judged the work tree's copy; only a script it did not see as one.
+                !by_name(path) && shebang(path)
+            } else {
+                by_name(path) || shebang(path)
+            }
         })
         .cloned()
         .collect())

@@ -914,3 +914,31 @@ fn a_runtime_deleted_or_swapped_for_an_older_one_fails_narrowed_and_full_checks(
         assert_eq!(report["findings"][0]["severity"], "error", "{args:?}");
     }
 }
+
+#[test]
+fn check_staged_knows_an_extensionless_script_by_its_staged_shebang() {
+    // `scripts/deploy`, a script by its shebang only: the index holds it with legacy lines; the
+    // work tree's copy is then deleted, made plain text, or made binary. The commit records the
+    // script, so --staged judges it (it was dropped as "no script found").
+    for variant in ["deleted", "plain text", "binary"] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let repo = tmp.path();
+        git_init(repo);
+        std::fs::create_dir_all(repo.join("skills/s/scripts")).expect("mkdir");
+        std::fs::write(repo.join("skills/s/SKILL.md"), SKILL_MD).expect("skill");
+        let deploy = repo.join("skills/s/scripts/deploy");
+        std::fs::write(&deploy, SH_SKILL).expect("script");
+        git(repo, &["add", "-A"]);
+        match variant {
+            "deleted" => std::fs::remove_file(&deploy).expect("rm"),
+            "plain text" => std::fs::write(&deploy, "plain text\n").expect("text"),
+            _ => std::fs::write(&deploy, b"\0\x01binary").expect("binary"),
+        }
+        let (code, report) = json_report(repo, &["check", "--staged"]);
+        assert_eq!(code, 1, "{variant}: {report}");
+        assert_eq!(
+            report["findings"][0]["path"], "skills/s/scripts/deploy",
+            "{variant}: {report}"
+        );
+    }
+}
