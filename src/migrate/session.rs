@@ -93,17 +93,7 @@ pub fn prepare(
     let removed = if request.dry_run {
         Vec::new()
     } else {
-        let tracked: HashSet<PathBuf> = repos
-            .iter()
-            .filter_map(|repo| repo.index_modes().ok())
-            .flat_map(|modes| modes.into_keys())
-            .collect();
-        let mut folders: Vec<&Path> = files.iter().filter_map(|f| f.parent()).collect();
-        folders.sort();
-        folders.dedup();
-        crate::fsio::atomic::remove_stale_temps(folders, &|path| {
-            tracked.contains(&crate::fsio::as_named(path))
-        })
+        remove_leftovers(&repos, files)
     };
     let dirty = if request.dry_run || repos.is_empty() {
         None
@@ -156,6 +146,21 @@ pub fn prepare(
         dirty,
         removed,
         commit: request.commit.clone(),
+    })
+}
+
+/// The temp files interrupted runs left beside `files`, removed: never one git tracks.
+fn remove_leftovers(repos: &[Repo], files: &[PathBuf]) -> Vec<PathBuf> {
+    let tracked: HashSet<PathBuf> = repos
+        .iter()
+        .filter_map(|repo| repo.index_modes().ok())
+        .flat_map(|modes| modes.into_keys())
+        .collect();
+    let mut folders: Vec<&Path> = files.iter().filter_map(|f| f.parent()).collect();
+    folders.sort();
+    folders.dedup();
+    crate::fsio::atomic::remove_stale_temps(folders, &|path| {
+        tracked.contains(&crate::fsio::as_named(path))
     })
 }
 
