@@ -330,7 +330,9 @@ fn examine(
 ) -> Analysis {
     let found = survey_tree(&tree, source, vocabulary, offsets, imported);
     let final_exit = final_top_level_exit(tree.root_node(), source);
-    let misread = parser::redirects_across_lines(&tree, source);
+    let mut misread = parser::redirects_across_lines(&tree, source);
+    misread.extend(parser::comments_after_escaped_blanks(&tree, source));
+    misread.sort_unstable();
     let parse_errors = parser::error_count(&tree) + misread.len();
     let first_error = [
         parser::first_error(&tree),

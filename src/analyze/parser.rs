@@ -144,6 +144,33 @@ pub fn redirects_across_lines(tree: &Tree, source: &[u8]) -> Vec<usize> {
     found
 }
 
+/// Where tree-sitter-bash starts a comment right after an escaped blank (`echo x\ # note`): for
+/// bash the `#` is inside the word, which goes on (`x #`, then `note`), so the line means
+/// something else than the tree says. Read as parse errors, as `redirects_across_lines` are.
+pub fn comments_after_escaped_blanks(tree: &Tree, source: &[u8]) -> Vec<usize> {
+    let root = tree.root_node();
+    let mut found = Vec::new();
+    for hash in memchr::memchr_iter(b'#', source) {
+        if hash < 2 || !matches!(source[hash - 1], b' ' | b'\t') || source[hash - 2] != b'\\' {
+            continue;
+        }
+        // An escaped backslash before the blank (`\\ #`) leaves the blank unescaped.
+        let backslashes = source[..hash - 1]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if backslashes % 2 == 1
+            && root
+                .descendant_for_byte_range(hash, hash + 1)
+                .is_some_and(|n| n.kind() == "comment" && n.start_byte() == hash)
+        {
+            found.push(hash);
+        }
+    }
+    found
+}
+
 /// The nodes from `root` down to `node`, both included. tree-sitter finds a node's parent by
 /// descending from the root again, so a walk up through `parent()` costs the depth squared; this
 /// descends once.
@@ -224,6 +251,24 @@ mod tests {
         let mut parser = BashParser::new().expect("parser");
         let tree = parser.parse(source.as_bytes()).expect("parse");
         redirects_across_lines(&tree, source.as_bytes())
+    }
+
+    #[test]
+    fn a_comment_after_an_escaped_blank_is_a_parse_error() {
+        // bash reads `\ #` as part of the word; an escaped backslash leaves the blank plain.
+        let mut parser = BashParser::new().expect("parser");
+        for (source, want) in [
+            ("echo \"Confidence: 0.0\"\\ # note\n", vec![24]),
+            ("echo a\\\\ # comment\n", vec![]),
+            ("echo SUCCESS # comment\n", vec![]),
+        ] {
+            let tree = parser.parse(source.as_bytes()).expect("parse");
+            assert_eq!(
+                comments_after_escaped_blanks(&tree, source.as_bytes()),
+                want,
+                "{source}"
+            );
+        }
     }
 
     #[test]
