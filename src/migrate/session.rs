@@ -149,18 +149,23 @@ pub fn prepare(
     })
 }
 
-/// The temp files interrupted runs left beside `files`, removed: never one git tracks.
+/// The temp files interrupted runs left beside `files`, removed: never one git tracks (the
+/// index is read only when such a file is found, which most runs never meet).
 fn remove_leftovers(repos: &[Repo], files: &[PathBuf]) -> Vec<PathBuf> {
-    let tracked: HashSet<PathBuf> = repos
-        .iter()
-        .filter_map(|repo| repo.index_modes().ok())
-        .flat_map(|modes| modes.into_keys())
-        .collect();
+    let tracked: std::cell::OnceCell<HashSet<PathBuf>> = std::cell::OnceCell::new();
     let mut folders: Vec<&Path> = files.iter().filter_map(|f| f.parent()).collect();
     folders.sort();
     folders.dedup();
     crate::fsio::atomic::remove_stale_temps(folders, &|path| {
-        tracked.contains(&crate::fsio::as_named(path))
+        tracked
+            .get_or_init(|| {
+                repos
+                    .iter()
+                    .filter_map(|repo| repo.index_modes().ok())
+                    .flat_map(|modes| modes.into_keys())
+                    .collect()
+            })
+            .contains(&crate::fsio::as_named(path))
     })
 }
 
