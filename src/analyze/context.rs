@@ -524,7 +524,13 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                     self.survey.traps.push(site)
                 }
                 _ => {
-                    if let Some(name) = command_name_bytes(node, self.source) {
+                    // A quoted or expanded name (`"env" echo …`) is kept as written: no function
+                    // matches it, but what it runs may still print.
+                    let name = command_name_bytes(node, self.source).or_else(|| {
+                        let name = node.child_by_field_name("name")?;
+                        Some(&self.source[name.byte_range()])
+                    });
+                    if let Some(name) = name {
                         self.survey.calls.push(Call { name, site });
                     }
                 }
@@ -651,14 +657,18 @@ impl<'t> Invocation<'t> {
             .filter(|arg| arg.start_byte() >= self.word.end_byte())
             .collect();
         // `$"…"`, a string bash translates: tree-sitter-bash gives its `$` as a word of its own
-        // before the string; in the C locale the word is the string.
+        // before the string (or before a word that starts with it, `$"SUCC"ESS`); in the C
+        // locale the word is the string.
         words
             .iter()
             .enumerate()
             .filter(|(i, word)| {
                 !(word.kind() == "$"
                     && words.get(i + 1).is_some_and(|next| {
-                        next.start_byte() == word.end_byte() && next.kind() == "string"
+                        next.start_byte() == word.end_byte()
+                            && (next.kind() == "string"
+                                || next.kind() == "concatenation"
+                                    && next.child(0).is_some_and(|c| c.kind() == "string"))
                     }))
             })
             .map(|(_, word)| *word)

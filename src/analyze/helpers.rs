@@ -160,7 +160,7 @@ fn helpers<'s>(
             continue;
         };
         let printed = match run.name.as_str() {
-            "printf" => words::printf_output(site.node, source),
+            "printf" => words::printf_output(site.node, source, dialect),
             _ => Some(words::echo_output(site.node, source, dialect)),
         };
         // A line that is a legacy line by itself is found where it stands.

@@ -563,7 +563,10 @@ fn legacy_statement<'t>(
     let bytes = parser::node_bytes(command, source);
     let invocation = context::invocation(command, source)?;
     let (printed, form) = match invocation.name.as_str() {
-        "printf" => (words::printf_output(command, source)?, Form::Printf),
+        "printf" => (
+            words::printf_output(command, source, dialect)?,
+            Form::Printf,
+        ),
         _ => (words::echo_output(command, source, dialect), Form::Echo),
     };
     let (kind, value) = vocabulary.classify_text(&printed)?;

@@ -42,6 +42,12 @@ pub enum Form {
     /// A coprocess (`coproc echo SUCCESS`), whose output the script reads back through its
     /// descriptors.
     Coproc,
+    /// A heredoc or here-string fed to a command other than `cat`, a shell or `read`, which may
+    /// print it (`head <<< SUCCESS`, `sed … <<EOF`).
+    Input,
+    /// An `echo` or `printf` in a command or process substitution (`echo "$(echo SUCCESS)"`,
+    /// `cat <(echo SUCCESS)`): the command that reads its output may print it.
+    Substitution,
 }
 
 impl Form {
@@ -53,7 +59,9 @@ impl Form {
                 "a `printf` whose output is no literal result line (a computed format, several lines, or text before the marker)"
             }
             Form::TrapAction => "a `trap` action",
-            Form::Variable => "a variable's value",
+            Form::Variable => {
+                "a variable's value (assigned, read back with `read` or `mapfile`, or a default such as `${x:-…}`)"
+            }
             Form::Call => "the arguments of a command defined elsewhere (a sourced file, `eval`)",
             Form::PipedToTee => {
                 "a function, group or loop whose output is piped into `tee`, which prints it"
@@ -71,9 +79,15 @@ impl Form {
                 "a string run as code (`eval`, `bash -c`, `sh -c`, an alias, a heredoc or here-string fed to `source` or a shell)"
             }
             Form::Runner => {
-                "an `echo` or `printf` run by another program (`env`, `nice`, `timeout`, `nohup`, `stdbuf`, `xargs`)"
+                "an `echo` or `printf` run by another program (`env`, `nice`, `timeout`, `setsid`, `xargs`, …)"
             }
             Form::Coproc => "a coprocess, whose output the script reads back",
+            Form::Input => {
+                "a heredoc or here-string fed to a command that may print it (`head <<< …`, `sed … <<EOF`)"
+            }
+            Form::Substitution => {
+                "an `echo` or `printf` in a command or process substitution (`$(echo …)`, `<(echo …)`), whose reader may print it"
+            }
         }
     }
 }
@@ -156,14 +170,48 @@ fn form_around(
             }
             "variable_assignment" => {
                 let value = ancestor.child_by_field_name("value")?;
-                let text = words::word_value(value, source);
-                return vocabulary.classify(&text).map(|_| Form::Variable);
+                // An array's elements are values each (`declare -A m=([k]=SUCCESS)`).
+                let mut cursor = value.walk();
+                let elements: Vec<Node<'_>> = match value.kind() {
+                    "array" => value.named_children(&mut cursor).collect(),
+                    _ => vec![value],
+                };
+                return elements
+                    .into_iter()
+                    .any(|v| vocabulary.classify(&element_value(v, source)).is_some())
+                    .then_some(Form::Variable);
             }
+            // `echo "${x:-SUCCESS}"`, `: "${x:=SUCCESS}"`: a default printed or assigned.
+            "expansion" => return Some(Form::Variable),
             "command" => return command_form(ancestor, survey, source, vocabulary, elsewhere),
             _ => {}
         }
     }
     None
+}
+
+/// An array element's value: `[KEY]=VALUE` gives VALUE (tree-sitter-bash reads it as the words
+/// `[`, `KEY`, `]` and `=VALUE`), anything else the element itself.
+fn element_value(element: Node<'_>, source: &[u8]) -> words::Printed {
+    let mut cursor = element.walk();
+    let parts: Vec<Node<'_>> = element.children(&mut cursor).collect();
+    let text = |n: &Node<'_>| &source[n.byte_range()];
+    let keyed = element.kind() == "concatenation" && parts.first().is_some_and(|p| text(p) == b"[");
+    let value_at = parts
+        .iter()
+        .position(|p| text(p) == b"]")
+        .filter(|_| keyed)
+        .and_then(|close| parts.get(close + 1).filter(|p| text(p).starts_with(b"=")));
+    let Some(first) = value_at else {
+        return words::word_value(element, source);
+    };
+    let mut value = words::Printed::default();
+    value.push_literal(&String::from_utf8_lossy(&text(first)[1..]));
+    let after = first.end_byte();
+    for part in parts.iter().filter(|p| p.start_byte() >= after) {
+        value.append(words::word_value(*part, source));
+    }
+    value
 }
 
 /// Whether one of `sites` is `command`, and its output reaches stdout.
@@ -184,10 +232,15 @@ fn input_form(
     if runs_its_input(command, source) {
         return reaches_stdout(survey, command).then_some(Form::ShellString);
     }
-    let cat = invocation(command, source).is_some_and(|i| i.name == "cat");
-    (cat && reaches(survey, &survey.cats, command)
-        && !(heredoc && opens_json_heredoc(command, source)))
-    .then_some(Form::CatHeredoc)
+    let name = invocation(command, source)?.name;
+    match name.as_str() {
+        "cat" => (reaches(survey, &survey.cats, command)
+            && !(heredoc && opens_json_heredoc(command, source)))
+        .then_some(Form::CatHeredoc),
+        // The text becomes a variable's value, which the script may print later.
+        "read" | "mapfile" | "readarray" => Some(Form::Variable),
+        _ => reaches_stdout(survey, command).then_some(Form::Input),
+    }
 }
 
 /// The form a command around marker text makes of it: a printer the analysis could not read as
@@ -212,13 +265,15 @@ fn command_form(
         }
         "coproc" => Some(Form::Coproc),
         "alias" => Some(Form::ShellString),
-        "env" | "nice" | "timeout" | "nohup" | "stdbuf" | "xargs" | "sudo"
-            if runs_a_printer(command, source) && reaches_stdout(survey, command) =>
-        {
+        // `env echo`, `/usr/bin/env echo`, `setsid echo`, `flock F echo`: any program handed
+        // `echo` or `printf` as a word may run it.
+        _ if runs_a_printer(command, source) && reaches_stdout(survey, command) => {
             Some(Form::Runner)
         }
         name if !survey.defines(name.as_bytes())
-            && *elsewhere.get_or_init(|| super::prefilter::may_load_code(source)) =>
+            && *elsewhere.get_or_init(|| {
+                super::prefilter::may_load_code(source) || super::prefilter::may_alias(source)
+            }) =>
         {
             let call = survey
                 .calls()
@@ -256,6 +311,9 @@ fn printer_form(
     });
     if in_function {
         return Some(Form::PipedToTee);
+    }
+    if in_substitution(printer) {
+        return Some(Form::Substitution);
     }
     if survey.reach(site) == Err(NotStdout::Piped)
         && let Some(last) = pipe_end(printer)
@@ -298,6 +356,14 @@ fn pipe_end(echo: Node<'_>) -> Option<Node<'_>> {
         }
     }
     None
+}
+
+/// Whether `printer` stands in a command or process substitution of its own function or script
+/// (a function's output captured by its caller is not this: its `echo` is its return value).
+fn in_substitution(printer: Node<'_>) -> bool {
+    std::iter::successors(printer.parent(), |n| n.parent())
+        .take_while(|n| n.kind() != "function_definition")
+        .any(|n| matches!(n.kind(), "command_substitution" | "process_substitution"))
 }
 
 /// Whether `command`, a command the survey met (one holding marker text), prints on the script's

@@ -26,8 +26,10 @@ fn names_printer(line: &[u8]) -> bool {
 pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
     let hits = vocabulary.marker_offsets(source);
     // Without a plain marker, a marker can still be split across quotes on some line.
-    let split =
-        hits.is_empty() && (split_marker(source, vocabulary) || escaped_marker(source, vocabulary));
+    let split = hits.is_empty()
+        && (split_marker(source, vocabulary)
+            || escaped_marker(source, vocabulary)
+            || char_conversion(source));
     if hits.is_empty() && !split {
         return false;
     }
@@ -51,7 +53,10 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
             operator += 1;
         }
         let has_marker = hits.get(hit).is_some_and(|&h| h < end)
-            || (split && (split_marker(line, vocabulary) || escaped_marker(line, vocabulary)));
+            || (split
+                && (split_marker(line, vocabulary)
+                    || escaped_marker(line, vocabulary)
+                    || char_conversion(line)));
         if has_marker && (previous_continues || names_printer(line)) {
             return true;
         }
@@ -88,6 +93,11 @@ pub(crate) fn may_source(bytes: &[u8]) -> bool {
 /// may be defined there.
 pub(crate) fn may_load_code(bytes: &[u8]) -> bool {
     starts_a_statement(bytes, &[b"source", b".", b"eval"])
+}
+
+/// Whether the script may define an alias, which makes a name print what it is handed.
+pub(crate) fn may_alias(bytes: &[u8]) -> bool {
+    starts_a_statement(bytes, &[b"alias"])
 }
 
 /// Whether some statement starts with one of `words` (followed by a blank): at a line's start or
@@ -199,6 +209,13 @@ fn split_marker(source: &[u8], vocabulary: Vocabulary) -> bool {
         }
     }
     false
+}
+
+/// Whether `source` may build a marker from printf's `%c` (`printf 'SUCC%cSS' E`), which takes
+/// one character of its argument: any `printf` on a line with `%c` is worth a parse.
+fn char_conversion(source: &[u8]) -> bool {
+    memchr::memmem::find(source, b"%c").is_some()
+        && memchr::memmem::find(source, b"printf").is_some()
 }
 
 /// Whether `source` spells a marker with backslash escapes that `echo -e`, dash's echo or `$'…'`
@@ -486,6 +503,15 @@ mod tests {
                 String::from_utf8_lossy(source)
             );
         }
+    }
+
+    #[test]
+    fn a_printf_building_a_word_from_a_character_needs_a_parse() {
+        assert!(may_hold_legacy(
+            b"printf 'SUCC%cSS\\n' E\n",
+            Vocabulary::Exact
+        ));
+        assert!(!may_hold_legacy(b"echo 'SUCC%cSS' E\n", Vocabulary::Exact));
     }
 
     #[test]

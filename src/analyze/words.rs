@@ -206,7 +206,7 @@ enum Escapes {
 /// arguments in order. None when the format is computed, when arguments are left over (printf
 /// would reuse the format), when it prints several lines, or for `printf -v VAR`, which prints
 /// nothing.
-pub(crate) fn printf_output(command: Node<'_>, source: &[u8]) -> Option<Printed> {
+pub(crate) fn printf_output(command: Node<'_>, source: &[u8], dialect: Dialect) -> Option<Printed> {
     let invocation = super::context::invocation(command, source)?;
     let mut arguments = invocation.arguments(command).into_iter().peekable();
     let first = word_value(*arguments.peek()?, source).as_literal();
@@ -223,7 +223,7 @@ pub(crate) fn printf_output(command: Node<'_>, source: &[u8]) -> Option<Printed>
     // printf reuses its format while values are left (`printf 'Created: %s\n' a b`), as long
     // as the format takes one.
     loop {
-        let conversions = printf_round(&format, &mut values, &mut printed)?;
+        let conversions = printf_round(&format, &mut values, &mut printed, dialect)?;
         if conversions == 0 || values.peek().is_none() {
             break;
         }
@@ -245,6 +245,7 @@ fn printf_round(
     format: &str,
     values: &mut impl Iterator<Item = Printed>,
     printed: &mut Printed,
+    dialect: Dialect,
 ) -> Option<usize> {
     let mut conversions = 0;
     let mut chars = format.chars().peekable();
@@ -271,11 +272,15 @@ fn printf_round(
         let value = values.next().unwrap_or_default();
         match (conversion, spec.is_empty(), value.as_literal()) {
             ('s', true, _) => printed.append(value),
+            ('c', true, Some(text)) => {
+                printed.push_literal(&text.chars().take(1).collect::<String>())
+            }
             ('b', true, _) => {
                 for segment in value.segments {
                     match segment {
+                        // bash's `%b` reads `\x` as its `echo -e` does; dash's reads octal only.
                         Segment::Literal(literal) => {
-                            printed.push_literal(&escapes(&literal, Escapes::Echo(Dialect::Posix)))
+                            printed.push_literal(&escapes(&literal, Escapes::Echo(dialect)))
                         }
                         Segment::Dynamic(source) => printed.push_dynamic(source),
                     }

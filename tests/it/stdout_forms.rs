@@ -626,3 +626,52 @@ fn a_program_running_echo_a_here_string_and_an_alias_are_notes() {
         assert!(text.contains(form), "{form}: {text}");
     }
 }
+
+#[test]
+fn near_spellings_of_the_forms_are_notes() {
+    // The hostile re-test's near spellings (N8): each prints a legacy line on stdout through a
+    // runner, a filter, a substitution, an alias or a variable; check -v says so for each.
+    let script = "#!/bin/bash\n\
+        /usr/bin/env echo SUCCESS\n\
+        setsid echo SUCCESS\n\
+        flock /tmp echo SUCCESS\n\
+        head <<< SUCCESS\n\
+        cat <(echo SUCCESS)\n\
+        echo \"${x:-SUCCESS}\"\n\
+        echo \"$(echo SUCCESS)\"\n\
+        read -r r <<< SUCCESS; echo \"$r\"\n\
+        declare -A m=([k]=\"SUCCESS\"); echo \"${m[k]}\"\n\
+        shopt -s expand_aliases\n\
+        alias say=echo\n\
+        say SUCCESS\n\
+        head <<< SUCCESS >/dev/null\n\
+        v=$(echo SUCCESS) && test -n \"$v\"\n";
+    // Line 14's here-string goes to /dev/null: no note. Line 15's value may be printed later.
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
+    let (printed, _) = run_skill("bash", &tmp.path().join("s"));
+    assert_eq!(printed, "SUCCESS\n".repeat(10));
+    let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
+    let text = stdout(&verbose);
+    let places: Vec<&str> = note_places(&text)
+        .into_iter()
+        .map(|place| place.trim_start_matches("s/execute.sh:"))
+        .collect();
+    assert_eq!(
+        places,
+        [
+            "2:19", "3:13", "4:17", "5:10", "6:12", "7:12", "8:14", "9:15", "10:20", "13:5",
+            "15:10"
+        ],
+        "{text}"
+    );
+    for form in [
+        "run by another program",
+        "fed to a command that may print it",
+        "in a command or process substitution",
+        "a default such as",
+        "read back with `read`",
+    ] {
+        assert!(text.contains(form), "{form}: {text}");
+    }
+}
