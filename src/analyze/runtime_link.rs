@@ -12,9 +12,10 @@ use std::ops::Range;
 
 /// What runtime 3's source line starts with: nothing happens when a runtime is already loaded
 /// (a skill sourced by a harness, a library shared by two skills); else the script's real path
-/// (symlinks resolved where `readlink -f` exists) gives the runtime's path.
-pub(crate) const LINE_START: &str =
-    "[ -n \"${__skm_rt-}\" ] || { __skm_f=$(dirname -- \"$(readlink -f -- \"";
+/// (symlinks resolved where `readlink -f` exists) gives the runtime's path. The line is written
+/// for ShellCheck's optional checks too (`-o all`): `test` for `[`, braces on every variable, no
+/// command substitution inside another command's arguments.
+pub(crate) const LINE_START: &str = "test -n \"${__skm_rt-}\" || { __skm_f=$(readlink -f -- \"";
 /// What runtime 2's source line started with, after any per-script settings.
 pub(crate) const SOURCE_PREFIX: &str = "command . \"$(dirname -- \"$0\")/";
 /// Runtime files are named `skillmod-runtime.sh` (the default template) or
@@ -165,8 +166,10 @@ fn safe_relative(relative: &str) -> bool {
 const BASH_SELF: &str = "${BASH_SOURCE:-$0}";
 const SH_SELF: &str = "$0";
 /// The arguments a failure document's `%s` may take: the cause, and the time.
-pub(crate) const CAUSE_ARGUMENT: &str = "\"$__skm_c\"";
-pub(crate) const NOW_ARGUMENT: &str = "\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"";
+pub(crate) const CAUSE_ARGUMENT: &str = "\"${__skm_c}\"";
+pub(crate) const NOW_ARGUMENT: &str = "\"${__skm_now}\"";
+/// Set before the failure document's `printf` when it takes the time.
+const NOW_SETUP: &str = "__skm_now=$(date -u +%Y-%m-%dT%H:%M:%SZ); ";
 
 /// The codes a run reports when it cannot load its runtime (the source line writes the part
 /// after `RUNTIME_` into the document's `RUNTIME_%s`).
@@ -196,8 +199,13 @@ impl<'a> LineParts<'a> {
         let me = if self.bash { BASH_SELF } else { SH_SELF };
         let arguments: String = self.arguments.iter().map(|a| format!(" {a}")).collect();
         let [missing, unreadable, version_cause] = CAUSES.map(|c| &c["RUNTIME_".len()..]);
+        let now = if self.arguments.contains(&NOW_ARGUMENT) {
+            NOW_SETUP
+        } else {
+            ""
+        };
         format!(
-            "{LINE_START}{me}\" || echo \"$0\")\")/{relative}; {settings}__skm_loaded={version} command . \"$__skm_f\"; [ \"${{__skm_rt-}}\" = {version} ]; }} || {{ __skm_c={missing}; [ ! -e \"$__skm_f\" ] || __skm_c={unreadable}; [ ! -r \"$__skm_f\" ] || __skm_c={version_cause}; printf {format}{arguments}; echo \"skillmod: $__skm_f: $__skm_c; this skill folder is incomplete, reinstall it whole\" >&2; exit {MISSING_STATUS}; }}",
+            "{LINE_START}{me}\" || echo \"$0\"); __skm_f=$(dirname -- \"${{__skm_f}}\")/{relative}; {settings}__skm_loaded={version} command . \"${{__skm_f}}\"; test \"${{__skm_rt-}}\" = {version}; }} || {{ __skm_c={missing}; test ! -e \"${{__skm_f}}\" || __skm_c={unreadable}; test ! -r \"${{__skm_f}}\" || __skm_c={version_cause}; {now}printf {format}{arguments}; echo \"skillmod: ${{__skm_f}}: ${{__skm_c}}; this skill folder is incomplete, reinstall it whole\" >&2; exit {MISSING_STATUS}; }}",
             relative = self.relative,
             settings = self.settings,
             version = self.version,
@@ -212,7 +220,8 @@ impl<'a> LineParts<'a> {
             Some(rest) => (true, rest),
             None => (false, rest.strip_prefix(SH_SELF)?),
         };
-        let rest = rest.strip_prefix("\" || echo \"$0\")\")/")?;
+        let rest =
+            rest.strip_prefix("\" || echo \"$0\"); __skm_f=$(dirname -- \"${__skm_f}\")/")?;
         let (relative, rest) = rest.split_once("; ")?;
         let (settings, rest) = rest.split_once("__skm_loaded=")?;
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();

@@ -623,7 +623,7 @@ fn kind_of(kind: LegacyKind) -> &'static str {
 /// that returns the statement's status (`__skm_out`); a library's recorder may be `:`.
 fn captured_close(role: Role, kind: &str) -> String {
     match role {
-        Role::Script => format!(") || __skm_q=$?; __skm_out {kind} \"$__skm_o\"; }}"),
+        Role::Script => format!(") || __skm_q=$?; __skm_out {kind} \"${{__skm_o}}\"; }}"),
         Role::Library => ")\"".to_string(),
     }
 }
@@ -846,7 +846,7 @@ pub(crate) fn runtime_block(link: &Link, need: Need, text: &str) -> String {
 }
 
 /// The runtime's first command, which holds all the rest (the template's source-once guard).
-const RUNTIME_GUARD: &str = "if [ -z \"${__skm_rt:-}\" ]";
+const RUNTIME_GUARD: &str = "if test -z \"${__skm_rt:-}\"";
 
 fn block_text(settings: &str, text: &str) -> String {
     let mut block = format!(

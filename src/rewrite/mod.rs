@@ -246,7 +246,7 @@ fn place_block(plan: &mut Plan, analysis: &Analysis, source: &[u8], block: &Bloc
         };
         plan.push(exit, exit, open, Reason::JsonBlock);
         if bare {
-            let status = " \"$skillmod_status\"";
+            let status = " \"${skillmod_status}\"";
             plan.push(command_end, command_end, status, Reason::JsonBlock);
         }
         let close = format!("{separator} }} <<'{BLOCK_DELIMITER}'");
