@@ -224,26 +224,42 @@ impl Repo {
         }
     }
 
-    /// The index's entries with content, and their modes.
+    /// The index's entries with content, and their modes. An intent-to-add entry (`git add -N`)
+    /// shows the empty blob, as a staged empty file does (an empty `SKILL.md`): the empty blob
+    /// counts only where `git diff --cached` lists the file or HEAD holds it.
     fn index_entries(&self) -> Result<Vec<(PathBuf, String)>> {
         const EMPTY_BLOB: &[u8] = b"e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
         let out = self.git(&["ls-files", "-s", "-z"])?;
-        Ok(out
-            .split(|&b| b == 0)
-            .filter_map(|entry| {
-                // "<mode> <object> <stage>\t<path>"
-                let tab = entry.iter().position(|&b| b == b'\t')?;
-                let mut words = entry[..tab].split(|&b| b == b' ');
-                let mode = String::from_utf8_lossy(words.next()?).into_owned();
-                let object = words.next()?;
-                (object != EMPTY_BLOB).then(|| {
-                    let path = self
-                        .root
-                        .join(crate::bytes_text::path_from_bytes(&entry[tab + 1..]));
-                    (path, mode)
-                })
-            })
-            .collect())
+        let mut entries = Vec::new();
+        let mut empty = Vec::new();
+        for entry in out.split(|&b| b == 0) {
+            // "<mode> <object> <stage>\t<path>"
+            let Some(tab) = entry.iter().position(|&b| b == b'\t') else {
+                continue;
+            };
+            let mut words = entry[..tab].split(|&b| b == b' ');
+            let (Some(mode), Some(object)) = (words.next(), words.next()) else {
+                continue;
+            };
+            let path = self
+                .root
+                .join(crate::bytes_text::path_from_bytes(&entry[tab + 1..]));
+            let mode = String::from_utf8_lossy(mode).into_owned();
+            if object == EMPTY_BLOB {
+                empty.push((path, mode));
+            } else {
+                entries.push((path, mode));
+            }
+        }
+        if !empty.is_empty() {
+            let mut real = self.staged()?;
+            // No HEAD yet (a first commit): only what is staged counts.
+            if let Ok(head) = self.git(&["ls-tree", "-r", "--name-only", "-z", "HEAD"]) {
+                real.extend(self.paths(&head));
+            }
+            entries.extend(empty.into_iter().filter(|(path, _)| real.contains(path)));
+        }
+        Ok(entries)
     }
 
     /// Whether git tracks any file at or under `path` (absolute).

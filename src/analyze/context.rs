@@ -79,7 +79,7 @@ struct Walk<'s, 't, 'o> {
 const FEW_NAMES: usize = 8;
 
 /// Offsets where any of `names` stands as a whole word (overlaps included, unordered).
-fn word_occurrences_of_all(source: &[u8], names: &[&[u8]]) -> Vec<usize> {
+pub(crate) fn word_occurrences_of_all(source: &[u8], names: &[&[u8]]) -> Vec<usize> {
     let names: Vec<&[u8]> = names.iter().copied().filter(|n| !n.is_empty()).collect();
     let is_name_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     let whole_word = |start: usize, end: usize| {
@@ -740,7 +740,7 @@ pub(crate) fn invocation<'t>(command: Node<'t>, source: &[u8]) -> Option<Invocat
 }
 
 /// `printf -v VAR …`: the text goes into a variable.
-fn assigns_only(command: Node<'_>, source: &[u8]) -> bool {
+pub(crate) fn assigns_only(command: Node<'_>, source: &[u8]) -> bool {
     invocation(command, source)
         .and_then(|i| i.arguments(command).first().copied())
         .is_some_and(|first| source[first.byte_range()].starts_with(b"-v"))

@@ -45,6 +45,12 @@ pub enum Form {
     /// A heredoc or here-string fed to a command other than `cat`, a shell or `read`, which may
     /// print it (`head <<< SUCCESS`, `sed … <<EOF`).
     Input,
+    /// The arguments of a command whose name is computed (`$e SUCCESS`, `${ECHO:-echo} …`),
+    /// which may be a printer.
+    ComputedName,
+    /// An `echo` or `printf` to stderr where stderr goes to stdout: inside a group, loop or
+    /// function redirected with `2>&1`, in a function called with `2>&1`, or after `exec 2>&1`.
+    StderrToStdout,
     /// An `echo` or `printf` in a command or process substitution (`echo "$(echo SUCCESS)"`,
     /// `cat <(echo SUCCESS)`): the command that reads its output may print it.
     Substitution,
@@ -67,7 +73,7 @@ impl Form {
                 "a function, group or loop whose output is piped into `tee`, which prints it"
             }
             Form::Descriptor => {
-                "a write to a descriptor the script opened earlier (`exec 3>&1` … `>&3`)"
+                "a write to a descriptor the script opened earlier (`exec 3>&1` … `>&3`) or to a file named at run time (`> \"$OUT\"`, `> >(tee log)`), which may be stdout"
             }
             Form::SeveralLines => {
                 "an `echo` of several lines holding results of two kinds, or a value among other text (print each result on its own line)"
@@ -84,6 +90,12 @@ impl Form {
             Form::Coproc => "a coprocess, whose output the script reads back",
             Form::Input => {
                 "a heredoc or here-string fed to a command that may print it (`head <<< …`, `sed … <<EOF`)"
+            }
+            Form::ComputedName => {
+                "the arguments of a command whose name is computed (`$e SUCCESS`, `${ECHO:-echo} …`), which may print them"
+            }
+            Form::StderrToStdout => {
+                "an `echo` or `printf` to stderr where stderr goes to stdout (`{ …; } 2>&1`, `f 2>&1`, `exec 2>&1`)"
             }
             Form::Substitution => {
                 "an `echo` or `printf` in a command or process substitution (`$(echo …)`, `<(echo …)`), whose reader may print it"
@@ -252,9 +264,14 @@ fn command_form(
     vocabulary: Vocabulary,
     elsewhere: &std::cell::OnceCell<bool>,
 ) -> Option<Form> {
-    let invocation = invocation(command, source)?;
+    let Some(invocation) = invocation(command, source) else {
+        // A name known only at run time (`$e`, `"${a[0]}"`): it may be `echo`.
+        return reaches_stdout(survey, command).then_some(Form::ComputedName);
+    };
     match invocation.name.as_str() {
         "printf" if reaches(survey, &survey.printfs, command) => Some(Form::Printf),
+        // `printf -v m 'SUCCESS'`: the text becomes a variable's value.
+        "printf" if super::context::assigns_only(command, source) => Some(Form::Variable),
         "echo" | "printf" => printer_form(command, survey, source, vocabulary),
         "trap" => Some(Form::TrapAction),
         "eval" => reaches_stdout(survey, command).then_some(Form::ShellString),
@@ -315,6 +332,11 @@ fn printer_form(
     if in_substitution(printer) {
         return Some(Form::Substitution);
     }
+    if super::redirects::stdout_after(printer, source) == super::redirects::Points::Stderr
+        && stderr_reaches_stdout(printer, source)
+    {
+        return Some(Form::StderrToStdout);
+    }
     if survey.reach(site) == Err(NotStdout::Piped)
         && let Some(last) = pipe_end(printer)
     {
@@ -364,6 +386,82 @@ fn in_substitution(printer: Node<'_>) -> bool {
     std::iter::successors(printer.parent(), |n| n.parent())
         .take_while(|n| n.kind() != "function_definition")
         .any(|n| matches!(n.kind(), "command_substitution" | "process_substitution"))
+}
+
+/// Whether stderr may be the script's stdout where `printer` runs: an enclosing statement or
+/// function definition sends it there (`{ …; } 2>&1`), the script runs `exec 2>&1`, or the
+/// function holding it is called (directly or through other functions) with `2>&1`.
+fn stderr_reaches_stdout(printer: Node<'_>, source: &[u8]) -> bool {
+    use super::redirects::stderr_to_stdout;
+    let own = printer
+        .parent()
+        .filter(|p| p.kind() == "redirected_statement");
+    let mut function = None;
+    for ancestor in std::iter::successors(printer.parent(), |n| n.parent()) {
+        if own.is_some_and(|o| o.id() == ancestor.id()) {
+            continue;
+        }
+        match ancestor.kind() {
+            "redirected_statement" if stderr_to_stdout(ancestor, source) => return true,
+            "function_definition" => {
+                if stderr_to_stdout(ancestor, source) {
+                    return true;
+                }
+                function = function.or(Some(ancestor));
+            }
+            _ => {}
+        }
+    }
+    let root = std::iter::successors(Some(printer), |n| n.parent())
+        .last()
+        .unwrap_or(printer);
+    let merges = |command: Node<'_>| stderr_to_stdout(command, source);
+    if commands_named(root, source, b"exec")
+        .into_iter()
+        .any(merges)
+    {
+        return true;
+    }
+    // The functions whose calls may carry the echo, each looked at once.
+    let mut queue: Vec<Node<'_>> = function.into_iter().collect();
+    let mut seen: Vec<usize> = Vec::new();
+    while let Some(function) = queue.pop() {
+        if seen.contains(&function.id()) || seen.len() > 64 {
+            continue;
+        }
+        seen.push(function.id());
+        let Some(name) = function.child_by_field_name("name") else {
+            continue;
+        };
+        for call in commands_named(root, source, &source[name.byte_range()]) {
+            if merges(call) {
+                return true;
+            }
+            queue.extend(
+                std::iter::successors(call.parent(), |n| n.parent())
+                    .find(|n| n.kind() == "function_definition"),
+            );
+        }
+    }
+    false
+}
+
+/// The commands under `root` whose name is the word `name`.
+fn commands_named<'t>(root: Node<'t>, source: &[u8], name: &[u8]) -> Vec<Node<'t>> {
+    super::context::word_occurrences_of_all(source, &[name])
+        .into_iter()
+        .filter_map(|at| root.descendant_for_byte_range(at, at + name.len()))
+        .filter_map(|word| {
+            std::iter::successors(Some(word), |n| n.parent())
+                .take(3)
+                .find(|n| n.kind() == "command")
+        })
+        .filter(|command| {
+            command
+                .child_by_field_name("name")
+                .is_some_and(|n| &source[n.byte_range()] == name)
+        })
+        .collect()
 }
 
 /// Whether `command`, a command the survey met (one holding marker text), prints on the script's

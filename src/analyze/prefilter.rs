@@ -57,7 +57,12 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
                 && (split_marker(line, vocabulary)
                     || escaped_marker(line, vocabulary)
                     || char_conversion(line)));
-        if has_marker && (previous_continues || names_printer(line)) {
+        // An odd number of quotes: the line may end a string an `echo` opened on an earlier line
+        // (`echo "note⏎Created: x"`).
+        let odd_quotes = |q: u8| memchr::memchr_iter(q, line).count() % 2 == 1;
+        if has_marker
+            && (previous_continues || names_printer(line) || odd_quotes(b'"') || odd_quotes(b'\''))
+        {
             return true;
         }
         // `print_success "Created: $f"`: a function of the file may print what it is given.
@@ -503,6 +508,19 @@ mod tests {
                 String::from_utf8_lossy(source)
             );
         }
+    }
+
+    #[test]
+    fn a_marker_on_a_line_that_ends_a_quoted_string_needs_a_parse() {
+        assert!(may_hold_legacy(
+            b"echo \"note\nCreated: x\"\n",
+            Vocabulary::Exact
+        ));
+        assert!(may_hold_legacy(b"echo 'a\nSUCCESS'\n", Vocabulary::Exact));
+        assert!(!may_hold_legacy(
+            b"x=1\ngrep \"SUCCESS\" log\n",
+            Vocabulary::Exact
+        ));
     }
 
     #[test]

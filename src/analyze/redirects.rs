@@ -11,7 +11,9 @@ use tree_sitter::Node;
 pub(crate) enum Points {
     /// The script's stdout.
     Stdout,
-    /// A file, stderr, or nothing (closed).
+    /// The script's stderr, which an enclosing `2>&1` may send to stdout.
+    Stderr,
+    /// A file, or nothing (closed).
     Elsewhere,
     /// A descriptor the script may have opened earlier (`exec 3>&1` … `>&3`), or one computed
     /// at run time (`>&$fd`): it may be stdout.
@@ -35,7 +37,8 @@ impl Table {
     fn get(&self, fd: u32) -> Points {
         self.points.get(&fd).copied().unwrap_or(match fd {
             1 => Points::Stdout,
-            0 | 2 => Points::Elsewhere,
+            2 => Points::Stderr,
+            0 => Points::Elsewhere,
             _ => Points::Unknown,
         })
     }
@@ -101,15 +104,18 @@ impl Table {
     }
 
     /// Where opening the file `path` writes: where one of the table's descriptors points for
-    /// `/dev/stdout`, `/dev/fd/N` and `/proc/self/fd/N` name the descriptor as it is now.
+    /// `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N` and `/proc/thread-self/fd/N` (however the
+    /// path is spelled: `//dev/./stdout`), which name the descriptor as it is now. A path
+    /// computed at run time (`> "$OUT"`, `> >(tee log)`, `/proc/$$/fd/1`) may be any of them.
     fn file(&self, path: Option<&str>) -> Points {
         let Some(path) = path else {
-            return Points::Elsewhere;
+            return Points::Unknown;
         };
-        let fd = match path {
+        let path = lexical(path);
+        let fd = match path.as_str() {
             "/dev/stdout" => Some(1),
             "/dev/stderr" => Some(2),
-            _ => ["/dev/fd/", "/proc/self/fd/"]
+            _ => ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"]
                 .iter()
                 .find_map(|dir| path.strip_prefix(dir))
                 .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
@@ -117,6 +123,25 @@ impl Table {
         };
         fd.map_or(Points::Elsewhere, |fd| self.get(fd))
     }
+}
+
+/// An absolute path with `//`, `/./` and `/NAME/../` taken out, as the kernel reads it (`/dev`
+/// holds no symlinked folder); a relative path as it is.
+fn lexical(path: &str) -> String {
+    if !path.starts_with('/') {
+        return path.to_string();
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    format!("/{}", parts.join("/"))
 }
 
 /// A `file_redirect`'s descriptor, operator and first destination (later ones are words of the
@@ -213,11 +238,28 @@ pub(crate) fn stdout_after_under<'t>(
     parent: Option<Node<'t>>,
     source: &[u8],
 ) -> Points {
+    descriptor_after(node, parent, source, 1)
+}
+
+/// Where descriptor `fd` points after the node's redirections.
+fn descriptor_after<'t>(
+    node: Node<'t>,
+    parent: Option<Node<'t>>,
+    source: &[u8],
+    fd: u32,
+) -> Points {
     let mut table = Table::new();
     for redirect in redirect_list(node, parent) {
         table.apply(redirect, source);
     }
-    table.get(1)
+    table.get(fd)
+}
+
+/// Whether the node's redirections send its stderr to the script's stdout (`2>&1`,
+/// `2>/dev/stdout`, `exec 2>&1`).
+pub(crate) fn stderr_to_stdout(node: Node<'_>, source: &[u8]) -> bool {
+    let parent = (node.kind() == "command").then(|| node.parent()).flatten();
+    descriptor_after(node, parent, source, 2) == Points::Stdout
 }
 
 /// True when, after the node's redirections, descriptor 1 may no longer point at the script's
@@ -265,6 +307,10 @@ mod tests {
             "echo x 9>&1- >&9-",
             "echo x 3>&1 1>&2 >&3-",
             "echo x 2>&1- >&2",
+            "echo x >/dev/./stdout",
+            "echo x >//dev/stdout",
+            "echo x >/dev/../dev/stdout",
+            "echo x >/proc/thread-self/fd/1",
         ] {
             assert!(keeps_stdout(kept), "{kept} prints on stdout");
         }
@@ -295,6 +341,10 @@ mod tests {
             ("echo x >/dev/fd/4", Points::Unknown),
             ("echo x 3>/dev/null >&3", Points::Elsewhere),
             ("echo x 3>&1 >&3", Points::Stdout),
+            ("echo x > \"$OUT\"", Points::Unknown),
+            ("echo x > >(tee run.log)", Points::Unknown),
+            ("echo x >/proc/$$/fd/1", Points::Unknown),
+            ("echo x >/dev/./null", Points::Elsewhere),
         ] {
             let tree = parser.parse(script.as_bytes()).expect("parse");
             let statement = tree.root_node().named_child(0).expect("a statement");

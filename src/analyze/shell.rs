@@ -10,11 +10,13 @@ pub enum Dialect {
 }
 
 impl Dialect {
-    /// Bash unless the shebang names sh, dash, ash or ksh (directly or through env).
+    /// Bash unless the shebang names a shell of the sh family (directly, through env or
+    /// busybox).
     pub fn detect(source: &[u8]) -> Dialect {
         match shebang_program(source).as_deref() {
-            Some("sh" | "dash" | "ash" | "ksh" | "posh") => Dialect::Posix,
-            _ => Dialect::Bash,
+            Some("bash" | "rbash") | None => Dialect::Bash,
+            Some(program) if crate::fsio::is_shell_program(program) => Dialect::Posix,
+            Some(_) => Dialect::Bash,
         }
     }
 

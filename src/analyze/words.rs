@@ -431,7 +431,15 @@ pub(crate) fn word_value(node: Node<'_>, source: &[u8]) -> Printed {
         }
         "string" | "translated_string" => {
             let mut cursor = node.walk();
+            let mut previous_end = node.start_byte();
             for child in node.children(&mut cursor) {
+                // tree-sitter-bash leaves a line break inside the quotes out of every child
+                // (`"foo⏎SUCCESS"` is two `string_content`s): the bytes between are printed too.
+                if child.start_byte() > previous_end {
+                    let gap = &source[previous_end..child.start_byte()];
+                    out.push_literal(&String::from_utf8_lossy(gap));
+                }
+                previous_end = child.end_byte();
                 match child.kind() {
                     "\"" | "$\"" => {}
                     "string_content" => {

@@ -23,18 +23,28 @@ pub(crate) fn shebang_program(source: &[u8]) -> Option<String> {
     let line = String::from_utf8_lossy(&rest[..line_end]);
     let mut words = line.split_whitespace();
     let mut program = words.next().unwrap_or("");
-    if program.ends_with("/env") {
+    // `#!/usr/bin/env bash`, `#!/bin/busybox sh`: the program runs the one named after it.
+    if program.ends_with("/env") || program.rsplit('/').next() == Some("busybox") {
         program = words.find(|w| !w.starts_with('-')).unwrap_or("");
     }
     Some(program.rsplit('/').next().unwrap_or(program).to_string())
 }
 
-/// Whether a file is a shell script: its shebang names sh, bash, dash or ksh, or (without a
+/// Whether a shebang's program is a shell skillmod reads: bash (and its restricted `rbash`), or
+/// one of the sh family (dash, ash, ksh, mksh, posh).
+pub(crate) fn is_shell_program(program: &str) -> bool {
+    matches!(
+        program,
+        "sh" | "bash" | "rbash" | "dash" | "ash" | "ksh" | "mksh" | "lksh" | "posh"
+    )
+}
+
+/// Whether a file is a shell script: its shebang names one of those shells, or (without a
 /// shebang) its name ends in `.sh` or `.bash`. `head` is the file's start (its first line is
 /// enough).
 pub(crate) fn is_shell_script(path: &Path, head: &[u8]) -> bool {
     if let Some(program) = shebang_program(head) {
-        return matches!(program.as_str(), "sh" | "bash" | "dash" | "ksh");
+        return is_shell_program(&program);
     }
     path.extension()
         .is_some_and(|ext| ext == "sh" || ext == "bash")

@@ -156,6 +156,11 @@ fn shebang_selects_the_dialect() {
     assert_eq!(Dialect::detect(b"#!/usr/bin/env dash\n"), Dialect::Posix);
     assert_eq!(Dialect::detect(b"#!/usr/bin/env bash\n"), Dialect::Bash);
     assert_eq!(Dialect::detect(b"echo hi\n"), Dialect::Bash);
+    // The shells the hostile round found unselected (G09).
+    assert_eq!(Dialect::detect(b"#!/bin/rbash\n"), Dialect::Bash);
+    for posix in ["#!/bin/ash\n", "#!/bin/mksh\n", "#!/bin/busybox sh\n"] {
+        assert_eq!(Dialect::detect(posix.as_bytes()), Dialect::Posix, "{posix}");
+    }
 }
 
 fn stdout_write_lines(source: &str) -> Vec<usize> {

@@ -761,3 +761,22 @@ fn a_library_changed_alone_is_judged_with_the_scripts_that_source_it_in_narrowed
         }
     }
 }
+
+#[test]
+fn skill_scripts_of_every_shell_family_are_selected() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir_all(tmp.path().join("s/scripts")).expect("mkdir");
+    std::fs::write(tmp.path().join("s/SKILL.md"), "---\nname: s\n---\n").expect("skill");
+    for (name, shebang) in [
+        ("r", "#!/bin/rbash"),
+        ("a", "#!/bin/ash"),
+        ("m", "#!/bin/mksh"),
+        ("b", "#!/bin/busybox sh"),
+    ] {
+        let text = format!("{shebang}\necho SUCCESS\n");
+        std::fs::write(tmp.path().join("s/scripts").join(name), text).expect("script");
+    }
+    let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "."]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["summary"]["scripts_checked"], 4, "{report}");
+}

@@ -942,3 +942,41 @@ fn check_staged_knows_an_extensionless_script_by_its_staged_shebang() {
         );
     }
 }
+
+#[test]
+fn check_staged_counts_an_empty_skill_md_that_head_holds() {
+    // An empty SKILL.md shows git's empty blob, as an intent-to-add entry does: one HEAD holds is
+    // real, so a staged skill script whose work-tree copy was deleted is still judged (hostile
+    // round G08: "no script found", exit 0, and the commit recorded `echo SUCCESS`).
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path();
+    git_init(repo);
+    std::fs::create_dir_all(repo.join("skills/s/scripts")).expect("mkdir");
+    std::fs::write(repo.join("skills/s/SKILL.md"), "").expect("skill");
+    std::fs::write(
+        repo.join("skills/s/execute.sh"),
+        "#!/bin/bash\necho hi >&2\n",
+    )
+    .expect("x");
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "skill"]);
+    let run = repo.join("skills/s/scripts/run.sh");
+    std::fs::write(&run, SH_SKILL).expect("script");
+    git(repo, &["add", "-A"]);
+    std::fs::remove_file(&run).expect("rm");
+    let (code, report) = json_report(repo, &["check", "--staged"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        report["findings"][0]["path"], "skills/s/scripts/run.sh",
+        "{report}"
+    );
+    // An intent-to-add SKILL.md makes no skill folder of the commit.
+    let other = repo.join("other");
+    std::fs::create_dir_all(&other).expect("mkdir");
+    std::fs::write(other.join("SKILL.md"), "").expect("skill");
+    std::fs::write(other.join("run.sh"), SH_SKILL).expect("script");
+    git(repo, &["add", "-N", "other/SKILL.md"]);
+    git(repo, &["add", "other/run.sh"]);
+    let (_, report) = json_report(repo, &["check", "--staged", "other"]);
+    assert_eq!(report["summary"]["scripts_checked"], 0, "{report}");
+}

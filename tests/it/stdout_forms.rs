@@ -675,3 +675,69 @@ fn near_spellings_of_the_forms_are_notes() {
         assert!(text.contains(form), "{form}: {text}");
     }
 }
+
+#[test]
+fn stderr_sent_to_stdout_computed_targets_and_computed_names_are_notes() {
+    // The second hostile round's forms (G01–G05): each prints SUCCESS on stdout in a way check
+    // cannot read as a statement, and check -v says so; an echo to stderr that stays there and a
+    // file written by name say nothing.
+    let script = "#!/bin/bash\n\
+        { echo SUCCESS >&2; } 2>&1\n\
+        inner() { echo SUCCESS >&2; }\n\
+        outer() { inner; }\n\
+        outer 2>&1\n\
+        OUT=/dev/stdout\n\
+        echo SUCCESS > \"$OUT\"\n\
+        echo SUCCESS > >(cat)\n\
+        e=echo\n\
+        $e SUCCESS\n\
+        printf -v m '%s' SUCCESS; echo \"$m\"\n\
+        echo SUCCESS >&2\n\
+        echo SUCCESS > log.txt\n\
+        sleep 0.2\n";
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
+    let (printed, _) = run_skill("bash", &tmp.path().join("s"));
+    assert_eq!(printed, "SUCCESS\n".repeat(6));
+    let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
+    assert_eq!(verbose.status.code(), Some(0), "{}", stdout(&verbose));
+    let text = stdout(&verbose);
+    let places: Vec<&str> = note_places(&text)
+        .into_iter()
+        .map(|place| place.trim_start_matches("s/execute.sh:"))
+        .collect();
+    assert_eq!(
+        places,
+        ["2:8", "3:16", "7:6", "8:6", "10:4", "11:18"],
+        "{text}"
+    );
+    for form in [
+        "to stderr where stderr goes to stdout",
+        "a file named at run time",
+        "a command whose name is computed",
+    ] {
+        assert!(text.contains(form), "{form}: {text}");
+    }
+}
+
+#[test]
+fn other_spellings_of_stdout_and_a_line_break_in_quotes_are_legacy_lines() {
+    let script = "#!/bin/bash\n\
+        echo SUCCESS > /dev/./stdout\n\
+        echo \"Confidence: 0.9\" >> //proc/thread-self/fd/1\n\
+        echo \"note\nCreated: a.txt\"\n";
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
+    let (printed, _) = run_skill("bash", &tmp.path().join("s"));
+    assert_eq!(printed, "SUCCESS\nConfidence: 0.9\nnote\nCreated: a.txt\n");
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    for finding in [
+        "2:1: SKM001 success",
+        "3:1: SKM001 confidence",
+        "4:1: SKM001 created",
+    ] {
+        assert!(text.contains(finding), "{finding}: {text}");
+    }
+}
