@@ -558,11 +558,18 @@ fn unsafe_entry(why: String) -> Error {
     )
 }
 
-fn protected_entry(path: &Path) -> Error {
+/// A path restore never touches: recorded there (no run of skillmod's names one), or reached
+/// there now through a folder a later change made a symlink (the run may well be the user's).
+fn protected_entry(path: &Path, through_link: bool) -> Error {
+    let why = if through_link {
+        "now leads into .git/ or .skillmod/ through a folder that became a symlink since the run"
+    } else {
+        "lies in .git/ or .skillmod/ (migrate never changes a file there: the run is not skillmod's own)"
+    };
     Error::new(
         codes::PATH_PROTECTED,
         format!(
-            "the recorded path '{}' lies in .git/ or .skillmod/, which restore never writes, creates or removes (migrate never changes a file there); nothing was written. The run is not skillmod's own: inspect it under .skillmod/backups",
+            "the recorded path '{}' {why}; restore never writes, creates or removes anything there, and nothing was written. Inspect the run under .skillmod/backups",
             path.display()
         ),
     )
@@ -577,7 +584,7 @@ fn check_entry(root: &Path, dir: &Path, entry: ManifestEntry) -> Result<CheckedE
     }
     // Git's and skillmod's own state is never restore's to write, in any spelling.
     if protected(&entry.path) {
-        return Err(protected_entry(&entry.path));
+        return Err(protected_entry(&entry.path, false));
     }
     let target = root.join(&entry.path);
     let real = target
@@ -595,7 +602,7 @@ fn check_entry(root: &Path, dir: &Path, entry: ManifestEntry) -> Result<CheckedE
     };
     // Reached through a symlinked folder.
     if protected(real_parent) {
-        return Err(protected_entry(&entry.path));
+        return Err(protected_entry(&entry.path, true));
     }
     // A folder on the way is now a symlink inside the root: the file there is another one than
     // the run wrote (another skill's), so it is never written or removed, even with --force.

@@ -47,8 +47,8 @@ pub fn write(out: &mut dyn Write, report: &Report, verbose: bool) {
         count(Status::Refused),
         count(Status::Failed),
     );
-    // migrate marked the runtime files it created intent-to-add; restore never writes git's
-    // index, so say how to drop them from it.
+    // migrate marked the runtime files it created intent-to-add (or `--commit` committed them);
+    // restore never writes git's index, so say how to drop them from it.
     let removed: Vec<String> = report
         .files
         .iter()
@@ -58,7 +58,7 @@ pub fn write(out: &mut dyn Write, report: &Report, verbose: bool) {
     if !removed.is_empty() && report.in_git {
         let _ = writeln!(
             out,
-            "git still lists the removed file(s) as added (intent-to-add); drop them from the index with `git rm --cached --quiet {}`",
+            "git's index still lists the removed file(s) (intent-to-add, or committed by `migrate --commit`); drop them from it with `git rm --cached --quiet {}`, and commit if a commit held them",
             removed.join(" ")
         );
     }

@@ -791,3 +791,32 @@ fn a_run_whose_folder_became_a_symlink_to_another_skill_writes_nothing_even_forc
         );
     }
 }
+
+#[test]
+fn a_users_own_run_whose_folder_now_leads_into_git_is_refused_and_not_called_foreign() {
+    // Hostile round G11: the run is the user's; a later commit made its folder a symlink into
+    // .git/hooks. Restore writes nothing, and says what changed instead of doubting the run.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path();
+    git_init(repo);
+    write_script(repo, "skills/s/execute.sh", LEGACY);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "skill"]);
+    let out = run(skillmod(repo).args(["migrate", "skills"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "migrated"]);
+    git(repo, &["rm", "-rqf", "skills/s"]);
+    std::fs::create_dir_all(repo.join("skills")).expect("mkdir");
+    std::os::unix::fs::symlink("../.git/hooks", repo.join("skills/s")).expect("symlink");
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "a later pull"]);
+    let hooks = snapshot(&repo.join(".git/hooks"));
+    let out = restore(repo, &["--force"]);
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("PATH_PROTECTED"), "{said}");
+    assert!(said.contains("became a symlink since the run"), "{said}");
+    assert!(!said.contains("not skillmod's own"), "{said}");
+    assert_eq!(snapshot(&repo.join(".git/hooks")), hooks);
+}
