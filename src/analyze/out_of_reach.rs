@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
 use super::context::{Survey, invocation};
+use super::parser::ancestry;
+use super::redirects::Points;
 use super::{LegacyStatement, Vocabulary, opens_json_heredoc, words};
 
 /// Where marker text stands that may be printed in a way the analysis cannot follow.
@@ -173,9 +175,7 @@ fn form_around(
                 // `cat <<< SUCCESS`, `source /dev/stdin <<< "echo SUCCESS"`: tree-sitter-bash
                 // hangs the here-string on the command.
                 let command = ancestor.parent().filter(|p| p.kind() == "command")?;
-                if super::redirects::stdout_after(command, source)
-                    != super::redirects::Points::Stdout
-                {
+                if super::redirects::stdout_after(command, source) != Points::Stdout {
                     return None;
                 }
                 return input_form(command, survey, source, false);
@@ -288,9 +288,7 @@ fn command_form(
             Some(Form::Runner)
         }
         name if !survey.defines(name.as_bytes())
-            && *elsewhere.get_or_init(|| {
-                super::prefilter::may_load_code(source) || super::prefilter::may_alias(source)
-            }) =>
+            && *elsewhere.get_or_init(|| super::prefilter::may_hand_on(source)) =>
         {
             let call = survey
                 .calls()
@@ -316,11 +314,10 @@ fn printer_form(
         .iter()
         .chain(&survey.printfs)
         .find(|s| s.node.id() == printer.id())?;
+    let points = super::redirects::stdout_after(printer, source);
     // Which descriptor is stdout then is decided where it was opened, at run time: the
     // analysis reads one command's redirections only.
-    if survey.reach(site) == Err(NotStdout::Redirected)
-        && super::redirects::stdout_after(printer, source) == super::redirects::Points::Unknown
-    {
+    if survey.reach(site) == Err(NotStdout::Redirected) && points == Points::Unknown {
         return Some(Form::Descriptor);
     }
     let in_function = survey.function_of(site).is_some_and(|(function, _)| {
@@ -329,12 +326,10 @@ fn printer_form(
     if in_function {
         return Some(Form::PipedToTee);
     }
-    if in_substitution(printer) {
+    if in_substitution(survey, printer) {
         return Some(Form::Substitution);
     }
-    if super::redirects::stdout_after(printer, source) == super::redirects::Points::Stderr
-        && stderr_reaches_stdout(printer, source)
-    {
+    if points == Points::Stderr && stderr_reaches_stdout(survey, printer, source) {
         return Some(Form::StderrToStdout);
     }
     if survey.reach(site) == Err(NotStdout::Piped)
@@ -345,7 +340,7 @@ fn printer_form(
         }
         // The pipeline stands where the echo does: only the last part's own redirections may
         // send its output elsewhere.
-        if super::redirects::stdout_after(last, source) == super::redirects::Points::Stdout
+        if super::redirects::stdout_after(last, source) == Points::Stdout
             && !survey.in_captured_function(site)
         {
             return Some(Form::PipedToCommand);
@@ -382,8 +377,11 @@ fn pipe_end(echo: Node<'_>) -> Option<Node<'_>> {
 
 /// Whether `printer` stands in a command or process substitution of its own function or script
 /// (a function's output captured by its caller is not this: its `echo` is its return value).
-fn in_substitution(printer: Node<'_>) -> bool {
-    std::iter::successors(printer.parent(), |n| n.parent())
+fn in_substitution(survey: &Survey<'_, '_>, printer: Node<'_>) -> bool {
+    ancestry(survey.root, printer)
+        .iter()
+        .rev()
+        .skip(1)
         .take_while(|n| n.kind() != "function_definition")
         .any(|n| matches!(n.kind(), "command_substitution" | "process_substitution"))
 }
@@ -391,39 +389,32 @@ fn in_substitution(printer: Node<'_>) -> bool {
 /// Whether stderr may be the script's stdout where `printer` runs: an enclosing statement or
 /// function definition sends it there (`{ …; } 2>&1`), the script runs `exec 2>&1`, or the
 /// function holding it is called (directly or through other functions) with `2>&1`.
-fn stderr_reaches_stdout(printer: Node<'_>, source: &[u8]) -> bool {
+fn stderr_reaches_stdout(survey: &Survey<'_, '_>, printer: Node<'_>, source: &[u8]) -> bool {
     use super::redirects::stderr_to_stdout;
-    let own = printer
-        .parent()
-        .filter(|p| p.kind() == "redirected_statement");
-    let mut function = None;
-    for ancestor in std::iter::successors(printer.parent(), |n| n.parent()) {
-        if own.is_some_and(|o| o.id() == ancestor.id()) {
-            continue;
-        }
-        match ancestor.kind() {
-            "redirected_statement" if stderr_to_stdout(ancestor, source) => return true,
-            "function_definition" => {
-                if stderr_to_stdout(ancestor, source) {
-                    return true;
-                }
-                function = function.or(Some(ancestor));
-            }
-            _ => {}
-        }
-    }
-    let root = std::iter::successors(Some(printer), |n| n.parent())
-        .last()
-        .unwrap_or(printer);
+    let root = survey.root;
+    let path = ancestry(root, printer);
+    // The printer's own redirections were read with it (`echo x 2>&1 >&2`).
+    let enclosing = path.iter().rev().skip(1).enumerate().any(|(i, n)| {
+        let own = i == 0 && n.kind() == "redirected_statement";
+        !own && matches!(n.kind(), "redirected_statement" | "function_definition")
+            && stderr_to_stdout(*n, source)
+    });
     let merges = |command: Node<'_>| stderr_to_stdout(command, source);
-    if commands_named(root, source, b"exec")
-        .into_iter()
-        .any(merges)
+    if enclosing
+        || commands_named(root, source, b"exec")
+            .into_iter()
+            .any(merges)
     {
         return true;
     }
+    fn innermost_function<'t>(path: &[Node<'t>]) -> Option<Node<'t>> {
+        path.iter()
+            .rev()
+            .find(|n| n.kind() == "function_definition")
+            .copied()
+    }
     // The functions whose calls may carry the echo, each looked at once.
-    let mut queue: Vec<Node<'_>> = function.into_iter().collect();
+    let mut queue: Vec<Node<'_>> = innermost_function(&path).into_iter().collect();
     let mut seen: Vec<usize> = Vec::new();
     while let Some(function) = queue.pop() {
         if seen.contains(&function.id()) || seen.len() > 64 {
@@ -437,10 +428,7 @@ fn stderr_reaches_stdout(printer: Node<'_>, source: &[u8]) -> bool {
             if merges(call) {
                 return true;
             }
-            queue.extend(
-                std::iter::successors(call.parent(), |n| n.parent())
-                    .find(|n| n.kind() == "function_definition"),
-            );
+            queue.extend(innermost_function(&ancestry(root, call)));
         }
     }
     false

@@ -94,15 +94,10 @@ pub(crate) fn may_source(bytes: &[u8]) -> bool {
     starts_a_statement(bytes, &[b"source", b"."])
 }
 
-/// Whether the script may run code from elsewhere (`source`, `.`, `eval`): a function it calls
-/// may be defined there.
-pub(crate) fn may_load_code(bytes: &[u8]) -> bool {
-    starts_a_statement(bytes, &[b"source", b".", b"eval"])
-}
-
-/// Whether the script may define an alias, which makes a name print what it is handed.
-pub(crate) fn may_alias(bytes: &[u8]) -> bool {
-    starts_a_statement(bytes, &[b"alias"])
+/// Whether a name the script calls may stand for a printer defined out of the analysis's sight:
+/// code loaded from elsewhere (`source`, `.`, `eval`) or an alias (`alias say=echo`).
+pub(crate) fn may_hand_on(bytes: &[u8]) -> bool {
+    starts_a_statement(bytes, &[b"source", b".", b"eval", b"alias"])
 }
 
 /// Whether some statement starts with one of `words` (followed by a blank): at a line's start or

@@ -227,8 +227,12 @@ fn redirect_list<'t>(node: Node<'t>, parent: Option<Node<'t>>) -> Vec<Node<'t>> 
 
 /// Where descriptor 1 points after the node's redirections.
 pub(crate) fn stdout_after(node: Node<'_>, source: &[u8]) -> Points {
-    let parent = (node.kind() == "command").then(|| node.parent()).flatten();
-    stdout_after_under(node, parent, source)
+    stdout_after_under(node, command_parent(node), source)
+}
+
+/// The parent a command's redirections may hang on (its `redirected_statement`).
+fn command_parent(node: Node<'_>) -> Option<Node<'_>> {
+    (node.kind() == "command").then(|| node.parent()).flatten()
 }
 
 /// `stdout_after` of a node whose parent the caller knows (a walk's frame: tree-sitter finds a
@@ -258,8 +262,7 @@ fn descriptor_after<'t>(
 /// Whether the node's redirections send its stderr to the script's stdout (`2>&1`,
 /// `2>/dev/stdout`, `exec 2>&1`).
 pub(crate) fn stderr_to_stdout(node: Node<'_>, source: &[u8]) -> bool {
-    let parent = (node.kind() == "command").then(|| node.parent()).flatten();
-    descriptor_after(node, parent, source, 2) == Points::Stdout
+    descriptor_after(node, command_parent(node), source, 2) == Points::Stdout
 }
 
 /// True when, after the node's redirections, descriptor 1 may no longer point at the script's

@@ -211,8 +211,8 @@ fn runtime_file(shown: &str, state: State) -> FileCheck {
         return clean();
     };
     let message = format!(
-        "is not a runtime skillmod wrote (edited, planted or of an unknown version{}): its code runs with every skill that sources it; migrate --replace-runtime on those scripts replaces it",
-        declared.map_or_else(String::new, |v| format!("; it declares version {v}"))
+        "is {}: its code runs with every skill that sources it; migrate --replace-runtime on those scripts replaces it",
+        not_ours(declared)
     );
     let finding =
         Finding::new(Rule::RuntimeOutOfDate, shown, (1, 1), message).severity(Severity::Error);
@@ -224,6 +224,12 @@ fn runtime_file(shown: &str, state: State) -> FileCheck {
         outcome: Outcome::Checked,
         suppressed: 0,
     }
+}
+
+/// What a runtime file whose bytes no known runtime has is, with the version it declares.
+fn not_ours(declared: Option<u32>) -> String {
+    let version = declared.map_or_else(String::new, |v| format!("; it declares version {v}"));
+    format!("not a runtime skillmod wrote (edited, planted or of an unknown version{version})")
 }
 
 /// Why a symlink's target could not be read, saying that the path is a symlink and where to.
@@ -593,8 +599,8 @@ fn old_file_runtime(
             rules::Severity::Error,
             codes::RUNTIME_FOREIGN,
             format!(
-                "loads {relative} the 0.2.0 way, and it is not a runtime skillmod wrote (edited, planted or of an unknown version{}): its code runs with the skill; migrate --replace-runtime replaces it",
-                declared.map_or_else(String::new, |v| format!("; it declares version {v}"))
+                "loads {relative} the 0.2.0 way, and it is {}: its code runs with the skill; migrate --replace-runtime replaces it",
+                not_ours(declared)
             ),
         ),
     }
@@ -645,8 +651,8 @@ fn file_runtime(
             rules::Severity::Error,
             codes::RUNTIME_FOREIGN,
             format!(
-                "sources {relative}, which is not a runtime skillmod wrote (edited, planted or of an unknown version{}): its code runs with the skill; migrate --replace-runtime replaces it",
-                declared.map_or_else(String::new, |v| format!("; it declares version {v}"))
+                "sources {relative}, which is {}: its code runs with the skill; migrate --replace-runtime replaces it",
+                not_ours(declared)
             ),
         ),
     })

@@ -48,6 +48,9 @@ pub struct Targets {
     /// What the folder walks met and did not select, for the notes the run ends with.
     #[arg(skip)]
     left_out: Arc<super::left_out::LeftOut>,
+    /// The files `--changed-since` and `--staged` name, asked of git once per run.
+    #[arg(skip)]
+    history: std::sync::OnceLock<std::collections::HashSet<PathBuf>>,
 }
 
 impl Targets {
@@ -158,14 +161,7 @@ impl Targets {
             return Ok(files);
         };
         let changed: Vec<PathBuf> = if by_history {
-            let mut wanted = std::collections::HashSet::new();
-            if let Some(rev) = &self.changed_since {
-                wanted.extend(repo.changed_since(rev)?);
-            }
-            if self.staged {
-                wanted.extend(repo.staged()?);
-            }
-            wanted.into_iter().collect()
+            self.history_paths(&repo)?.iter().cloned().collect()
         } else {
             self.paths.clone()
         };
@@ -220,6 +216,24 @@ impl Targets {
         }
         files.sort();
         Ok(files)
+    }
+
+    /// The files that differ from `--changed-since`'s revision or are staged (`--staged`).
+    fn history_paths(
+        &self,
+        repo: &crate::vcs::Repo,
+    ) -> Result<&std::collections::HashSet<PathBuf>> {
+        if let Some(paths) = self.history.get() {
+            return Ok(paths);
+        }
+        let mut wanted = std::collections::HashSet::new();
+        if let Some(rev) = &self.changed_since {
+            wanted.extend(repo.changed_since(rev)?);
+        }
+        if self.staged {
+            wanted.extend(repo.staged()?);
+        }
+        Ok(self.history.get_or_init(|| wanted))
     }
 
     /// The include/exclude rules alone, without any path (for `check -`'s `--stdin-filename`).
@@ -372,20 +386,17 @@ impl Targets {
                 }
             }
         }
-        if self.staged
-            && let Some(repo) = &repo
-        {
-            selection.staged_skills = Some(Arc::new(staged_skill_folders(repo)?));
+        // Under --staged, the index's entries, read once for both uses below.
+        let index_modes = match &repo {
+            Some(repo) if self.staged => Some(repo.index_modes()?),
+            _ => None,
+        };
+        if let Some(modes) = &index_modes {
+            selection.staged_skills = Some(Arc::new(staged_skill_folders(modes)));
         }
         let mut files = crate::config::discover::discover(&selection)?;
         if let Some(repo) = repo {
-            let mut wanted = std::collections::HashSet::new();
-            if let Some(rev) = &self.changed_since {
-                wanted.extend(repo.changed_since(rev)?);
-            }
-            if self.staged {
-                wanted.extend(repo.staged()?);
-            }
+            let wanted = self.history_paths(&repo)?;
             // The file itself as git names it: a symlink is not followed to its target.
             let as_named = |f: &PathBuf| crate::fsio::as_named(f);
             files.retain(|f| wanted.contains(&as_named(f)));
@@ -401,10 +412,10 @@ impl Targets {
                     })
                     .cloned(),
             );
-            if self.staged {
+            if let Some(modes) = &index_modes {
                 let found: Vec<PathBuf> = files.iter().map(as_named).collect();
                 let from_index: Vec<PathBuf> =
-                    staged_without_work_tree_copy(&repo, &wanted, &found)?
+                    staged_without_work_tree_copy(&repo, modes, wanted, &found)?
                         .into_iter()
                         .filter(|f| named.is_empty() || named.iter().any(|n| f.starts_with(n)))
                         .collect();
@@ -420,10 +431,11 @@ impl Targets {
 
 /// The folders whose `SKILL.md` git's index holds as a regular file: under `--staged`, what the
 /// commit makes a skill folder.
-fn staged_skill_folders(repo: &crate::vcs::Repo) -> Result<std::collections::HashSet<PathBuf>> {
-    Ok(repo
-        .index_modes()?
-        .into_iter()
+fn staged_skill_folders(
+    modes: &std::collections::HashMap<PathBuf, String>,
+) -> std::collections::HashSet<PathBuf> {
+    modes
+        .iter()
         .filter(|(path, mode)| {
             matches!(mode.as_str(), "100644" | "100755")
                 && path
@@ -431,7 +443,7 @@ fn staged_skill_folders(repo: &crate::vcs::Repo) -> Result<std::collections::Has
                     .is_some_and(|n| n == crate::fsio::SKILL_FILE)
         })
         .filter_map(|(path, _)| path.parent().map(std::path::Path::to_path_buf))
-        .collect())
+        .collect()
 }
 
 /// `--staged` checks what the commit will hold: a staged skill script (a regular file or a
@@ -442,10 +454,10 @@ fn staged_skill_folders(repo: &crate::vcs::Repo) -> Result<std::collections::Has
 /// gone, binary) while the staged file is one.
 fn staged_without_work_tree_copy(
     repo: &crate::vcs::Repo,
+    modes: &std::collections::HashMap<PathBuf, String>,
     staged: &std::collections::HashSet<PathBuf>,
     found: &[PathBuf],
 ) -> Result<Vec<PathBuf>> {
-    let modes = repo.index_modes()?;
     // A regular file, or a symlink (followed through the index when checked).
     let staged_file = |path: &PathBuf| {
         modes

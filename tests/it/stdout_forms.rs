@@ -69,6 +69,18 @@ fn note_places(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// `check -v` on the skill `s` under `dir`: its output, its text, and each SKM010 note's
+/// `line:column` in `s/execute.sh`.
+fn verbose_notes(dir: &Path) -> (std::process::Output, String, Vec<String>) {
+    let verbose = run(skillmod(dir).args(["check", "--no-cache", "-v", "s"]));
+    let text = stdout(&verbose);
+    let places = note_places(&text)
+        .into_iter()
+        .map(|place| place.trim_start_matches("s/execute.sh:").to_string())
+        .collect();
+    (verbose, text, places)
+}
+
 /// `skillmod validate` on saved output: the parsed document.
 fn validated(dir: &Path, output: &str, strict: bool) -> Value {
     let saved = dir.join("stdout.txt");
@@ -218,12 +230,7 @@ fn forms_out_of_reach_are_notes_shown_with_verbose_only() {
     let plain = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
     assert_eq!(plain.status.code(), Some(0), "{}", stdout(&plain));
     assert!(!stdout(&plain).contains("SKM010"), "{}", stdout(&plain));
-    let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
-    let text = stdout(&verbose);
-    let notes: Vec<&str> = note_places(&text)
-        .into_iter()
-        .map(|place| place.trim_start_matches("s/execute.sh:"))
-        .collect();
+    let (_, text, notes) = verbose_notes(tmp.path());
     // The variable, the heredoc cat prints, the two-line printf, the trap; not the heredoc
     // written to a file, the comment or the comparison.
     assert_eq!(notes, ["2:6", "4:1", "9:9", "10:12"], "{text}");
@@ -575,12 +582,7 @@ fn a_pipe_into_another_command_a_shell_string_or_a_coprocess_is_a_note() {
     );
     let plain = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
     assert_eq!(plain.status.code(), Some(0), "{}", stdout(&plain));
-    let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
-    let text = stdout(&verbose);
-    let places: Vec<&str> = note_places(&text)
-        .into_iter()
-        .map(|place| place.trim_start_matches("s/execute.sh:"))
-        .collect();
+    let (_, text, places) = verbose_notes(tmp.path());
     assert_eq!(
         places,
         ["2:7", "3:7", "4:15", "5:13", "6:15", "7:13"],
@@ -611,12 +613,7 @@ fn a_program_running_echo_a_here_string_and_an_alias_are_notes() {
     write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
     let (printed, _) = run_skill("bash", &tmp.path().join("s"));
     assert_eq!(printed, "SUCCESS\nCreated: a.txt\nSUCCESS\nSUCCESS\n");
-    let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
-    let text = stdout(&verbose);
-    let places: Vec<&str> = note_places(&text)
-        .into_iter()
-        .map(|place| place.trim_start_matches("s/execute.sh:"))
-        .collect();
+    let (_, text, places) = verbose_notes(tmp.path());
     assert_eq!(places, ["2:10", "3:17", "4:9", "7:16", "8:29"], "{text}");
     for form in [
         "run by another program",
@@ -651,12 +648,7 @@ fn near_spellings_of_the_forms_are_notes() {
     write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
     let (printed, _) = run_skill("bash", &tmp.path().join("s"));
     assert_eq!(printed, "SUCCESS\n".repeat(10));
-    let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
-    let text = stdout(&verbose);
-    let places: Vec<&str> = note_places(&text)
-        .into_iter()
-        .map(|place| place.trim_start_matches("s/execute.sh:"))
-        .collect();
+    let (_, text, places) = verbose_notes(tmp.path());
     assert_eq!(
         places,
         [
@@ -699,13 +691,8 @@ fn stderr_sent_to_stdout_computed_targets_and_computed_names_are_notes() {
     write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
     let (printed, _) = run_skill("bash", &tmp.path().join("s"));
     assert_eq!(printed, "SUCCESS\n".repeat(6));
-    let verbose = run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "s"]));
-    assert_eq!(verbose.status.code(), Some(0), "{}", stdout(&verbose));
-    let text = stdout(&verbose);
-    let places: Vec<&str> = note_places(&text)
-        .into_iter()
-        .map(|place| place.trim_start_matches("s/execute.sh:"))
-        .collect();
+    let (verbose, text, places) = verbose_notes(tmp.path());
+    assert_eq!(verbose.status.code(), Some(0), "{text}");
     assert_eq!(
         places,
         ["2:8", "3:16", "7:6", "8:6", "10:4", "11:18"],
