@@ -845,9 +845,6 @@ pub(crate) fn runtime_block(link: &Link, need: Need, text: &str) -> String {
     block_text(settings(link, need).trim_end(), text)
 }
 
-/// The runtime's first command, which holds all the rest (the template's source-once guard).
-const RUNTIME_GUARD: &str = "if test -z \"${__skm_rt:-}\"";
-
 fn block_text(settings: &str, text: &str) -> String {
     let mut block = format!(
         "{BLOCK_START}{RUNTIME_VERSION} inline: written by `skillmod migrate --runtime inline`; migrate upgrades it, do not edit\n"
@@ -860,11 +857,6 @@ fn block_text(settings: &str, text: &str) -> String {
         .lines()
         .filter(|l| !l.starts_with("# shellcheck shell="))
     {
-        // Inside a script ShellCheck reports the authoring functions a skill does not call
-        // (SC2329); the directive covers the runtime's guarded block alone.
-        if line.starts_with(RUNTIME_GUARD) {
-            block.push_str("# shellcheck disable=SC2329 # the functions skills may call\n");
-        }
         block.push_str(line);
         block.push('\n');
     }
