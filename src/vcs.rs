@@ -366,8 +366,6 @@ impl Repo {
         Ok(self.paths(&self.git(&["diff", "--name-only", "-z", "--no-renames"])?))
     }
 
-    /// The staged content (index, stage 0) of each of `files` (absolute paths) that has one,
-    /// read with one `git cat-file --batch -Z` (no filters run, whatever the config says).
     /// The path the index knows `file` by: read lexically under the work tree's root, so a
     /// folder the work tree has turned into a symlink is not followed to another file (the index
     /// holds no such link); else through the real folder that holds it.
@@ -385,6 +383,8 @@ impl Repo {
         }
     }
 
+    /// The staged content (index, stage 0) of each of `files` (absolute paths) that has one,
+    /// read with one `git cat-file --batch -Z` (no filters run, whatever the config says).
     pub fn index_contents(&self, files: &[PathBuf]) -> Result<HashMap<PathBuf, Vec<u8>>> {
         use std::io::Write;
         let mut request = Vec::new();

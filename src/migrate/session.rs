@@ -161,8 +161,8 @@ fn remove_leftovers(repos: &[Repo], files: &[PathBuf]) -> Vec<PathBuf> {
             .get_or_init(|| {
                 repos
                     .iter()
-                    .filter_map(|repo| repo.index_modes().ok())
-                    .flat_map(|modes| modes.into_keys())
+                    .filter_map(|repo| repo.indexed().ok())
+                    .flatten()
                     .collect()
             })
             .contains(&crate::fsio::as_named(path))
