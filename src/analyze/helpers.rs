@@ -271,6 +271,7 @@ fn statement<'t>(
         column: char_column(source, command.start_byte(), position.column),
         text: String::from_utf8_lossy(&one_line(&source[command.byte_range()])).into_owned(),
         value,
+        further_values: Vec::new(),
         start: command.start_byte(),
         end: command.end_byte(),
         printer: name.byte_range(),

@@ -43,6 +43,10 @@ pub struct LegacyStatement {
     pub text: String,
     /// The value after the marker (`Confidence:`, `Created:`, `Modified:`), if any.
     pub value: Option<LegacyValue>,
+    /// The values of the statement's further lines of the same kind (`echo -e "Created: a\nCreated:
+    /// b"`), in order.
+    #[serde(skip)]
+    pub further_values: Vec<LegacyValue>,
     /// Byte range of the `command` node in the analyzed source.
     #[serde(skip)]
     pub start: usize,
@@ -62,6 +66,13 @@ pub struct LegacyStatement {
     /// ends there, so no document can follow it.
     #[serde(skip)]
     pub ends_shell: bool,
+}
+
+impl LegacyStatement {
+    /// Every value the statement prints, line by line.
+    pub fn values(&self) -> impl Iterator<Item = &LegacyValue> {
+        self.value.iter().chain(&self.further_values)
+    }
 }
 
 /// How a legacy statement prints its line, which decides how migrate disables it.
@@ -273,7 +284,7 @@ pub fn helper_definitions(
         &survey,
         source,
         vocabulary,
-        Dialect::detect(source),
+        Dialect::of(survey.root, source),
     ))
 }
 
@@ -396,7 +407,7 @@ fn survey_tree(
             sites.retain(|site| !range.contains(&site.node.start_byte()));
         }
     }
-    let dialect = Dialect::detect(source);
+    let dialect = Dialect::of(survey.root, source);
     let hidden = survey
         .echoes
         .iter()
@@ -569,7 +580,8 @@ fn legacy_statement<'t>(
         ),
         _ => (words::echo_output(command, source, dialect), Form::Echo),
     };
-    let (kind, value) = vocabulary.classify_text(&printed)?;
+    let (kind, values) = vocabulary.classify_text(&printed)?;
+    let mut values = values.into_iter();
     // The end of a line an `echo -n` began is no line of its own (validate reads it whole).
     if flow::continues_line(command, source) {
         return None;
@@ -591,7 +603,8 @@ fn legacy_statement<'t>(
         line: position.row + 1,
         column: char_column(source, command.start_byte(), position.column),
         text: String::from_utf8_lossy(&one_line(bytes)).into_owned(),
-        value,
+        value: values.next(),
+        further_values: values.collect(),
         start: command.start_byte(),
         end,
         printer,

@@ -347,7 +347,7 @@ fn printer_form(
         }
     }
     // On stdout, a result among its lines that no kind records as a whole.
-    let printed = words::echo_output(printer, source, super::Dialect::detect(source));
+    let printed = words::echo_output(printer, source, super::Dialect::of(survey.root, source));
     let lines = printed.lines();
     (survey.reach(site).is_ok()
         && lines.len() > 1

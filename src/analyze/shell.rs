@@ -1,11 +1,15 @@
 //! Which shell a script is written for, from its shebang: a `#!/bin/sh` script gets POSIX code.
 
 use serde::Serialize;
+use tree_sitter::Node;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Dialect {
     Bash,
+    /// Bash with `shopt -s xpg_echo`: its echo reads backslash escapes without `-e`, as dash's
+    /// does, and still takes bash's flags.
+    BashXpgEcho,
     Posix,
 }
 
@@ -20,6 +24,21 @@ impl Dialect {
         }
     }
 
+    /// The dialect of a parsed script: its shebang's, and bash's echo as the script sets it.
+    /// A `shopt -s xpg_echo` anywhere in the script counts for every echo in it: its order against
+    /// the echoes is not followed (an echo before it is read with escapes too).
+    pub fn of(root: Node<'_>, source: &[u8]) -> Dialect {
+        match Dialect::detect(source) {
+            Dialect::Bash if sets_xpg_echo(root, source) => Dialect::BashXpgEcho,
+            dialect => dialect,
+        }
+    }
+
+    /// Whether `echo` reads backslash escapes when no flag says.
+    pub fn echo_reads_escapes(self) -> bool {
+        self != Dialect::Bash
+    }
+
     /// Whether a file is a shell script skillmod may read as one: a shebang naming sh, bash,
     /// dash or ksh (directly or through env), or a `.sh`/`.bash` name. Anything else (a README
     /// matched by `include = ["*"]`, a Python script) is never rewritten.
@@ -30,10 +49,45 @@ impl Dialect {
     /// The command that checks a script's syntax in this dialect.
     pub fn syntax_checker(self) -> &'static str {
         match self {
-            Dialect::Bash => "bash",
+            Dialect::Bash | Dialect::BashXpgEcho => "bash",
             Dialect::Posix => "sh",
         }
     }
+}
+
+/// Whether a command of the script turns on `xpg_echo` (`shopt -s xpg_echo`, `shopt -qs extglob
+/// xpg_echo`): found from each place the name is written, so a script without it costs one scan.
+fn sets_xpg_echo(root: Node<'_>, source: &[u8]) -> bool {
+    const OPTION: &[u8] = b"xpg_echo";
+    memchr::memmem::find_iter(source, OPTION).any(|at| {
+        let Some(mut node) = root.descendant_for_byte_range(at, at + OPTION.len()) else {
+            return false;
+        };
+        while node.kind() != "command" {
+            match node.parent() {
+                Some(parent) => node = parent,
+                None => return false,
+            }
+        }
+        let Some(run) = super::context::invocation(node, source) else {
+            return false;
+        };
+        let words: Vec<String> = run
+            .arguments(node)
+            .into_iter()
+            .filter_map(|w| super::words::word_value(w, source).as_literal())
+            .collect();
+        let flags = || {
+            words
+                .iter()
+                .filter_map(|t| t.strip_prefix('-'))
+                .filter(|f| !f.starts_with('-'))
+        };
+        run.name == "shopt"
+            && flags().any(|f| f.contains('s'))
+            && !flags().any(|f| f.contains('u'))
+            && words.iter().any(|w| w == "xpg_echo")
+    })
 }
 
 use crate::fsio::shebang_program;
@@ -53,7 +107,9 @@ impl Judge {
         static BASH: std::sync::OnceLock<Option<Judge>> = std::sync::OnceLock::new();
         static POSIX: std::sync::OnceLock<Option<Judge>> = std::sync::OnceLock::new();
         match dialect {
-            Dialect::Bash => BASH.get_or_init(|| Judge::find("bash", &["-O", "extglob", "-n"])),
+            Dialect::Bash | Dialect::BashXpgEcho => {
+                BASH.get_or_init(|| Judge::find("bash", &["-O", "extglob", "-n"]))
+            }
             Dialect::Posix => POSIX.get_or_init(|| {
                 Judge::find("dash", &["-n"]).or_else(|| Judge::find("sh", &["-n"]))
             }),
@@ -98,5 +154,38 @@ impl Judge {
             .next()
             .unwrap_or("syntax error")
             .to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dialect(script: &str) -> Dialect {
+        let mut parser = super::super::BashParser::new().expect("parser");
+        let tree = parser.parse(script.as_bytes()).expect("parse");
+        Dialect::of(tree.root_node(), script.as_bytes())
+    }
+
+    #[test]
+    fn xpg_echo_is_read_from_a_live_shopt_that_sets_it() {
+        for script in [
+            "shopt -s xpg_echo\n",
+            "shopt -qs extglob xpg_echo\n",
+            "f() { shopt -s 'xpg_echo'; }\n",
+            "#!/usr/bin/env bash\nif true; then command shopt -s xpg_echo; fi\n",
+        ] {
+            assert_eq!(dialect(script), Dialect::BashXpgEcho, "{script:?}");
+        }
+        for script in [
+            "shopt -u xpg_echo\n",
+            "shopt -p xpg_echo\n",
+            "# shopt -s xpg_echo\n",
+            "echo \"shopt -s xpg_echo\"\n",
+            "shopt -s extglob\necho xpg_echo\n",
+        ] {
+            assert_eq!(dialect(script), Dialect::Bash, "{script:?}");
+        }
+        assert_eq!(dialect("#!/bin/sh\nshopt -s xpg_echo\n"), Dialect::Posix);
     }
 }

@@ -198,39 +198,45 @@ impl Vocabulary {
 
     /// Classify printed text that may hold several lines (`echo -e "…\n…"`, a printf that reuses
     /// its format), as validate reads the output line by line: a legacy statement when its
-    /// result lines are all of one kind (SUCCESS and COMPLETE are one), the first one's value.
+    /// result lines are all of one kind (SUCCESS and COMPLETE are one), with each line's value.
     /// A value kind is recorded as the runtime reads it: every line a result line (one value
     /// each), or one result line last, after lines with no colon (the value after the first).
-    pub fn classify_text(self, printed: &Printed) -> Option<(LegacyKind, Option<LegacyValue>)> {
+    pub fn classify_text(self, printed: &Printed) -> Option<(LegacyKind, Vec<LegacyValue>)> {
         let lines = printed.lines();
         if lines.len() < 2 {
-            return self.classify(printed);
+            return self
+                .classify(printed)
+                .map(|(kind, value)| (kind, value.into_iter().collect()));
         }
         let record = |kind: LegacyKind| match kind {
             LegacyKind::Complete => LegacyKind::Success,
             other => other,
         };
-        let mut found: Option<(LegacyKind, Option<LegacyValue>)> = None;
-        let mut results = 0;
+        let mut found: Option<LegacyKind> = None;
+        let mut values = Vec::new();
         let mut plain_with_colon = false;
+        let mut results = 0;
         for line in &lines {
-            match (self.classify(line), &found) {
-                (Some(this), None) => found = Some(this),
-                (Some((kind, _)), Some((first, _))) if record(kind) == record(*first) => {}
-                (Some(_), Some(_)) => return None,
-                (None, _) => {
-                    plain_with_colon |= line.render().contains(':');
-                    continue;
-                }
+            let Some((kind, value)) = self.classify(line) else {
+                plain_with_colon |= line.render().contains(':');
+                continue;
+            };
+            match found {
+                None => found = Some(kind),
+                Some(first) if record(kind) == record(first) => {}
+                Some(_) => return None,
             }
+            values.extend(value);
             results += 1;
         }
         let last_is_result = lines.last().is_some_and(|l| self.classify(l).is_some());
-        found.filter(|(kind, _)| {
-            matches!(kind, LegacyKind::Success | LegacyKind::Complete)
-                || results == lines.len()
-                || (results == 1 && last_is_result && !plain_with_colon)
-        })
+        found
+            .filter(|kind| {
+                matches!(kind, LegacyKind::Success | LegacyKind::Complete)
+                    || results == lines.len()
+                    || (results == 1 && last_is_result && !plain_with_colon)
+            })
+            .map(|kind| (kind, values))
     }
 
     /// Classify printed text; `None` when it is not a legacy line of this vocabulary.

@@ -150,7 +150,7 @@ pub(crate) fn echo_output(command: Node<'_>, source: &[u8], dialect: Dialect) ->
         Some(i) if i.external => Dialect::Bash,
         _ => dialect,
     };
-    let mut escapes = dialect == Dialect::Posix;
+    let mut escapes = dialect.echo_reads_escapes();
     let own = invocation.map(|i| i.arguments(command)).unwrap_or_default();
     for arg in own.into_iter().chain(swallowed_arguments(command)) {
         // `echo SUCCESS 0</dev/null`: tree-sitter-bash reads the `0` as an argument; bash reads
@@ -188,7 +188,7 @@ pub(crate) fn echo_output(command: Node<'_>, source: &[u8], dialect: Dialect) ->
 
 fn is_echo_flag(text: &str, dialect: Dialect) -> bool {
     let allowed: &[char] = match dialect {
-        Dialect::Bash => &['n', 'e', 'E'],
+        Dialect::Bash | Dialect::BashXpgEcho => &['n', 'e', 'E'],
         Dialect::Posix => &['n'],
     };
     text.len() > 1 && text.starts_with('-') && text[1..].chars().all(|c| allowed.contains(&c))

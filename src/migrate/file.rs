@@ -776,7 +776,7 @@ fn link<'a>(
         default_confidence: profile.default_confidence,
         keep_stdout: profile.keep_stdout,
         inline: (profile.placement == Placement::Inline).then_some(runtime.text.as_str()),
-        bash: analysis.dialect == Dialect::Bash,
+        bash: analysis.dialect != Dialect::Posix,
         failure: &runtime.failure,
         skill_name: skill,
     }

@@ -32,18 +32,21 @@ pub fn static_values(
     let mut confidence = None;
     let mut deliverables: Vec<String> = Vec::new();
     let (mut files_created, mut files_modified) = (0, 0);
-    for statement in legacy {
-        let Some(LegacyValue::Literal(text)) = &statement.value else {
+    let values = legacy
+        .iter()
+        .flat_map(|statement| statement.values().map(|value| (statement.kind, value)));
+    for (kind, value) in values {
+        let LegacyValue::Literal(text) = value else {
             continue;
         };
-        match statement.kind {
+        match kind {
             LegacyKind::Confidence => {
                 if let Some(number) = parse_confidence(text) {
                     confidence = Some(number);
                 }
             }
             LegacyKind::Created | LegacyKind::Modified if is_deliverable(text) => {
-                if statement.kind == LegacyKind::Created {
+                if kind == LegacyKind::Created {
                     files_created += 1;
                 } else {
                     files_modified += 1;
@@ -78,8 +81,9 @@ pub(crate) fn invalid_confidences(legacy: &[LegacyStatement]) -> Vec<crate::erro
     legacy
         .iter()
         .filter(|s| s.kind == LegacyKind::Confidence)
-        .filter_map(|s| match &s.value {
-            Some(LegacyValue::Literal(text)) if parse_confidence(text).is_none() => {
+        .flat_map(|s| s.values().map(move |value| (s, value)))
+        .filter_map(|(s, value)| match value {
+            LegacyValue::Literal(text) if parse_confidence(text).is_none() => {
                 let text = crate::bytes_text::escape_marked(text);
                 Some(crate::error::Error::new(crate::codes::CONFIDENCE_INVALID,
                     format!(
