@@ -1152,6 +1152,17 @@ pub struct Summary {
     pub suppressed: usize,
     /// The rules settings files turn off (`select`/`ignore`), per file: "All clear" says so.
     pub rules_off: Vec<RulesOff>,
+    /// The paths settings files' `exclude` left out, per file: "All clear" says so too.
+    pub excluded_by_settings: Vec<ExcludedBySettings>,
+}
+
+/// How many paths one settings file's `exclude` left out of the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExcludedBySettings {
+    /// The settings file, relative to the working folder (marked text, see `bytes_text`).
+    #[serde(serialize_with = "crate::bytes_text::serde_path::one")]
+    pub settings: String,
+    pub paths: usize,
 }
 
 /// The rules one settings file turns off for the scripts it governs.
@@ -1179,6 +1190,20 @@ pub fn rules_off(profiles: &PerSettings<Profile>, base: &Path) -> Vec<RulesOff> 
         .collect();
     off.sort_by(|a, b| a.settings.cmp(&b.settings));
     off
+}
+
+/// What each settings file's `exclude` left out, as the summary names it.
+pub fn excluded_by_settings(
+    left_out: Vec<(PathBuf, usize)>,
+    base: &Path,
+) -> Vec<ExcludedBySettings> {
+    left_out
+        .into_iter()
+        .map(|(file, paths)| ExcludedBySettings {
+            settings: crate::fsio::display_path(&file, base),
+            paths,
+        })
+        .collect()
 }
 
 /// A file that could not be checked.

@@ -21,7 +21,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     let roots = stdin
         .as_deref()
         .map_or_else(|| targets.named(), Targets::folder_of);
-    let resolver = args.settings.resolver(&roots)?;
+    let resolver = args.settings.resolver_for(&roots, args.paths.staged)?;
     let base = working_dir()?;
     let cache = load_cache(args, &base);
     let files = files_to_check(args, stdin.as_deref(), &resolver, &cache)?;
@@ -81,6 +81,8 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         .map(|(p, _)| crate::bytes_text::os_marked(p.as_os_str()))
         .collect();
     report.summary.rules_off = rules_off;
+    report.summary.excluded_by_settings =
+        check::excluded_by_settings(targets.excluded_by_settings(), &options.base);
     let notes = targets.walk_notes(&options.base);
     report.walk_notes = notes.iter().map(|n| n.text.clone()).collect();
     cache.save();

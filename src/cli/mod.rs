@@ -329,7 +329,17 @@ impl SettingsArgs {
     /// Each script's settings: `--config`, none with `--isolated`, else the nearest settings
     /// file above it, never above its repository root (or, outside git, the path named).
     pub fn resolver(&self, named: &[PathBuf]) -> Result<Arc<Resolver>> {
-        Resolver::shared(self.config.as_deref(), self.isolated, named)
+        Resolver::shared(self.config.as_deref(), self.isolated, named, None)
+    }
+
+    /// `resolver`; with `staged`, the settings files of the work tree are read from git's index,
+    /// as a commit of what is staged holds them (`check --staged`).
+    pub fn resolver_for(&self, named: &[PathBuf], staged: bool) -> Result<Arc<Resolver>> {
+        let repo = match staged {
+            true => crate::vcs::Repo::discover(&crate::fsio::working_dir()?),
+            false => None,
+        };
+        Resolver::shared(self.config.as_deref(), self.isolated, named, repo.as_ref())
     }
 }
 

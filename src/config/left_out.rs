@@ -79,6 +79,18 @@ impl LeftOut {
         excluded.len()
     }
 
+    /// How many paths each settings file's `exclude` left out, by file (sorted): a verdict
+    /// reached without them says so.
+    pub fn excluded_by_settings(&self) -> Vec<(PathBuf, usize)> {
+        let mut excluded = locked(&self.excluded).clone();
+        excluded.sort();
+        excluded.dedup();
+        excluded
+            .chunk_by(|a, b| a.0 == b.0)
+            .filter_map(|group| Some((group[0].0.clone()?, group.len())))
+            .collect()
+    }
+
     pub(crate) fn walking(&self, dir: &Path) {
         locked(&self.walked).push(crate::fsio::canonical(dir));
     }

@@ -115,6 +115,12 @@ impl Config {
                 ),
             )
         })?;
+        Config::parse_bytes(path, bytes, root)
+    }
+
+    /// A settings file's bytes, read from `path` (on disk or, under `check --staged`, in git's
+    /// index), as settings.
+    fn parse_bytes(path: PathBuf, bytes: Vec<u8>, root: Option<&Path>) -> Result<Config> {
         let text = String::from_utf8(bytes).map_err(|e| {
             Error::new(
                 codes::CONFIG_INVALID,
@@ -212,20 +218,39 @@ pub struct Resolver {
     /// The working folder, read once: relative paths are made absolute against it (asking the
     /// system for it per file was a third of a warm check's system calls).
     cwd: PathBuf,
+    /// Under `check --staged`, the settings files git's index holds inside its work tree (the
+    /// staged bytes; `None` for an entry that is no regular file), read instead of the work
+    /// tree's: the commit is judged by the settings it carries.
+    staged: Option<StagedSettings>,
+}
+
+/// The settings files a work tree's index holds: its root, and each file's staged bytes by
+/// absolute path (`None` for an entry that is no regular file).
+#[derive(Debug)]
+struct StagedSettings {
+    root: PathBuf,
+    files: HashMap<PathBuf, Option<Vec<u8>>>,
 }
 
 impl Resolver {
     /// `new`, shared by the workers; with no path named, the working folder is the one named.
+    /// With `index`, the settings files of that work tree are read from git's index (see
+    /// `from_index`).
     pub fn shared(
         explicit: Option<&Path>,
         isolated: bool,
         named: &[PathBuf],
+        index: Option<&crate::vcs::Repo>,
     ) -> Result<Arc<Resolver>> {
         let named = match named {
             [] => vec![crate::fsio::working_dir()?],
             named => named.to_vec(),
         };
-        Ok(Arc::new(Resolver::new(explicit, isolated, &named)?))
+        let resolver = Resolver::new(explicit, isolated, &named)?;
+        Ok(Arc::new(match index {
+            Some(repo) => resolver.from_index(repo)?,
+            None => resolver,
+        }))
     }
 
     /// `named` are the paths given on the command line (folders, or files whose folder counts).
@@ -269,6 +294,60 @@ impl Resolver {
             stops,
             by_dir: RwLock::new(HashMap::new()),
             cwd: std::env::current_dir().unwrap_or_default(),
+            staged: None,
+        })
+    }
+
+    /// Read the settings files of `repo`'s work tree from its index (`check --staged`).
+    pub fn from_index(mut self, repo: &crate::vcs::Repo) -> Result<Resolver> {
+        let modes = repo.index_modes()?;
+        let named = |path: &&PathBuf| {
+            path.file_name()
+                .is_some_and(|name| FILE_NAMES.iter().any(|n| name == *n))
+        };
+        let settings: Vec<PathBuf> = modes.keys().filter(named).cloned().collect();
+        let regular: Vec<PathBuf> = settings
+            .iter()
+            .filter(|p| modes.get(*p).is_some_and(|m| m.starts_with("100")))
+            .cloned()
+            .collect();
+        let mut contents = repo.index_contents(&regular)?;
+        let staged = settings
+            .into_iter()
+            .map(|path| {
+                let bytes = contents.remove(&path);
+                (path, bytes)
+            })
+            .collect();
+        self.staged = Some(StagedSettings {
+            root: repo.root.clone(),
+            files: staged,
+        });
+        Ok(self)
+    }
+
+    /// The settings file in `dir` as git's index holds it, under `--staged` for a folder of the
+    /// work tree: `Some(None)` when the index holds none there.
+    fn staged_in(&self, dir: &Path) -> Option<Result<Option<Config>>> {
+        let StagedSettings { root, files } = self.staged.as_ref()?;
+        let dir = crate::fsio::canonical(dir);
+        if !dir.starts_with(root) {
+            return None;
+        }
+        let found = FILE_NAMES
+            .iter()
+            .map(|name| dir.join(name))
+            .find_map(|path| files.get(&path).map(|bytes| (path, bytes.clone())));
+        Some(match found {
+            None => Ok(None),
+            Some((path, Some(bytes))) => Config::parse_bytes(path, bytes, Some(root)).map(Some),
+            Some((path, None)) => Err(Error::new(
+                codes::CONFIG_UNSAFE,
+                format!(
+                    "{} is staged as a symlink (or another entry that is no regular file); --staged reads settings as the commit holds them: stage a regular file, or run with --isolated",
+                    path.display()
+                ),
+            )),
         })
     }
 
@@ -322,12 +401,16 @@ impl Resolver {
         if let Some(known) = known {
             return Ok(known);
         }
-        let found = FILE_NAMES
-            .iter()
-            .map(|name| dir.join(name))
-            .find(|candidate| std::fs::symlink_metadata(candidate).is_ok());
+        let found = match self.staged_in(dir) {
+            Some(staged) => staged?.map(Ok),
+            None => FILE_NAMES
+                .iter()
+                .map(|name| dir.join(name))
+                .find(|candidate| std::fs::symlink_metadata(candidate).is_ok())
+                .map(|path| Config::read(&path, Some(&self.root_of(dir)))),
+        };
         let config = match found {
-            Some(path) => Arc::new(Config::read(&path, Some(&self.root_of(dir)))?),
+            Some(config) => Arc::new(config?),
             None if self.is_stop(dir) => Arc::new(Config::default()),
             None => match dir.parent() {
                 Some(parent) => self.for_dir(parent)?,

@@ -326,6 +326,11 @@ impl Targets {
         Ok(())
     }
 
+    /// How many paths each settings file's `exclude` left out (see `LeftOut::excluded_by_settings`).
+    pub fn excluded_by_settings(&self) -> Vec<(std::path::PathBuf, usize)> {
+        self.left_out.excluded_by_settings()
+    }
+
     /// The notes the walks end with (see `left_out`): shell files left out (outside skill
     /// folders, not `execute.sh`, no `--include` given; not under `--staged` or
     /// `--changed-since`), symlinked folders not followed, paths an `exclude` left out. Paths are

@@ -127,7 +127,7 @@ pub(crate) fn write_summary(
             not_clear.join(", "),
             super::plural(s.scripts_checked, "script")
         )?;
-        if let Some(off) = rules_off(report) {
+        if let Some(off) = narrowed_by_settings(report) {
             write!(out, " ({off})")?;
         }
     } else if s.findings == 0 {
@@ -143,7 +143,7 @@ pub(crate) fn write_summary(
         if !readings.is_empty() {
             judged.push(format!("vocabulary {}", readings.join(", ")));
         }
-        judged.extend(rules_off(report));
+        judged.extend(narrowed_by_settings(report));
         if !judged.is_empty() {
             write!(out, " ({})", judged.join("; "))?;
         }
@@ -173,7 +173,7 @@ pub(crate) fn write_summary(
         if !not_clear.is_empty() {
             write!(out, "; {}", not_clear.join(", "))?;
         }
-        if let Some(off) = rules_off(report) {
+        if let Some(off) = narrowed_by_settings(report) {
             write!(out, " ({off})")?;
         }
     }
@@ -193,21 +193,30 @@ pub(crate) fn run_notes(report: &CheckReport) -> Vec<String> {
 }
 
 /// Which rules settings files turn off, as the summary says it (`settings in skillmod.toml turn
-/// off SKM002`); `None` when none does.
-fn rules_off(report: &CheckReport) -> Option<String> {
-    let parts: Vec<String> = report
-        .summary
-        .rules_off
-        .iter()
-        .map(|off| {
-            let codes: Vec<&str> = off.rules.iter().map(|r| r.code()).collect();
-            format!(
-                "settings in {} turn off {}",
-                crate::bytes_text::quote_path(&off.settings),
-                codes.join(", ")
-            )
-        })
-        .collect();
+/// off SKM002`).
+fn rules_off(report: &CheckReport) -> Vec<String> {
+    let off = report.summary.rules_off.iter().map(|off| {
+        let codes: Vec<&str> = off.rules.iter().map(|r| r.code()).collect();
+        format!(
+            "settings in {} turn off {}",
+            crate::bytes_text::quote_path(&off.settings),
+            codes.join(", ")
+        )
+    });
+    off.collect()
+}
+
+/// What settings files take out of a verdict, as the summary says it: the rules they turn off
+/// and the paths their `exclude` leaves out (the walk's notes name those); `None` when nothing.
+fn narrowed_by_settings(report: &CheckReport) -> Option<String> {
+    let excluded = report.summary.excluded_by_settings.iter().map(|left| {
+        format!(
+            "`exclude` in {} leaves out {}",
+            crate::bytes_text::quote_path(&left.settings),
+            super::plural(left.paths, "path")
+        )
+    });
+    let parts: Vec<String> = rules_off(report).into_iter().chain(excluded).collect();
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 

@@ -657,6 +657,24 @@ fn an_exclude_in_any_settings_file_or_flag_names_what_it_left_out() {
         "{}",
         stderr(&plain)
     );
+    // "All clear" holds without what the settings left out, and says so (a committed settings
+    // file excluding a legacy `execute.sh` read as a plain pass).
+    assert!(
+        stdout(&plain).contains(
+            "All clear: no legacy output in 1 script (vocabulary decorated; `exclude` in skillmod.toml leaves out 1 path; `exclude` in skills/a/skillmod.toml leaves out 1 path)"
+        ),
+        "{}",
+        stdout(&plain)
+    );
+    let (_, report) = json_report(dir, &["check", "--no-cache", "."]);
+    assert_eq!(
+        report["summary"]["excluded_by_settings"],
+        serde_json::json!([
+            {"settings": "skillmod.toml", "paths": 1},
+            {"settings": "skills/a/skillmod.toml", "paths": 1}
+        ]),
+        "{report}"
+    );
     // The GitHub annotations and the SARIF log carry the notes too.
     let github = run(skillmod(dir).args(["check", "--no-cache", "--format", "github", "."]));
     assert!(
@@ -699,6 +717,48 @@ fn an_exclude_in_any_settings_file_or_flag_names_what_it_left_out() {
         "{}",
         stderr(&named)
     );
+}
+
+#[test]
+fn staged_check_reads_the_settings_the_commit_holds() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path();
+    git_init(dir);
+    write_script(dir, "skills/a/execute.sh", b"#!/bin/bash\necho hi >&2\n");
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "init"]);
+    write_script(
+        dir,
+        "skills/a/execute.sh",
+        b"#!/bin/bash\necho \"SUCCESS\"\n",
+    );
+    git(dir, &["add", "skills/a/execute.sh"]);
+    // A settings file the commit will not hold does not mute the staged legacy line.
+    std::fs::write(dir.join("skillmod.toml"), "ignore = [\"SKM001\"]\n").expect("settings");
+    let out = run(skillmod(dir).args(["check", "--no-cache", "--staged"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains("SKM001"), "{}", stdout(&out));
+    // Staged, it does (the commit carries it), even once the work tree's copy is gone.
+    git(dir, &["add", "skillmod.toml"]);
+    std::fs::remove_file(dir.join("skillmod.toml")).expect("remove");
+    let out = run(skillmod(dir).args(["check", "--no-cache", "--staged"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("settings in skillmod.toml turn off SKM001"),
+        "{}",
+        stdout(&out)
+    );
+    // The work tree's settings still count for a plain check.
+    let out = run(skillmod(dir).args(["check", "--no-cache", "."]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    // A settings file staged as a symlink is refused: the commit holds a link, not settings.
+    git(dir, &["rm", "-q", "--cached", "skillmod.toml"]);
+    std::fs::write(dir.join("real.toml"), "ignore = [\"SKM001\"]\n").expect("real");
+    std::os::unix::fs::symlink("real.toml", dir.join(".skillmod.toml")).expect("link");
+    git(dir, &["add", "real.toml", ".skillmod.toml"]);
+    let out = run(skillmod(dir).args(["check", "--no-cache", "--staged"]));
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stderr(&out).contains("CONFIG_UNSAFE"), "{}", stderr(&out));
 }
 
 #[test]
