@@ -351,6 +351,21 @@ fn shellcheck_codes(
     )
 }
 
+/// Whether the `shellcheck` on PATH is older than 0.11 (Debian's 0.9 and 0.10).
+fn shellcheck_older_than_0_11() -> bool {
+    let out = Command::new("shellcheck").arg("--version").output();
+    let text = out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    let version = text.ok().and_then(|t| {
+        let line = t
+            .lines()
+            .find_map(|l| l.strip_prefix("version: "))?
+            .to_string();
+        let mut parts = line.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+        Some((parts.next()?, parts.next()?))
+    });
+    version.is_some_and(|v| v < (0, 11))
+}
+
 #[test]
 fn shellcheck_finds_nothing_new_in_migrated_scripts_or_the_runtime() {
     // Every script under fixtures/ (the and/or chains, the stdout forms, the example skills…).
@@ -439,7 +454,14 @@ fn shellcheck_finds_nothing_new_in_migrated_scripts_or_the_runtime() {
         let after = shellcheck_codes(&copies, optional).expect("shellcheck");
         // Nothing new in any file: each code ShellCheck gives a migrated script, it gave the
         // original (a trap's SC2064 may go; a CRLF script's SC1017 counts its new line too).
-        let new: Vec<&(String, String)> = after.difference(&before).collect();
+        // ShellCheck before 0.11 reads `A && B || :` as SC2015 where `A && B || echo …` was
+        // exempt: comment mode disables a legacy echo in the `||` branch as `:`
+        // (docs/limits.md).
+        let older = mode == "comment" && shellcheck_older_than_0_11();
+        let new: Vec<&(String, String)> = after
+            .difference(&before)
+            .filter(|(_, code)| !(older && code == "SC2015"))
+            .collect();
         assert!(
             new.is_empty(),
             "{mode} {runtime}: ShellCheck finds new codes: {new:?}"
