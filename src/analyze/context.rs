@@ -62,9 +62,9 @@ pub(crate) struct Survey<'s, 't> {
     captured: Vec<bool>,
     /// Functions captured at one call and printing to stdout at another.
     mixed: Vec<&'s [u8]>,
-    /// Where a top-level `exec >&2` (or `exec >FILE`) sends the script's stdout away for good:
-    /// nothing after it prints on stdout.
-    stdout_gone_after: Option<usize>,
+    /// Where top-level `exec >&2` (or `exec >FILE`) sends the script's stdout away: nothing in
+    /// these byte ranges prints on stdout.
+    stdout_gone: Vec<std::ops::Range<usize>>,
 }
 
 struct Walk<'s, 't, 'o> {
@@ -175,7 +175,7 @@ impl<'s, 't> Survey<'s, 't> {
             survey.visited += first;
         }
         survey.captured = survey.captured_functions();
-        survey.stdout_gone_after = stdout_gone_after(tree.root_node(), source);
+        survey.stdout_gone = stdout_gone(tree.root_node(), source);
         survey
     }
 
@@ -322,10 +322,8 @@ impl<'s, 't> Survey<'s, 't> {
 
     /// Ok when the site's output is the script's stdout.
     pub fn reach(&self, site: &Site<'_>) -> Result<(), NotStdout> {
-        if self
-            .stdout_gone_after
-            .is_some_and(|at| site.node.start_byte() > at)
-        {
+        let at = site.node.start_byte();
+        if self.stdout_gone.iter().any(|gone| gone.contains(&at)) {
             return Err(NotStdout::Redirected);
         }
         match site.blocked {
@@ -406,7 +404,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                 functions: Vec::new(),
                 captured: Vec::new(),
                 mixed: Vec::new(),
-                stdout_gone_after: None,
+                stdout_gone: Vec::new(),
             },
         };
         walk.descend(tree);
@@ -578,21 +576,42 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
     }
 }
 
-/// The end of the first top-level `exec` that runs no command and sends descriptor 1 to stderr
-/// or a file (`exec 1>&2`, `exec >"$LOG" 2>&1`): from there on the script has no stdout. A
-/// process substitution (`exec > >(tee -a log)`) still prints, so it does not count.
-fn stdout_gone_after(root: Node<'_>, source: &[u8]) -> Option<usize> {
+/// Where the script has no stdout: from the end of each top-level `exec` that runs no command
+/// and sends descriptor 1 to stderr or a file (`exec 1>&2`, `exec >"$LOG" 2>&1`) to the next
+/// such `exec` that points it anywhere else (`exec >&3`, restoring a saved stdout), or to the
+/// end. A process substitution (`exec > >(tee -a log)`) still prints, so it sends nothing away.
+fn stdout_gone(root: Node<'_>, source: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let mut gone = Vec::new();
+    let mut since: Option<usize> = None;
     let mut cursor = root.walk();
-    let found = root.named_children(&mut cursor).find(|statement| {
-        statement.kind() == "redirected_statement"
+    for statement in root.named_children(&mut cursor) {
+        let bare_exec = statement.kind() == "redirected_statement"
             && statement.child_by_field_name("body").is_some_and(|body| {
                 command_name_bytes(body, source) == Some(b"exec".as_slice())
                     && body.child_by_field_name("argument").is_none()
-            })
-            && redirects_stdout(*statement, source)
-            && !has_descendant(*statement, "process_substitution")
-    });
-    found.map(|statement| statement.end_byte())
+            });
+        if !bare_exec {
+            continue;
+        }
+        // A file named at run time (`exec >"$LOG"`) counts as one; a descriptor copied
+        // (`exec >&3`) may be the saved stdout.
+        let away = !has_descendant(statement, "process_substitution")
+            && match super::redirects::stdout_after(statement, source) {
+                Points::Stderr | Points::Elsewhere => true,
+                Points::Unknown => !super::redirects::stdout_duplicated(statement, source),
+                Points::Stdout => false,
+            };
+        match (since, away) {
+            (None, true) => since = Some(statement.end_byte()),
+            (Some(start), false) if redirects_stdout(statement, source) => {
+                gone.push(start..statement.start_byte());
+                since = None;
+            }
+            _ => {}
+        }
+    }
+    gone.extend(since.map(|start| start..usize::MAX));
+    gone
 }
 
 fn has_descendant(node: Node<'_>, kind: &str) -> bool {
@@ -649,12 +668,14 @@ pub(crate) struct Invocation<'t> {
 }
 
 impl<'t> Invocation<'t> {
-    /// The utility's arguments: the command's words after the one naming it.
-    pub fn arguments(&self, command: Node<'t>) -> Vec<Node<'t>> {
+    /// The utility's arguments: the command's words after the one naming it, but the ones
+    /// bash reads as a redirection's descriptor (see `names_a_descriptor`).
+    pub fn arguments(&self, command: Node<'t>, source: &[u8]) -> Vec<Node<'t>> {
         let mut cursor = command.walk();
         let words: Vec<Node<'t>> = command
             .children_by_field_name("argument", &mut cursor)
             .filter(|arg| arg.start_byte() >= self.word.end_byte())
+            .filter(|arg| !names_a_descriptor(*arg, source))
             .collect();
         // `$"…"`, a string bash translates: tree-sitter-bash gives its `$` as a word of its own
         // before the string (or before a word that starts with it, `$"SUCC"ESS`); in the C
@@ -695,7 +716,15 @@ pub(crate) fn invocation<'t>(command: Node<'t>, source: &[u8]) -> Option<Invocat
     let mut word = command.child_by_field_name("name")?.named_child(0)?;
     let mut name = literal(word)?;
     let mut cursor = command.walk();
-    let mut arguments = command.children_by_field_name("argument", &mut cursor);
+    let mut arguments = command
+        .children_by_field_name("argument", &mut cursor)
+        .peekable();
+    // `ec\⏎ho`: tree-sitter-bash splits a name a line continuation runs through into the name
+    // and a first argument; bash reads one word.
+    while let Some(next) = arguments.next_if(|a| glued(source, word.end_byte(), a.start_byte())) {
+        name.push_str(&literal(next)?);
+        word = next;
+    }
     let (mut through_program, mut replaces_shell) = (false, false);
     while PREFIXES.contains(&name.as_str()) {
         let prefix = std::mem::take(&mut name);
@@ -739,10 +768,45 @@ pub(crate) fn invocation<'t>(command: Node<'t>, source: &[u8]) -> Option<Invocat
     })
 }
 
+/// Whether only line continuations (`\⏎`) stand between two offsets: bash joins what is on
+/// either side into one word, where tree-sitter-bash reads two.
+pub(crate) fn glued(source: &[u8], end: usize, start: usize) -> bool {
+    let gap = source.get(end..start).unwrap_or_default();
+    !gap.is_empty() && gap.chunks(2).all(|pair| pair == b"\\\n")
+}
+
+/// Past the line continuations (`\⏎`) that start at `at`.
+pub(crate) fn after_continuations(source: &[u8], mut at: usize) -> usize {
+    while source.get(at..at + 2) == Some(b"\\\n") {
+        at += 2;
+    }
+    at
+}
+
+/// A word bash reads as the descriptor of the redirection written against it, where
+/// tree-sitter-bash gives a word of the command: a number (`echo SUCCESS 0</dev/null`) or a
+/// `{NAME}` (`echo SUCCESS {fd}>&1`, which opens a new descriptor and stores it in NAME).
+pub(crate) fn names_a_descriptor(word: Node<'_>, source: &[u8]) -> bool {
+    let next = after_continuations(source, word.end_byte());
+    if !matches!(source.get(next), Some(b'<' | b'>')) {
+        return false;
+    }
+    let text = &source[word.byte_range()];
+    let variable = text
+        .strip_prefix(b"{")
+        .and_then(|t| t.strip_suffix(b"}"))
+        .is_some_and(|name| {
+            name.first()
+                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+                && name.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        });
+    variable || (word.kind() == "number" && text.iter().all(u8::is_ascii_digit))
+}
+
 /// `printf -v VAR …`: the text goes into a variable.
 pub(crate) fn assigns_only(command: Node<'_>, source: &[u8]) -> bool {
     invocation(command, source)
-        .and_then(|i| i.arguments(command).first().copied())
+        .and_then(|i| i.arguments(command, source).first().copied())
         .is_some_and(|first| source[first.byte_range()].starts_with(b"-v"))
 }
 

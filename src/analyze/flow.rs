@@ -390,7 +390,7 @@ fn leaves_line_open(statement: Node<'_>, source: &[u8]) -> bool {
     let Some(invocation) = super::context::invocation(statement, source) else {
         return false;
     };
-    let arguments = invocation.arguments(statement);
+    let arguments = invocation.arguments(statement, source);
     let literal = |n: &Node<'_>| super::words::word_value(*n, source).as_literal();
     match invocation.name.as_str() {
         "echo" => arguments

@@ -303,6 +303,8 @@ fn needles() -> Vec<&'static [u8]> {
     vec![
         b"echo".as_slice(),
         b"printf",
+        // A line continuation may run through a name or a marker (`ec\⏎ho`, `SUCC\⏎ESS`).
+        b"\\\n",
         b"cat",
         b"trap",
         b"tee",
@@ -571,7 +573,6 @@ fn legacy_statement<'t>(
     vocabulary: Vocabulary,
     dialect: Dialect,
 ) -> Option<LegacyStatement> {
-    let bytes = parser::node_bytes(command, source);
     let invocation = context::invocation(command, source)?;
     let (printed, form) = match invocation.name.as_str() {
         "printf" => (
@@ -589,15 +590,13 @@ fn legacy_statement<'t>(
     // From the command's name (after any `VAR=value` prefix) to the word naming the utility.
     let printer = command.child_by_field_name("name")?.start_byte()..invocation.word.end_byte();
     let position = command.start_position();
-    // `echo 2>/dev/null SUCCESS`: the statement runs to the end of the words bash echoes.
-    let end = words::swallowed_arguments(command)
-        .last()
-        .map_or(command.end_byte(), |w| w.end_byte().max(command.end_byte()));
-    let bytes = if end > command.end_byte() {
-        &source[command.start_byte()..end]
-    } else {
-        bytes
+    // `echo 2>/dev/null SUCCESS`: the statement runs to the end of the words bash echoes; in
+    // `echo SUCCESS {fd}>&1`, to the last word before `{fd}`, which belongs to the redirection.
+    let end = match words::swallowed_arguments(command).last() {
+        Some(word) => word.end_byte().max(command.end_byte()),
+        None => descriptor_words_start(command, source).unwrap_or(command.end_byte()),
     };
+    let bytes = &source[command.start_byte()..end];
     Some(LegacyStatement {
         kind,
         line: position.row + 1,
@@ -612,6 +611,22 @@ fn legacy_statement<'t>(
         on_failure_path: flow::on_failure_path(root, command, source),
         ends_shell: invocation.replaces_shell,
     })
+}
+
+/// The end of the command's last word when the words after it name redirections' descriptors
+/// (`{fd}`, see `context::names_a_descriptor`).
+fn descriptor_words_start(command: Node<'_>, source: &[u8]) -> Option<usize> {
+    let mut cursor = command.walk();
+    let words: Vec<Node<'_>> = command.children(&mut cursor).collect();
+    let trailing = words
+        .iter()
+        .rev()
+        .take_while(|w| context::names_a_descriptor(**w, source))
+        .count();
+    (trailing > 0)
+        .then(|| words.len().checked_sub(trailing + 1))
+        .flatten()
+        .map(|last| words[last].end_byte())
 }
 
 fn stdout_write(command: Node<'_>, source: &[u8]) -> StdoutWrite {
@@ -726,11 +741,14 @@ pub(crate) fn one_line(text: &[u8]) -> Vec<u8> {
             0
         };
         if continuation > 0 {
+            // `echo SUCC\⏎ESS` is one word to bash: joined without a blank.
+            let blank = |b: Option<&u8>| matches!(b, Some(b' ' | b'\t'));
+            let glued = !blank(out.last()) && !blank(text.get(i + continuation));
             i += continuation;
             while i < text.len() && matches!(text[i], b' ' | b'\t') {
                 i += 1;
             }
-            if !out.ends_with(b" ") {
+            if !glued && !out.ends_with(b" ") {
                 out.push(b' ');
             }
         } else if rest.starts_with(b"\r\n") || rest.starts_with(b"\n") {
@@ -786,7 +804,7 @@ fn prints_json_object(command: Node<'_>, source: &[u8], dialect: Dialect) -> boo
     let Some(invocation) = context::invocation(command, source) else {
         return false;
     };
-    let arguments = invocation.arguments(command);
+    let arguments = invocation.arguments(command, source);
     let opens_with_brace = || {
         arguments
             .iter()

@@ -474,7 +474,7 @@ fn runs_its_input(command: Node<'_>, source: &[u8]) -> bool {
 /// Whether one of the command's words names `echo` or `printf` (a program it runs).
 fn runs_a_printer(command: Node<'_>, source: &[u8]) -> bool {
     invocation(command, source).is_some_and(|i| {
-        i.arguments(command).into_iter().any(|a| {
+        i.arguments(command, source).into_iter().any(|a| {
             words::word_value(a, source)
                 .as_literal()
                 .is_some_and(|w| matches!(w.rsplit('/').next(), Some("echo" | "printf")))
@@ -489,7 +489,7 @@ fn runs_a_string(command: Node<'_>, source: &[u8]) -> bool {
         return false;
     };
     invocation
-        .arguments(command)
+        .arguments(command, source)
         .into_iter()
         .map(|a| words::word_value(a, source).as_literal())
         .take_while(|a| a.as_deref().is_some_and(|t| t.starts_with('-')))

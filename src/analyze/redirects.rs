@@ -163,7 +163,11 @@ fn parts<'t>(redirect: Node<'t>, source: &[u8]) -> (Option<u32>, &'t str, Option
     // `echo x 0</dev/null`: tree-sitter-bash can read the descriptor as the command's last
     // argument, written against the operator; bash reads it as the descriptor.
     if descriptor.is_none() {
-        let start = redirect.start_byte();
+        // Written against the operator, or across line continuations (`3\⏎>&2`).
+        let mut start = redirect.start_byte();
+        while start >= 2 && &source[start - 2..start] == b"\\\n" {
+            start -= 2;
+        }
         let digits = source[..start]
             .iter()
             .rev()
@@ -172,6 +176,18 @@ fn parts<'t>(redirect: Node<'t>, source: &[u8]) -> (Option<u32>, &'t str, Option
         let after_blank = start > digits && source[start - digits - 1].is_ascii_whitespace();
         if digits > 0 && after_blank {
             descriptor = Some(&source[start - digits..start]);
+        }
+        // `{fd}>&1`: bash opens a new descriptor (10 or above) and stores its number in `fd`;
+        // descriptor 1 is left alone.
+        if source[..start].ends_with(b"}") {
+            let open = source[..start].iter().rposition(|&b| b == b'{');
+            let named = open.is_some_and(|open| {
+                let name = &source[open + 1..start - 1];
+                !name.is_empty() && name.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            });
+            if named {
+                descriptor = Some(b"{}");
+            }
         }
     }
     // A descriptor too large to be one is no stdout either.
@@ -201,8 +217,12 @@ fn redirect_list<'t>(node: Node<'t>, parent: Option<Node<'t>>) -> Vec<Node<'t>> 
     }
     let mut list = Vec::new();
     let body = |n: Node<'_>| n.child_by_field_name("body").map(|b| b.id());
+    // A function definition's redirections written after its body go the same way: its
+    // `function_definition` holds the first, the `redirected_statement` around it the rest
+    // (`f() { …; } 2>&1 >&2`).
+    let split = |kind: &str| matches!(kind, "command" | "function_definition");
     match node.kind() {
-        "command" => {
+        kind if split(kind) => {
             own(node, &mut list);
             if let Some(parent) =
                 parent.filter(|p| p.kind() == "redirected_statement" && body(*p) == Some(node.id()))
@@ -211,10 +231,7 @@ fn redirect_list<'t>(node: Node<'t>, parent: Option<Node<'t>>) -> Vec<Node<'t>> 
             }
         }
         "redirected_statement" => {
-            if let Some(command) = node
-                .child_by_field_name("body")
-                .filter(|b| b.kind() == "command")
-            {
+            if let Some(command) = node.child_by_field_name("body").filter(|b| split(b.kind())) {
                 own(command, &mut list);
             }
             own(node, &mut list);
@@ -230,9 +247,12 @@ pub(crate) fn stdout_after(node: Node<'_>, source: &[u8]) -> Points {
     stdout_after_under(node, command_parent(node), source)
 }
 
-/// The parent a command's redirections may hang on (its `redirected_statement`).
+/// The parent a command's (or a function definition's) redirections may hang on (its
+/// `redirected_statement`).
 fn command_parent(node: Node<'_>) -> Option<Node<'_>> {
-    (node.kind() == "command").then(|| node.parent()).flatten()
+    matches!(node.kind(), "command" | "function_definition")
+        .then(|| node.parent())
+        .flatten()
 }
 
 /// `stdout_after` of a node whose parent the caller knows (a walk's frame: tree-sitter finds a
@@ -263,6 +283,28 @@ fn descriptor_after<'t>(
 /// `2>/dev/stdout`, `exec 2>&1`).
 pub(crate) fn stderr_to_stdout(node: Node<'_>, source: &[u8]) -> bool {
     descriptor_after(node, command_parent(node), source, 2) == Points::Stdout
+}
+
+/// Whether the last of the node's redirections that moves descriptor 1 makes it a copy of
+/// another descriptor (`exec >&3`, `1>&$saved`), not a file (`exec >"$LOG"`).
+pub(crate) fn stdout_duplicated(node: Node<'_>, source: &[u8]) -> bool {
+    let mut duplicated = false;
+    for redirect in redirect_list(node, command_parent(node)) {
+        let (descriptor, operator, destination) = parts(redirect, source);
+        let literal = destination.and_then(|d| super::words::word_value(d, source).as_literal());
+        let moves_stdout = match operator {
+            "&>" | "&>>" => true,
+            _ => descriptor.unwrap_or(if operator.starts_with('<') { 0 } else { 1 }) == 1,
+        };
+        if moves_stdout {
+            let from_descriptor = literal.as_deref().is_none_or(|t| {
+                let digits = t.strip_suffix('-').unwrap_or(t);
+                !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+            });
+            duplicated = matches!(operator, ">&" | "<&") && from_descriptor;
+        }
+    }
+    duplicated
 }
 
 /// True when, after the node's redirections, descriptor 1 may no longer point at the script's

@@ -29,7 +29,9 @@ impl Dialect {
     /// the echoes is not followed (an echo before it is read with escapes too).
     pub fn of(root: Node<'_>, source: &[u8]) -> Dialect {
         match Dialect::detect(source) {
-            Dialect::Bash if sets_xpg_echo(root, source) => Dialect::BashXpgEcho,
+            Dialect::Bash if shebang_sets_xpg_echo(source) || sets_xpg_echo(root, source) => {
+                Dialect::BashXpgEcho
+            }
             dialect => dialect,
         }
     }
@@ -55,6 +57,15 @@ impl Dialect {
     }
 }
 
+/// Whether the shebang starts bash with `xpg_echo` on (`#!/usr/bin/env -S bash -O xpg_echo`).
+fn shebang_sets_xpg_echo(source: &[u8]) -> bool {
+    crate::fsio::shebang(source).is_some_and(|(_, words)| {
+        words
+            .windows(2)
+            .any(|pair| pair[0] == "-O" && pair[1] == "xpg_echo")
+    })
+}
+
 /// Whether a command of the script turns on `xpg_echo` (`shopt -s xpg_echo`, `shopt -qs extglob
 /// xpg_echo`): found from each place the name is written, so a script without it costs one scan.
 fn sets_xpg_echo(root: Node<'_>, source: &[u8]) -> bool {
@@ -73,7 +84,7 @@ fn sets_xpg_echo(root: Node<'_>, source: &[u8]) -> bool {
             return false;
         };
         let words: Vec<String> = run
-            .arguments(node)
+            .arguments(node, source)
             .into_iter()
             .filter_map(|w| super::words::word_value(w, source).as_literal())
             .collect();
@@ -186,6 +197,10 @@ mod tests {
         ] {
             assert_eq!(dialect(script), Dialect::Bash, "{script:?}");
         }
+        assert_eq!(
+            dialect("#!/usr/bin/env -S bash -O xpg_echo\necho x\n"),
+            Dialect::BashXpgEcho
+        );
         assert_eq!(dialect("#!/bin/sh\nshopt -s xpg_echo\n"), Dialect::Posix);
     }
 }

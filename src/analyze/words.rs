@@ -144,6 +144,7 @@ pub(crate) fn echo_output(command: Node<'_>, source: &[u8], dialect: Dialect) ->
     let mut printed = Printed::default();
     let mut first = true;
     let mut in_flags = true;
+    let mut previous_end: Option<usize> = None;
     let invocation = super::context::invocation(command, source);
     // `/bin/echo` is GNU echo: bash's flags, whatever shell runs the script.
     let dialect = match &invocation {
@@ -151,11 +152,11 @@ pub(crate) fn echo_output(command: Node<'_>, source: &[u8], dialect: Dialect) ->
         _ => dialect,
     };
     let mut escapes = dialect.echo_reads_escapes();
-    let own = invocation.map(|i| i.arguments(command)).unwrap_or_default();
+    let own = invocation
+        .map(|i| i.arguments(command, source))
+        .unwrap_or_default();
     for arg in own.into_iter().chain(swallowed_arguments(command)) {
-        // `echo SUCCESS 0</dev/null`: tree-sitter-bash reads the `0` as an argument; bash reads
-        // a number written against `<` or `>` as the redirection's descriptor.
-        if arg.kind() == "number" && matches!(source.get(arg.end_byte()), Some(b'<' | b'>')) {
+        if super::context::names_a_descriptor(arg, source) {
             continue;
         }
         let value = word_value(arg, source);
@@ -168,7 +169,11 @@ pub(crate) fn echo_output(command: Node<'_>, source: &[u8], dialect: Dialect) ->
             }
             in_flags = false;
         }
-        if !first {
+        // `echo SUCC\⏎ESS`: one word to bash, two to tree-sitter-bash.
+        let joined =
+            previous_end.is_some_and(|end| super::context::glued(source, end, arg.start_byte()));
+        previous_end = Some(arg.end_byte());
+        if !first && !joined {
             printed.push_literal(" ");
         }
         first = false;
@@ -208,7 +213,7 @@ enum Escapes {
 /// nothing.
 pub(crate) fn printf_output(command: Node<'_>, source: &[u8], dialect: Dialect) -> Option<Printed> {
     let invocation = super::context::invocation(command, source)?;
-    let mut arguments = invocation.arguments(command).into_iter().peekable();
+    let mut arguments = invocation.arguments(command, source).into_iter().peekable();
     let first = word_value(*arguments.peek()?, source).as_literal();
     match first.as_deref() {
         Some("--") => {

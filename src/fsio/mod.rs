@@ -18,24 +18,56 @@ pub(crate) const STATE_DIR: &str = ".skillmod";
 /// The program a shebang line runs (its file name, through `env` when it is env), if the bytes
 /// start with one.
 pub(crate) fn shebang_program(source: &[u8]) -> Option<String> {
+    shebang(source).map(|(program, _)| program)
+}
+
+/// The program a shebang runs (see `shebang_program`) and the words after it.
+pub(crate) fn shebang(source: &[u8]) -> Option<(String, Vec<String>)> {
     let rest = source.strip_prefix(b"#!")?;
     let line_end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
     let line = String::from_utf8_lossy(&rest[..line_end]);
-    let mut words = line.split_whitespace();
+    let mut words = line.split_whitespace().peekable();
     let mut program = words.next().unwrap_or("");
     // `#!/usr/bin/env bash`, `#!/bin/busybox sh`: the program runs the one named after it.
-    if program.ends_with("/env") || program.rsplit('/').next() == Some("busybox") {
+    if program.ends_with("/env") {
+        // env's options (`-i`, `-u NAME`, `-C DIR`, `-S`, `--unset=NAME`) and assignments
+        // (`PATH=…`) come before the program.
+        program = "";
+        while let Some(word) = words.next() {
+            match word {
+                "-u" | "--unset" | "-C" | "--chdir" => {
+                    words.next();
+                }
+                // `--split-string=bash`, `-Sbash`: the program is written against the option.
+                _ if word.starts_with("--split-string=")
+                    || word.starts_with("-S") && word.len() > 2 =>
+                {
+                    program = word
+                        .trim_start_matches("--split-string=")
+                        .trim_start_matches("-S");
+                    break;
+                }
+                _ if word.starts_with('-') || word.contains('=') => {}
+                _ => {
+                    program = word;
+                    break;
+                }
+            }
+        }
+    }
+    if program.rsplit('/').next() == Some("busybox") {
         program = words.find(|w| !w.starts_with('-')).unwrap_or("");
     }
-    Some(program.rsplit('/').next().unwrap_or(program).to_string())
+    let name = program.rsplit('/').next().unwrap_or(program).to_string();
+    Some((name, words.map(str::to_string).collect()))
 }
 
 /// Whether a shebang's program is a shell skillmod reads: bash (and its restricted `rbash`), or
-/// one of the sh family (dash, ash, ksh, mksh, posh).
+/// one of the sh family (dash, ash, ksh, ksh93, mksh, posh).
 pub(crate) fn is_shell_program(program: &str) -> bool {
     matches!(
         program,
-        "sh" | "bash" | "rbash" | "dash" | "ash" | "ksh" | "mksh" | "lksh" | "posh"
+        "sh" | "bash" | "rbash" | "dash" | "ash" | "ksh" | "ksh93" | "mksh" | "lksh" | "posh"
     )
 }
 
@@ -249,6 +281,30 @@ pub fn working_dir() -> crate::error::Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shebang_names_the_program_env_or_busybox_runs() {
+        for (line, program) in [
+            ("#!/bin/bash", "bash"),
+            ("#!/usr/bin/env bash", "bash"),
+            ("#!/usr/bin/env -u DEBUG bash", "bash"),
+            ("#!/usr/bin/env -S PATH=/usr/bin:/bin bash -e", "bash"),
+            ("#!/usr/bin/env -C /tmp bash", "bash"),
+            ("#!/usr/bin/env --split-string=bash", "bash"),
+            ("#!/usr/bin/env -i LC_ALL=C sh", "sh"),
+            ("#!/bin/busybox sh", "sh"),
+            ("#!/usr/bin/env busybox sh", "sh"),
+            ("#!/bin/ksh93", "ksh93"),
+            ("#!/usr/bin/env python3", "python3"),
+        ] {
+            let source = format!("{line}\necho x\n");
+            assert_eq!(
+                shebang_program(source.as_bytes()).as_deref(),
+                Some(program),
+                "{line}"
+            );
+        }
+    }
 
     #[test]
     fn each_file_gets_its_repository_or_the_outermost_named_folder() {

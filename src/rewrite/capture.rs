@@ -419,7 +419,8 @@ fn replaces_shell(root: tree_sitter::Node<'_>, source: &[u8]) -> Option<usize> {
         .into_iter()
         .filter(|command| {
             crate::analyze::context::invocation(*command, source).is_some_and(|run| {
-                run.replaces_shell || (run.name == "exec" && !run.arguments(*command).is_empty())
+                run.replaces_shell
+                    || (run.name == "exec" && !run.arguments(*command, source).is_empty())
             })
         })
         .find(|command| {
@@ -600,10 +601,14 @@ fn record_legacy(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role
             continue;
         }
         super::place_legacy_comment(plan, analysis, source, statement);
+        // A name a line continuation runs through (`ec\⏎ho`) keeps its line breaks: no line
+        // of the script moves.
+        let printer = &source[statement.printer.clone()];
+        let breaks = memchr::memmem::find_iter(printer, b"\\\n").count();
         plan.push(
             statement.printer.start,
             statement.printer.end,
-            format!("{recorder} {kind}"),
+            format!("{recorder} {kind}{}", " \\\n".repeat(breaks)),
             Reason::DisableLegacy { line },
         );
     }

@@ -330,6 +330,11 @@ fn exec_that_sends_stdout_away_leaves_no_stdout_after_it() {
     // Before it, stdout; after `exec 1>&2` or `exec >log`, none.
     assert_eq!(lines("echo SUCCESS\nexec 1>&2\necho SUCCESS\n"), vec![1]);
     assert!(lines("exec >\"$LOG\" 2>&1\necho SUCCESS\n").is_empty());
+    // Until an exec points it at a copied descriptor again (the stdout saved in 3).
+    assert_eq!(
+        lines("exec 3>&1 >\"$LOG\"\necho SUCCESS\nexec >&3\necho SUCCESS\n"),
+        vec![4]
+    );
     // A process substitution still prints: `tee` copies to the terminal.
     assert_eq!(lines("exec > >(tee -a log) 2>&1\necho SUCCESS\n"), vec![2]);
     // Only a top-level exec of no command counts.

@@ -728,3 +728,28 @@ fn other_spellings_of_stdout_and_a_line_break_in_quotes_are_legacy_lines() {
         assert!(text.contains(finding), "{finding}: {text}");
     }
 }
+
+#[test]
+fn stdout_restored_after_exec_sends_it_away_is_stdout_again() {
+    // `exec 3>&1 >/dev/null` … `exec >&3`: lines between go nowhere, lines after print.
+    let script = "#!/bin/bash\n\
+        exec 3>&1 >/dev/null\n\
+        echo \"Created: hidden.txt\"\n\
+        exec >&3 3>&-\n\
+        echo SUCCESS\n\
+        exec 2>&1\n\
+        echo \"Confidence: 0.9\"\n\
+        exec >/dev/null\n\
+        echo \"Created: gone.txt\"\n";
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
+    let (printed, _) = run_skill("bash", &tmp.path().join("s"));
+    assert_eq!(printed, "SUCCESS\nConfidence: 0.9\n");
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    let found: Vec<&str> = text.lines().filter(|l| l.contains(" SKM001 ")).collect();
+    assert_eq!(found.len(), 2, "{text}");
+    assert!(found[0].contains("5:1: SKM001 success"), "{text}");
+    assert!(found[1].contains("7:1: SKM001 confidence"), "{text}");
+}
