@@ -68,7 +68,7 @@ impl Form {
             }
             Form::TrapAction => "a `trap` action",
             Form::Variable => {
-                "a variable's value (assigned, read back with `read` or `mapfile`, or a default such as `${x:-…}`)"
+                "a variable's value (assigned, a `for` loop's word, `set --`, read back with `read` or `mapfile`, or a default such as `${x:-…}`)"
             }
             Form::Call => "the arguments of a command defined elsewhere (a sourced file, `eval`)",
             Form::PipedToTee => {
@@ -195,6 +195,8 @@ fn form_around(
             }
             // `echo "${x:-SUCCESS}"`, `: "${x:=SUCCESS}"`: a default printed or assigned.
             "expansion" => return Some(Form::Variable),
+            // `for w in SUCCESS …`: each word becomes the loop variable's value.
+            "for_statement" => return Some(Form::Variable),
             "command" => return command_form(ancestor, survey, source, vocabulary, elsewhere),
             _ => {}
         }
@@ -274,6 +276,8 @@ fn command_form(
         "printf" if super::context::assigns_only(command, source) => Some(Form::Variable),
         "echo" | "printf" => printer_form(command, survey, source, vocabulary),
         "trap" => Some(Form::TrapAction),
+        // `set -- SUCCESS`: the words become the positional parameters (`"$1"`, `"$@"`).
+        "set" => Some(Form::Variable),
         "eval" => reaches_stdout(survey, command).then_some(Form::ShellString),
         "bash" | "sh" | "dash" | "ksh" | "zsh"
             if runs_a_string(command, source) && reaches_stdout(survey, command) =>

@@ -416,7 +416,7 @@ pub(crate) fn word_value(node: Node<'_>, source: &[u8]) -> Printed {
     match node.kind() {
         "word" | "number" => {
             let text = node_text_marked(node, source);
-            if text.contains(['*', '?', '[']) {
+            if has_unescaped_glob(&text) {
                 out.push_dynamic(text);
             } else {
                 out.push_literal(&unescape_unquoted(&text));
@@ -464,6 +464,21 @@ pub(crate) fn word_value(node: Node<'_>, source: &[u8]) -> Printed {
         _ => out.push_dynamic(node_text(node, source)),
     }
     out
+}
+
+/// Whether an unquoted word holds a glob character bash may expand (`*`, `?`, `[`); a
+/// backslash-escaped one (`\*`) is printed as it is.
+fn has_unescaped_glob(text: &str) -> bool {
+    let mut escaped = false;
+    for c in text.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '*' | '?' | '[' => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 fn unescape_unquoted(text: &str) -> String {

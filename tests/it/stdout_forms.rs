@@ -753,3 +753,34 @@ fn stdout_restored_after_exec_sends_it_away_is_stdout_again() {
     assert!(found[0].contains("5:1: SKM001 success"), "{text}");
     assert!(found[1].contains("7:1: SKM001 confidence"), "{text}");
 }
+
+#[test]
+fn a_loop_word_and_set_positionals_are_notes_and_escaped_decorations_are_read() {
+    // Hostile round 3: a marker bound to a loop variable or to "$1" is a variable's value (a
+    // note); `\*` prints `*`, a decoration like any other.
+    let notes = "#!/bin/bash\n\
+        for w in \"Created: a.txt\" SUCCESS; do echo \"$w\"; done\n\
+        set -- SUCCESS\n\
+        echo \"$1\"\n";
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(&tmp.path().join("s"), "execute.sh", notes.as_bytes());
+    let (printed, _) = run_skill("bash", &tmp.path().join("s"));
+    assert_eq!(printed, "Created: a.txt\nSUCCESS\nSUCCESS\n");
+    let (_, text, places) = verbose_notes(tmp.path());
+    assert_eq!(places, ["2:11", "3:8"], "{text}");
+    assert!(text.contains("a `for` loop's word, `set --`"), "{text}");
+
+    let decorated = "#!/bin/bash\n\
+        echo \\*\\*SUCCESS\\*\\*\n\
+        echo \\[ok\\] Created: a.txt\n";
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(&tmp.path().join("s"), "execute.sh", decorated.as_bytes());
+    let (printed, _) = run_skill("bash", &tmp.path().join("s"));
+    assert_eq!(printed, "**SUCCESS**\n[ok] Created: a.txt\n");
+    let read = validated(tmp.path(), &printed, false);
+    assert_eq!(read["value"]["success"], true, "{read}");
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+    let text = stdout(&out);
+    assert!(text.contains("2:1: SKM001 success"), "{text}");
+    assert!(text.contains("3:1: SKM001 created"), "{text}");
+}
