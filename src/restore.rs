@@ -572,7 +572,17 @@ fn remove_created(
     let Some(bytes) = current else {
         return (Status::Unchanged, None);
     };
-    if !is_runtime_name(target) || crate::rewrite::capture::version_of(bytes).is_none() {
+    // A runtime file whose first line no longer says so was changed since migrate wrote it.
+    if is_runtime_name(target) && crate::rewrite::capture::version_of(bytes).is_none() {
+        return (
+            Status::Refused,
+            Some(Error::new(
+                codes::FILE_CHANGED_SINCE_MIGRATION,
+                "the migration created this runtime file and it was changed since (it no longer reads as a runtime); restore removes only the bytes migrate wrote, so it is left in place. Remove it yourself if you mean to",
+            )),
+        );
+    }
+    if !is_runtime_name(target) {
         return (
             Status::Refused,
             Some(Error::new(
@@ -648,7 +658,9 @@ fn nothing_chosen(
     none_own: bool,
     untrusted: Vec<Untrusted>,
 ) -> Report {
-    let folder = root.join(crate::fsio::STATE_DIR);
+    // Where the runs are kept: `.skillmod`, or the user's state folder for an installed skill.
+    let folder =
+        crate::fsio::backup::state_dir(root).unwrap_or_else(|_| root.join(crate::fsio::STATE_DIR));
     let which = match (&request.run, &request.since) {
         (Some(id), _) => format!("run {id} is"),
         (None, Some(since)) => format!(

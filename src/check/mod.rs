@@ -57,6 +57,9 @@ pub struct Options {
     /// Which selected files another selected script sources, read only when a script without a
     /// shebang asks (SKM008 `NO_SHEBANG` is reported for one no selected script sources).
     pub sourcing: crate::unit::sourcing::Deferred,
+    /// The `execute.sh` files a settings file's `exclude` left out, each with that settings
+    /// file: reported as not judged, never read.
+    pub excluded: std::collections::HashMap<PathBuf, PathBuf>,
 }
 
 /// Where the bytes checked come from, as far as the findings depend on it.
@@ -309,6 +312,20 @@ fn unjudged(shown: &str, selected: &Path, reason: &Error, options: &Options) -> 
 /// Whether a finding is about a selected script that could not be judged.
 pub fn is_unjudged(finding: &Finding) -> bool {
     finding.code == Rule::Skipped && finding.severity != Severity::Note
+}
+
+/// An `execute.sh` a settings file's `exclude` left out: not judged, and said so (SKM004
+/// `EXCLUDED_BY_SETTINGS`, an error), since the settings came with the repository.
+fn excluded_by_settings_check(path: &Path, settings: &Path, options: &Options) -> FileCheck {
+    let shown = crate::fsio::display_path(path, &options.base);
+    let reason = Error::new(
+        crate::codes::EXCLUDED_BY_SETTINGS,
+        format!(
+            "`exclude` in {} leaves out this execute.sh; settings from the repository cannot pass a skill's entry point: take it out of `exclude`, or pass --exclude",
+            crate::bytes_text::quote_path(&crate::fsio::display_path(settings, &options.base))
+        ),
+    );
+    unjudged(&shown, path, &reason, options)
 }
 
 /// A file with nothing to report.
@@ -1399,6 +1416,9 @@ pub fn run(
     crate::parallel::for_each_ordered(
         files,
         |path, parser| {
+            if let Some(settings) = options.excluded.get(path) {
+                return (excluded_by_settings_check(path, settings, options), None);
+            }
             let check = match bodies {
                 Bodies::Stdin(shown, bytes) => {
                     check_body(shown, path, bytes, options, cache, parser)

@@ -17,17 +17,21 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     args.common.init_threads()?;
     let targets = &args.paths;
     // `check -`: one script from stdin (editors pass the buffer and --stdin-filename).
-    let stdin = targets.stdin_path(args.stdin_filename.as_deref())?;
+    let stdin = targets.stdin_path(args.stdin_filename.as_deref(), dash_after_separator())?;
     let roots = stdin
         .as_deref()
         .map_or_else(|| targets.named(), Targets::folder_of);
     let resolver = args.settings.resolver_for(&roots, args.paths.staged)?;
     let base = working_dir()?;
     let cache = load_cache(args, &base);
-    let files = files_to_check(args, stdin.as_deref(), &resolver, &cache)?;
+    let mut files = files_to_check(args, stdin.as_deref(), &resolver, &cache)?;
     if stdin.is_some() && files.is_empty() {
         return Ok(0);
     }
+    let excluded = match stdin {
+        Some(_) => std::collections::HashMap::new(),
+        None => with_excluded_entry_points(targets, &mut files)?,
+    };
     let profiles = profiles(args, resolver)?;
     let used = profiles.prepare(&files)?;
     args.common.show_settings(&used);
@@ -47,6 +51,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         explicit: targets.explicit_files(),
         named_scripts: targets.named_scripts(),
         sourcing: crate::unit::sourcing::Deferred::new(files.clone(), args.max_size),
+        excluded,
     };
     let color = args.common.color.choice();
     let (mut stdout, colored) = crate::report::stdout(color);
@@ -99,18 +104,46 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
         check_text::write_statistics(&mut stdout, &report).map_err(write_error)?;
     }
     if args.format != CheckFormat::Text && !args.common.silent {
-        let mut stderr = crate::report::stderr(color);
-        for e in &report.errors {
-            let _ = writeln!(
-                stderr,
-                "error: {}: {}: {}",
-                crate::bytes_text::quote_path(&e.path),
-                e.code,
-                crate::bytes_text::visible(&e.message)
-            );
-        }
+        errors_on_stderr(&report, color);
     }
     exit_status(args, &report, files.len())
+}
+
+/// The files that could not be checked, on stderr, for the machine formats (the text report
+/// shows them in place).
+fn errors_on_stderr(report: &check::CheckReport, color: anstream::ColorChoice) {
+    let mut stderr = crate::report::stderr(color);
+    for e in &report.errors {
+        let _ = writeln!(
+            stderr,
+            "error: {}: {}: {}",
+            crate::bytes_text::quote_path(&e.path),
+            e.code,
+            crate::bytes_text::visible(&e.message)
+        );
+    }
+}
+
+/// The `execute.sh` files settings files' `exclude` left out, added to `files` (check reports
+/// each as not judged), by file with the settings file that left it out.
+fn with_excluded_entry_points(
+    targets: &Targets,
+    files: &mut Vec<std::path::PathBuf>,
+) -> Result<std::collections::HashMap<std::path::PathBuf, std::path::PathBuf>> {
+    let excluded: std::collections::HashMap<_, _> = targets
+        .excluded_entry_points()?
+        .into_iter()
+        .map(|(settings, file)| (file, settings))
+        .collect();
+    let known: std::collections::HashSet<std::path::PathBuf> = files.iter().cloned().collect();
+    files.extend(excluded.keys().filter(|f| !known.contains(*f)).cloned());
+    Ok(excluded)
+}
+
+/// Whether the command line has a `-` after `--`: a file named `-`, not stdin.
+fn dash_after_separator() -> bool {
+    let mut args = std::env::args_os().skip_while(|a| a != "--");
+    args.next().is_some() && args.any(|a| a == "-")
 }
 
 /// Each file's profile: its settings file under the flags, which win.

@@ -91,6 +91,41 @@ impl LeftOut {
             .collect()
     }
 
+    /// The files named `execute.sh` a settings file's `exclude` left out (named, or under a
+    /// folder it pruned, walked with the ignore rules), each with that settings file.
+    pub fn excluded_entry_points(&self) -> Vec<(PathBuf, PathBuf)> {
+        let mut excluded = locked(&self.excluded).clone();
+        excluded.sort();
+        excluded.dedup();
+        let mut found = Vec::new();
+        for (settings, path) in excluded {
+            let Some(settings) = settings else {
+                continue;
+            };
+            let entry_point = |p: &Path| {
+                p.file_name()
+                    .is_some_and(|n| n == crate::domain::DEFAULT_NAME)
+            };
+            if !path.is_dir() {
+                if entry_point(&path) && path.is_file() {
+                    found.push((settings, path));
+                }
+                continue;
+            }
+            let walk = ignore::WalkBuilder::new(&path)
+                .hidden(false)
+                .filter_entry(|e| !matches!(e.file_name().to_str(), Some(".git" | ".skillmod")))
+                .build();
+            found.extend(
+                walk.flatten()
+                    .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+                    .filter(|e| entry_point(e.path()))
+                    .map(|e| (settings.clone(), e.into_path())),
+            );
+        }
+        found
+    }
+
     pub(crate) fn walking(&self, dir: &Path) {
         locked(&self.walked).push(crate::fsio::canonical(dir));
     }

@@ -57,9 +57,13 @@ impl Targets {
     /// `check -`: the path the script read from stdin is reported under (`--stdin-filename`, or
     /// `-`, in the working folder); None when the paths are not just `-`. With `--force-select`
     /// (hooks pass the files they stage) `-` is a file named `-`, never stdin.
-    pub fn stdin_path(&self, name: Option<&str>) -> Result<Option<PathBuf>> {
-        let from_stdin =
-            !self.force_select && self.paths.len() == 1 && self.paths[0].as_os_str() == "-";
+    /// `dash_is_a_file`: the `-` came after `--`, where it names a file (as it does beside other
+    /// paths and in migrate).
+    pub fn stdin_path(&self, name: Option<&str>, dash_is_a_file: bool) -> Result<Option<PathBuf>> {
+        let from_stdin = !self.force_select
+            && !dash_is_a_file
+            && self.paths.len() == 1
+            && self.paths[0].as_os_str() == "-";
         if name.is_some() && !from_stdin {
             return Err(Error::new(
                 codes::INVALID_ARGUMENT,
@@ -233,6 +237,16 @@ impl Targets {
         if self.staged {
             wanted.extend(repo.staged()?);
         }
+        // A SKILL.md added or changed makes its folder's scripts skill scripts: they are judged
+        // with it (a commit of SKILL.md alone turned a committed legacy script into one).
+        let skill_folders: Vec<PathBuf> = wanted
+            .iter()
+            .filter(|p| p.file_name().is_some_and(|n| n == crate::fsio::SKILL_FILE))
+            .filter_map(|p| p.parent().map(std::path::Path::to_path_buf))
+            .collect();
+        for folder in skill_folders {
+            wanted.extend(repo.tracked_under(&folder)?);
+        }
         Ok(self.history.get_or_init(|| wanted))
     }
 
@@ -324,6 +338,22 @@ impl Targets {
             eprintln!("warning: {}", crate::bytes_text::visible(&message));
         }
         Ok(())
+    }
+
+    /// The `execute.sh` files a settings file's `exclude` left out of this run, each with that
+    /// file (see `LeftOut::excluded_entry_points`); under `--staged` or `--changed-since`, those
+    /// git lists only. Called after `files`.
+    pub fn excluded_entry_points(&self) -> Result<Vec<(std::path::PathBuf, std::path::PathBuf)>> {
+        let mut hidden = self.left_out.excluded_entry_points();
+        if self.staged || self.changed_since.is_some() {
+            let repo = crate::vcs::Repo::discover(&crate::fsio::working_dir()?);
+            let wanted = match &repo {
+                Some(repo) => self.history_paths(repo)?,
+                None => return Ok(Vec::new()),
+            };
+            hidden.retain(|(_, file)| wanted.contains(&crate::fsio::as_named(file)));
+        }
+        Ok(hidden)
     }
 
     /// How many paths each settings file's `exclude` left out (see `LeftOut::excluded_by_settings`).

@@ -81,8 +81,12 @@ fn quoted(path: &Path) -> String {
 /// The codes of a selected file that could not be judged at all (check's SKM004 as an error or
 /// a warning, not a note): what it holds is unknown, so it is never a pass.
 pub fn unjudged(code: crate::codes::Code) -> bool {
-    use codes::{BINARY_FILE, FILE_TOO_LARGE, NOT_A_FILE, OUTSIDE_ROOT, SYMLINK, SYMLINK_BROKEN};
+    use codes::{
+        BINARY_FILE, EXCLUDED_BY_SETTINGS, FILE_TOO_LARGE, NOT_A_FILE, OUTSIDE_ROOT, SYMLINK,
+        SYMLINK_BROKEN,
+    };
     [
+        EXCLUDED_BY_SETTINGS,
         FILE_TOO_LARGE,
         NOT_A_FILE,
         BINARY_FILE,

@@ -212,11 +212,44 @@ fn excluded_paths_are_left_out_and_the_flag_replaces_the_file_list() {
     let tmp = copy_fixture("config/project");
     git_init(tmp.path());
     let (_, doc) = check_json(tmp.path(), &["."]);
-    let paths: Vec<String> = findings(&doc).into_iter().map(|f| f.1).collect();
+    let legacy = |doc: &Value| -> Vec<String> {
+        findings(doc)
+            .into_iter()
+            .filter(|f| f.0 == "SKM001")
+            .map(|f| f.1)
+            .collect()
+    };
+    let paths = legacy(&doc);
     assert!(paths.iter().all(|p| p.starts_with("skills/")), "{paths:?}");
-    // Named explicitly, an excluded file is still left out (pre-commit passes files by name).
+    // The excluded execute.sh is not read, and a settings file cannot pass it: SKM004.
+    let unjudged = |doc: &Value| -> Vec<(String, String)> {
+        doc["errors"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .chain(doc["findings"].as_array().into_iter().flatten())
+            .filter(|f| {
+                f["reason"] == "EXCLUDED_BY_SETTINGS" || f["code"] == "EXCLUDED_BY_SETTINGS"
+            })
+            .map(|f| {
+                (
+                    f["path"].as_str().unwrap_or_default().to_string(),
+                    f["severity"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        unjudged(&doc),
+        [("vendor/tool/execute.sh".to_string(), "error".to_string())],
+        "{doc}"
+    );
+    // Named explicitly, an excluded file is still left out (pre-commit passes files by name),
+    // and so still not judged.
     let (code, doc) = check_json(tmp.path(), &["vendor/tool/execute.sh"]);
-    assert_eq!(code, 2, "nothing checked: {doc}");
+    assert_eq!(code, 1, "{doc}");
+    assert!(legacy(&doc).is_empty(), "{doc}");
+    assert_eq!(unjudged(&doc).len(), 1, "{doc}");
 
     let (_, doc) = check_json(tmp.path(), &["--exclude", "skills/", "."]);
     let paths: Vec<String> = findings(&doc).into_iter().map(|f| f.1).collect();
@@ -226,10 +259,18 @@ fn excluded_paths_are_left_out_and_the_flag_replaces_the_file_list() {
 #[test]
 fn flags_win_over_the_settings_file() {
     let tmp = copy_fixture("config/project");
-    let (code, doc) = check_json(tmp.path(), &["--vocabulary", "exact", "."]);
+    // (`--exclude` too: the fixture's settings leave out a vendored execute.sh, which only the
+    // user's own flag may.)
+    let (code, doc) = check_json(
+        tmp.path(),
+        &["--vocabulary", "exact", "--exclude", "vendor/", "."],
+    );
     assert_eq!(code, 0, "exact markers only: {doc}");
 
-    let (_, doc) = check_json(tmp.path(), &["--ignore", "SKM001", "."]);
+    let (_, doc) = check_json(
+        tmp.path(),
+        &["--ignore", "SKM001", "--exclude", "vendor/", "."],
+    );
     assert_eq!(
         findings(&doc),
         [("SKM002".into(), "skills/report/run.sh".into(), 2)],
@@ -628,7 +669,7 @@ fn an_exclude_in_any_settings_file_or_flag_names_what_it_left_out() {
     write_script(dir, "skills/a/SKILL.md", b"# a\n");
     write_script(dir, "skills/a/scripts/run.sh", legacy);
     write_script(dir, "skills/a/scripts/ok.sh", b"#!/bin/bash\necho ok >&2\n");
-    write_script(dir, "vendor/x/execute.sh", legacy);
+    write_script(dir, "vendor/x/run.sh", legacy);
     // A settings file inside a skill folder, and one at the root.
     std::fs::write(
         dir.join("skills/a/skillmod.toml"),
@@ -716,6 +757,69 @@ fn an_exclude_in_any_settings_file_or_flag_names_what_it_left_out() {
             .contains("1 path(s) were left out by --exclude or a settings file's `exclude`"),
         "{}",
         stderr(&named)
+    );
+}
+
+#[test]
+fn a_settings_exclude_cannot_pass_an_execute_sh() {
+    // Hostile rounds 2 and 3 (G10a, H13): a committed `exclude` hid a legacy execute.sh behind
+    // "All clear", walked or named beside a clean script as pre-commit names them.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path();
+    git_init(dir);
+    write_script(dir, "skills/bad/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
+    write_script(dir, "skills/good/execute.sh", b"#!/bin/bash\necho hi >&2\n");
+    std::fs::write(dir.join("skillmod.toml"), "exclude = [\"skills/bad/\"]\n").expect("settings");
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "x"]);
+    for args in [
+        vec!["check", "--no-cache", "."],
+        vec![
+            "check",
+            "--no-cache",
+            "--",
+            "skills/bad/execute.sh",
+            "skills/good/execute.sh",
+        ],
+    ] {
+        let out = run(skillmod(dir).args(&args));
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stdout(&out));
+        let text = stdout(&out);
+        assert!(
+            text.contains("skills/bad/execute.sh: SKM004 EXCLUDED_BY_SETTINGS"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Not clear: 1 script could not be checked"),
+            "{text}"
+        );
+    }
+    let github = run(skillmod(dir).args(["check", "--no-cache", "--format", "github", "."]));
+    assert!(
+        stdout(&github).contains("::error file=skills/bad/execute.sh"),
+        "{}",
+        stdout(&github)
+    );
+    // The user's own --exclude is theirs to give; --exit-zero alone hides the error.
+    let flag = run(skillmod(dir).args(["check", "--no-cache", "--exclude", "skills/bad/", "."]));
+    assert_eq!(flag.status.code(), Some(0), "{}", stdout(&flag));
+    let zero = run(skillmod(dir).args(["check", "--no-cache", "--exit-zero", "."]));
+    assert_eq!(zero.status.code(), Some(0), "{}", stdout(&zero));
+    // Under --staged, only when the commit holds it.
+    let staged = run(skillmod(dir).args(["check", "--no-cache", "--staged"]));
+    assert_ne!(staged.status.code(), Some(1), "{}", stdout(&staged));
+    write_script(
+        dir,
+        "skills/bad/execute.sh",
+        b"#!/bin/bash\necho SUCCESS\necho COMPLETE\n",
+    );
+    git(dir, &["add", "skills/bad/execute.sh"]);
+    let staged = run(skillmod(dir).args(["check", "--no-cache", "--staged"]));
+    assert_eq!(staged.status.code(), Some(1), "{}", stdout(&staged));
+    assert!(
+        stdout(&staged).contains("EXCLUDED_BY_SETTINGS"),
+        "{}",
+        stdout(&staged)
     );
 }
 

@@ -336,3 +336,24 @@ fn under_staged_a_skill_folder_is_one_whose_skill_md_the_index_holds() {
         .collect();
     assert_eq!(paths, ["skills/staged/scripts/run.sh"], "{report}");
 }
+
+#[test]
+fn staging_skill_md_alone_checks_the_scripts_it_makes_skill_scripts() {
+    // Hostile round 3 (H09): `tools/deploy/run.sh` is committed; a commit of SKILL.md alone makes
+    // it a skill script, and check --staged judged nothing ("no script found").
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path();
+    git_init(repo);
+    write_script(repo, "tools/deploy/run.sh", b"#!/bin/bash\necho SUCCESS\n");
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "tool"]);
+    std::fs::write(repo.join("tools/deploy/SKILL.md"), "# deploy\n").expect("skill");
+    git(repo, &["add", "tools/deploy/SKILL.md"]);
+    let out = run(skillmod(repo).args(["check", "--no-cache", "--staged"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("tools/deploy/run.sh:2:1: SKM001"),
+        "{}",
+        stdout(&out)
+    );
+}

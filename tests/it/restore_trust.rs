@@ -496,18 +496,22 @@ fn an_edited_runtime_file_is_never_removed() {
     let runtime = root.join("s/skillmod-runtime.sh");
     let mut edited = std::fs::read(&runtime).expect("runtime");
     edited.extend_from_slice(b"# mine\n");
-    std::fs::write(&runtime, &edited).expect("edit");
-    let (status, report) = json_report(root, &["restore", "--force", "s"]);
-    assert_eq!(status, 1, "{report}");
-    let refused: Vec<&str> = report["files"]
-        .as_array()
-        .expect("files")
-        .iter()
-        .filter(|f| f["status"] == "refused")
-        .filter_map(|f| f["errors"][0]["code"].as_str())
-        .collect();
-    assert_eq!(refused, ["FILE_CHANGED_SINCE_MIGRATION"], "{report}");
-    assert_eq!(std::fs::read(&runtime).expect("runtime"), edited);
+    // Edited, or emptied (as `git checkout` leaves an intent-to-add file): changed since, not
+    // "not a runtime file".
+    for content in [edited.clone(), Vec::new()] {
+        std::fs::write(&runtime, &content).expect("edit");
+        let (status, report) = json_report(root, &["restore", "--force", "s"]);
+        assert_eq!(status, 1, "{report}");
+        let refused: Vec<&str> = report["files"]
+            .as_array()
+            .expect("files")
+            .iter()
+            .filter(|f| f["status"] == "refused")
+            .filter_map(|f| f["errors"][0]["code"].as_str())
+            .collect();
+        assert_eq!(refused, ["FILE_CHANGED_SINCE_MIGRATION"], "{report}");
+        assert_eq!(std::fs::read(&runtime).expect("runtime"), content);
+    }
     assert_eq!(
         std::fs::read(root.join("s/execute.sh")).expect("read"),
         LEGACY

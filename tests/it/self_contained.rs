@@ -361,6 +361,18 @@ fn an_installed_skill_outside_git_keeps_state_out_of_the_skill_and_the_working_f
         std::fs::read(skill.join("scripts/run.sh")).expect("read"),
         BASH_SKILL
     );
+    // Asked again, it says where the runs are: the user's state folder, not the skill's.
+    let out = run(skillmod(home.path())
+        .env("HOME", home.path())
+        .env("XDG_STATE_HOME", &state)
+        .args(["restore", ".claude/skills/demo"]));
+    let said = stderr(&out);
+    assert!(said.contains("NO_BACKUPS"), "{said}");
+    assert!(
+        said.contains(&*state.join("skillmod/skills").to_string_lossy()),
+        "{said}"
+    );
+    assert!(!said.contains("demo/.skillmod"), "{said}");
 }
 
 #[test]

@@ -633,6 +633,13 @@ fn a_file_named_dash_is_a_file_for_the_hooks_not_stdin() {
     let out = run(skillmod(tmp.path()).args(["check", "--force-select", "--", "-"]));
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(stdout(&out).contains("SKM001"), "{}", stdout(&out));
+    // After `--`, `-` is the file too (hostile round 3: it read an empty stdin, "All clear").
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "--", "-"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains("SKM001"), "{}", stdout(&out));
+    // Without `--`, `-` alone is stdin, as `check -` is documented.
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "-"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }
 
 #[test]
