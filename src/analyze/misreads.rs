@@ -13,6 +13,8 @@
 //! - `${line#*](}`: a parenthesis or an unpaired bracket in the pattern of a `#`, `%` or `/`
 //!   expansion breaks the expansion. Brackets and parentheses there are masked as `?`, another
 //!   pattern character (the analysis never looks inside a pattern).
+//! - `[[ $l =~ ^([^}]*)$ ]]`: a `}` in an unquoted regex (outside a `${…}`) breaks the test.
+//!   Masked as `x` (the analysis never looks inside a regex).
 
 use std::borrow::Cow;
 
@@ -58,10 +60,52 @@ pub fn mask(source: &[u8]) -> Cow<'_, [u8]> {
             put(paren, b"?");
         }
     }
+    for at in memchr::memmem::find_iter(source, b"=~") {
+        for brace in regex_braces(source, at) {
+            put(brace, b"x");
+        }
+    }
     match masked {
         Some(copy) => Cow::Owned(copy),
         None => Cow::Borrowed(source),
     }
+}
+
+/// The `}` of the unquoted regex after the `=~` at `at` (up to ` ]]` on its line) that close no
+/// `${`: tree-sitter-bash reads one as the end of a brace group.
+fn regex_braces(source: &[u8], at: usize) -> Vec<usize> {
+    let operator =
+        at > 0 && is_blank(source[at - 1]) && source.get(at + 2).is_some_and(|&b| is_blank(b));
+    if !operator {
+        return Vec::new();
+    }
+    let start = at + 2;
+    let line_end = memchr::memchr(b'\n', &source[start..]).map_or(source.len(), |p| start + p);
+    let Some(end) = memchr::memmem::find(&source[start..line_end], b" ]]").map(|p| start + p)
+    else {
+        return Vec::new();
+    };
+    let mut braces = Vec::new();
+    let (mut quote, mut expansions) = (None, 0usize);
+    let mut i = start;
+    while i < end {
+        let b = source[i];
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'\\' => i += 1,
+            None if b == b'"' || b == b'\'' => quote = Some(b),
+            None if b == b'$' && source.get(i + 1) == Some(&b'{') => {
+                expansions += 1;
+                i += 1;
+            }
+            None if b == b'}' && expansions > 0 => expansions -= 1,
+            None if b == b'}' => braces.push(i),
+            None => {}
+        }
+        i += 1;
+    }
+    braces
 }
 
 fn is_blank(b: u8) -> bool {
@@ -191,6 +235,8 @@ mod tests {
         "x=1; for file  do echo \"$file\"; done\necho SUCCESS\n",
         "url=\"${line#*](}\"\necho SUCCESS\n",
         "base=${f%(*}; rest=${f/(/ }\necho SUCCESS\n",
+        "if [[ \"$l\" =~ ^([a-z_:]*)\\{([^}]*)\\}$ ]]; then echo hi; fi\necho SUCCESS\n",
+        "[[ $l =~ ^${p}([^}]*)$ ]] && echo hi\necho SUCCESS\n",
     ];
 
     #[test]
@@ -229,6 +275,7 @@ mod tests {
             "cat <<< \"$x\"\nx=a1#b\ncat \\\\<file\n",
             "for i in a b; do :; done\necho for x do\nfor i\ndo :; done\n",
             "x=${a:-(default)} y=$(ls) z=${#arr[@]}\n",
+            "[[ $x =~ ^${p}[0-9]+$ ]] && [[ $y =~ \"a}\" ]]\n",
         ] {
             let masked = mask(script.as_bytes());
             assert!(
