@@ -315,6 +315,26 @@ impl<'s, 't> Survey<'s, 't> {
         self.calls.iter().map(|call| (call.name, &call.site))
     }
 
+    /// Whether the script's function of this name may print on stdout: an `echo`, `printf` or
+    /// `cat` in it that nothing keeps off stdout, or a call in it of a function of the script.
+    pub fn may_print(&self, name: &[u8]) -> bool {
+        let ids: Vec<usize> = (0..self.functions.len())
+            .filter(|&i| self.functions[i].name == name)
+            .collect();
+        let inside = |site: &Site<'_>| site.function.is_some_and(|f| ids.contains(&f));
+        let writes = self
+            .echoes
+            .iter()
+            .chain(&self.printfs)
+            .chain(&self.cats)
+            .any(|site| inside(site) && site.blocked.is_none());
+        writes
+            || self
+                .calls
+                .iter()
+                .any(|call| inside(&call.site) && self.defines(call.name))
+    }
+
     /// True when the script defines a function of this name.
     pub fn defines(&self, name: &[u8]) -> bool {
         self.functions.iter().any(|f| f.name == name)
@@ -730,7 +750,7 @@ pub(crate) fn invocation<'t>(command: Node<'t>, source: &[u8]) -> Option<Invocat
         let prefix = std::mem::take(&mut name);
         let mut value_next = false;
         let next = arguments.find(|a| {
-            if std::mem::take(&mut value_next) {
+            if std::mem::take(&mut value_next) || names_a_descriptor(*a, source) {
                 return false;
             }
             match literal(*a).as_deref() {

@@ -56,6 +56,10 @@ pub enum Form {
     /// An `echo` or `printf` in a command or process substitution (`echo "$(echo SUCCESS)"`,
     /// `cat <(echo SUCCESS)`): the command that reads its output may print it.
     Substitution,
+    /// A result handed to a function of the script that is no helper check can follow: it passes
+    /// the text on to another function, or prints it beside other arguments (`st OK "Created: x"`
+    /// printing `[$1] $2`).
+    FunctionArgument,
 }
 
 impl Form {
@@ -101,6 +105,9 @@ impl Form {
             }
             Form::Substitution => {
                 "an `echo` or `printf` in a command or process substitution (`$(echo …)`, `<(echo …)`), whose reader may print it"
+            }
+            Form::FunctionArgument => {
+                "the arguments of a function of the script that check cannot follow to its output (it hands them to another function, or prints them beside other arguments)"
             }
         }
     }
@@ -290,6 +297,21 @@ fn command_form(
         // `echo` or `printf` as a word may run it.
         _ if runs_a_printer(command, source) && reaches_stdout(survey, command) => {
             Some(Form::Runner)
+        }
+        // A call of a function of the script that is no helper (its calls would be legacy
+        // statements): what it does with a result line is not followed.
+        name if survey.defines(name.as_bytes()) => {
+            let call = survey.may_print(name.as_bytes())
+                && survey
+                    .calls()
+                    .any(|(_, s)| s.node.id() == command.id() && survey.reach(s).is_ok());
+            let result = || {
+                invocation
+                    .arguments(command, source)
+                    .into_iter()
+                    .any(|a| vocabulary.classify(&words::word_value(a, source)).is_some())
+            };
+            (call && result()).then_some(Form::FunctionArgument)
         }
         name if !survey.defines(name.as_bytes())
             && *elsewhere.get_or_init(|| super::prefilter::may_hand_on(source)) =>

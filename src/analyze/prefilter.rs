@@ -24,16 +24,49 @@ fn names_printer(line: &[u8]) -> bool {
 /// False only when no legacy statement can be in `source`, so the parse can be skipped. Markers
 /// and `<<` are found in the whole file first; only the lines holding one get a closer look.
 pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
+    // `"SUCC"\⏎"ESS"`, `SUCC$''ESS`: once line continuations and empty quotes are taken out, the
+    // text is looked at again (a yes/no: its offsets are not the file's).
+    may_hold_legacy_as_written(source, vocabulary)
+        || joined(source).is_some_and(|text| may_hold_legacy_as_written(&text, vocabulary))
+}
+
+/// `source` without line continuations (`\⏎`), empty quotes (`''`, `""`) and the `$` that opens
+/// a quote (`$'…'`, `$"…"`), if it holds any.
+fn joined(source: &[u8]) -> Option<Vec<u8>> {
+    const GONE: [&[u8]; 6] = [b"\\\n", b"$''", b"$\"\"", b"''", b"\"\"", b"$"];
+    if !GONE
+        .iter()
+        .any(|g| memchr::memmem::find(source, g).is_some())
+    {
+        return None;
+    }
+    let mut out = Vec::with_capacity(source.len());
+    let mut i = 0;
+    while i < source.len() {
+        let opens_quote =
+            |g: &&&[u8]| **g != b"$" || matches!(source.get(i + 1), Some(b'\'' | b'"'));
+        match GONE
+            .iter()
+            .filter(opens_quote)
+            .find(|g| source[i..].starts_with(g))
+        {
+            Some(g) => i += g.len(),
+            None => {
+                out.push(source[i]);
+                i += 1;
+            }
+        }
+    }
+    Some(out)
+}
+
+fn may_hold_legacy_as_written(source: &[u8], vocabulary: Vocabulary) -> bool {
     let hits = vocabulary.marker_offsets(source);
     // Without a plain marker, a marker can still be split across quotes on some line.
     let split = hits.is_empty()
         && (split_marker(source, vocabulary)
             || escaped_marker(source, vocabulary)
             || char_conversion(source));
-    // `echo SUCC\⏎ESS`: a line continuation inside a word; such a file is left to the parse.
-    if hits.is_empty() && !split && continued_marker(source, vocabulary) {
-        return true;
-    }
     if hits.is_empty() && !split {
         return false;
     }
@@ -90,22 +123,6 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
         }
     }
     false
-}
-
-/// Whether a marker appears once line continuations (`\⏎`) are taken out.
-fn continued_marker(source: &[u8], vocabulary: Vocabulary) -> bool {
-    let finder = memchr::memmem::Finder::new(b"\\\n");
-    if finder.find(source).is_none() {
-        return false;
-    }
-    let mut joined = Vec::with_capacity(source.len());
-    let mut rest = source;
-    while let Some(at) = finder.find(rest) {
-        joined.extend_from_slice(&rest[..at]);
-        rest = &rest[at + 2..];
-    }
-    joined.extend_from_slice(rest);
-    !vocabulary.marker_offsets(&joined).is_empty()
 }
 
 /// Whether some line may start a `source`/`.` command: only then is a script parsed for the
@@ -295,6 +312,8 @@ fn decode_escapes(word: &[u8]) -> Vec<u8> {
                 out.push(b'\n');
                 continue;
             }
+            // `\c`: echo prints nothing after it.
+            Some(b'c') => break,
             _ => continue,
         };
         if radix == 16 {
@@ -561,6 +580,9 @@ mod tests {
             b"echo \"\\123UCCESS\"\n",
             b"echo -e 'Cr\\u0065ated: x'\n",
             b"echo $'SUCC\\105SS'\n",
+            b"echo -e \"SUCC\\x45SS\\c and more\"\n",
+            b"echo \"SUCC\"$'E'\"SS\"\n",
+            b"echo \"SUCC\"\\\n\"ESS\"\n",
         ] {
             assert!(
                 may_hold_legacy(src, Vocabulary::Exact),

@@ -59,11 +59,26 @@ impl Dialect {
 
 /// Whether the shebang starts bash with `xpg_echo` on (`#!/usr/bin/env -S bash -O xpg_echo`).
 fn shebang_sets_xpg_echo(source: &[u8]) -> bool {
-    crate::fsio::shebang(source).is_some_and(|(_, words)| {
-        words
-            .windows(2)
-            .any(|pair| pair[0] == "-O" && pair[1] == "xpg_echo")
-    })
+    // `-O xpg_echo`, bundled (`-xO xpg_echo`), or `BASHOPTS=xpg_echo` set by env before bash.
+    let line = source.split(|&b| b == b'\n').next().unwrap_or_default();
+    let bashopts = memchr::memmem::find_iter(line, b"BASHOPTS=").any(|at| {
+        line[at..]
+            .split(|&b| b == b' ' || b == b'\t')
+            .next()
+            .is_some_and(|word| {
+                word.split(|&b| b == b'=' || b == b':')
+                    .any(|o| o == b"xpg_echo")
+            })
+    });
+    bashopts
+        || crate::fsio::shebang(source).is_some_and(|(_, words)| {
+            words.windows(2).any(|pair| {
+                pair[1] == "xpg_echo"
+                    && pair[0].starts_with('-')
+                    && !pair[0].starts_with("--")
+                    && pair[0].ends_with('O')
+            })
+        })
 }
 
 /// Whether a command of the script turns on `xpg_echo` (`shopt -s xpg_echo`, `shopt -qs extglob
@@ -197,10 +212,17 @@ mod tests {
         ] {
             assert_eq!(dialect(script), Dialect::Bash, "{script:?}");
         }
-        assert_eq!(
-            dialect("#!/usr/bin/env -S bash -O xpg_echo\necho x\n"),
-            Dialect::BashXpgEcho
-        );
+        for shebang in [
+            "#!/usr/bin/env -S bash -O xpg_echo",
+            "#!/usr/bin/env -S bash -xO xpg_echo",
+            "#!/usr/bin/env -S BASHOPTS=xpg_echo bash",
+        ] {
+            assert_eq!(
+                dialect(&format!("{shebang}\necho x\n")),
+                Dialect::BashXpgEcho,
+                "{shebang}"
+            );
+        }
         assert_eq!(dialect("#!/bin/sh\nshopt -s xpg_echo\n"), Dialect::Posix);
     }
 }

@@ -265,7 +265,17 @@ pub(crate) fn display_path(path: &Path, base: &Path) -> String {
         .components()
         .filter(|c| !matches!(c, std::path::Component::CurDir))
         .collect();
-    crate::bytes_text::os_marked(clean.as_os_str()).replace('\\', "/")
+    forward_slashes(crate::bytes_text::os_marked(clean.as_os_str()))
+}
+
+/// Path text with Windows' separators as `/`; elsewhere a backslash is part of a file's name and
+/// is kept.
+pub(crate) fn forward_slashes(text: String) -> String {
+    if cfg!(windows) {
+        text.replace('\\', "/")
+    } else {
+        text
+    }
 }
 
 /// The folder reports are relative to.

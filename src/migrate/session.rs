@@ -149,14 +149,34 @@ pub fn prepare(
     })
 }
 
-/// The temp files interrupted runs left beside `files`, removed: never one git tracks (the
-/// index is read only when such a file is found, which most runs never meet).
+/// The temp files interrupted runs left beside `files` and in the state folders (`.skillmod`)
+/// above them, up to their repository, removed: never one git tracks (the index is read only
+/// when such a file is found, which most runs never meet).
 fn remove_leftovers(repos: &[Repo], files: &[PathBuf]) -> Vec<PathBuf> {
     let tracked: std::cell::OnceCell<HashSet<PathBuf>> = std::cell::OnceCell::new();
-    let mut folders: Vec<&Path> = files.iter().filter_map(|f| f.parent()).collect();
+    let mut folders: Vec<PathBuf> = files
+        .iter()
+        .filter_map(|f| f.parent())
+        .map(Path::to_path_buf)
+        .collect();
     folders.sort();
     folders.dedup();
-    crate::fsio::atomic::remove_stale_temps(folders, &|path| {
+    let mut states: Vec<PathBuf> = Vec::new();
+    for folder in &folders {
+        for dir in folder.ancestors() {
+            let state = dir.join(crate::fsio::STATE_DIR);
+            if crate::fsio::is_plain_folder(&state) {
+                states.push(state);
+            }
+            if dir.join(".git").exists() {
+                break;
+            }
+        }
+    }
+    folders.extend(states);
+    folders.sort();
+    folders.dedup();
+    crate::fsio::atomic::remove_stale_temps(folders.iter().map(PathBuf::as_path), &|path| {
         tracked
             .get_or_init(|| {
                 repos

@@ -55,7 +55,7 @@ pub fn roots(base: &std::path::Path) -> (String, String) {
     let prefix = base
         .strip_prefix(&root)
         .ok()
-        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .map(|p| crate::fsio::forward_slashes(p.to_string_lossy().into_owned()))
         .filter(|p| !p.is_empty())
         .map_or_else(String::new, |p| format!("{p}/"));
     (prefix, sarif::folder_uri(&root))

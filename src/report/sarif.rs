@@ -262,7 +262,9 @@ pub(crate) fn folder_uri(dir: &std::path::Path) -> String {
     if !text.starts_with('/') {
         uri.push('/');
     }
-    uri.push_str(&percent_encode(&text.replace('\\', "/")));
+    uri.push_str(&percent_encode(&crate::fsio::forward_slashes(
+        text.to_string(),
+    )));
     if !uri.ends_with('/') {
         uri.push('/');
     }

@@ -784,3 +784,53 @@ fn a_loop_word_and_set_positionals_are_notes_and_escaped_decorations_are_read() 
     assert!(text.contains("2:1: SKM001 success"), "{text}");
     assert!(text.contains("3:1: SKM001 created"), "{text}");
 }
+
+#[test]
+fn exec_opening_a_named_descriptor_replaces_no_shell() {
+    // Hostile round 4 (K05): `exec {log}>&2` only opens a descriptor; it was refused as an exec
+    // that replaces the shell (EXEC_REPLACES_SHELL).
+    let script = "#!/bin/bash\n\
+        exec {log}>&2\n\
+        echo progress >&\"$log\"\n\
+        echo \"Created: a.txt\"\n\
+        echo SUCCESS\n";
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+    assert!(!stdout(&out).contains("SKM008"), "{}", stdout(&out));
+    let out = run(skillmod(tmp.path()).args(["migrate", "--no-backup", "s"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (printed, _) = run_skill("bash", &tmp.path().join("s"));
+    let document = validated(tmp.path(), &printed, true);
+    assert_eq!(document["value"]["success"], true, "{printed}");
+    assert_eq!(
+        document["value"]["deliverables"],
+        serde_json::json!(["a.txt"]),
+        "{printed}"
+    );
+}
+
+#[test]
+fn a_result_handed_to_a_function_check_cannot_follow_is_a_note() {
+    // An audit of issue 30 ("never emptier"): `ok` hands its argument to another function and
+    // `st` prints it beside another one; both print the result on stdout, which no helper
+    // reading records. A function that writes to stderr only is no note.
+    let script = "#!/bin/bash\n\
+        print_msg() { echo -e \"$1$2\"; }\n\
+        ok() { print_msg \"+ \" \"$1\"; }\n\
+        st() { echo \"[$1] $2\"; }\n\
+        log() { echo \"$1\" >&2; }\n\
+        ok \"Created: a.txt\"\n\
+        st OK \"Created: b.txt\"\n\
+        log \"Created: c.txt\"\n";
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
+    let (printed, _) = run_skill("bash", &tmp.path().join("s"));
+    assert_eq!(printed, "+ Created: a.txt\n[OK] Created: b.txt\n");
+    let (_, text, places) = verbose_notes(tmp.path());
+    assert_eq!(places, ["6:5", "7:8"], "{text}");
+    assert!(
+        text.contains("a function of the script that check cannot follow"),
+        "{text}"
+    );
+}
