@@ -355,7 +355,18 @@ fn printer_form(
     if in_substitution(survey, printer) {
         return Some(Form::Substitution);
     }
-    if points == Points::Stderr && stderr_reaches_stdout(survey, printer, source) {
+    // `f() { echo …; } >&2` called as `f 2>&1`: the call's redirections apply first, so the
+    // definition's `>&2` points at stdout.
+    let through_definition = points == Points::Stdout
+        && survey.reach(site) == Err(NotStdout::Redirected)
+        && ancestry(survey.root, printer)
+            .iter()
+            .rev()
+            .find(|n| n.kind() == "function_definition")
+            .is_some_and(|f| super::redirects::stdout_after(*f, source) == Points::Stderr);
+    if (points == Points::Stderr || through_definition)
+        && stderr_reaches_stdout(survey, printer, source)
+    {
         return Some(Form::StderrToStdout);
     }
     if survey.reach(site) == Err(NotStdout::Piped)

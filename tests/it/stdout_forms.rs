@@ -834,3 +834,21 @@ fn a_result_handed_to_a_function_check_cannot_follow_is_a_note() {
         "{text}"
     );
 }
+
+#[test]
+fn a_function_defined_with_stdout_to_stderr_and_called_with_2_to_1_is_a_note() {
+    // Hostile round 4 (K03): the call's `2>&1` applies before the definition's `>&2`, so the
+    // function prints on stdout. Called without it, it prints on stderr: no note.
+    let script = "#!/bin/bash\n\
+        report() { echo \"Created: a.txt\"; } >&2\n\
+        report 2>&1\n\
+        quiet() { echo SUCCESS; } >&2\n\
+        quiet\n";
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
+    let (printed, _) = run_skill("bash", &tmp.path().join("s"));
+    assert_eq!(printed, "Created: a.txt\n");
+    let (_, text, places) = verbose_notes(tmp.path());
+    assert_eq!(places, ["2:18"], "{text}");
+    assert!(text.contains("where stderr goes to stdout"), "{text}");
+}
