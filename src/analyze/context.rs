@@ -812,15 +812,18 @@ pub(crate) fn names_a_descriptor(word: Node<'_>, source: &[u8]) -> bool {
         return false;
     }
     let text = &source[word.byte_range()];
-    let variable = text
-        .strip_prefix(b"{")
+    is_descriptor_variable(text) || (word.kind() == "number" && text.iter().all(u8::is_ascii_digit))
+}
+
+/// `{NAME}`, the word before a redirection that opens a new descriptor and stores it in NAME.
+pub(crate) fn is_descriptor_variable(text: &[u8]) -> bool {
+    text.strip_prefix(b"{")
         .and_then(|t| t.strip_suffix(b"}"))
         .is_some_and(|name| {
             name.first()
                 .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
                 && name.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
-        });
-    variable || (word.kind() == "number" && text.iter().all(u8::is_ascii_digit))
+        })
 }
 
 /// `printf -v VAR …`: the text goes into a variable.

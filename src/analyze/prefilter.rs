@@ -30,27 +30,35 @@ pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {
         || joined(source).is_some_and(|text| may_hold_legacy_as_written(&text, vocabulary))
 }
 
-/// `source` without line continuations (`\⏎`), empty quotes (`''`, `""`) and the `$` that opens
-/// a quote (`$'…'`, `$"…"`), if it holds any.
+/// `source` without line continuations (`\⏎`), empty quotes (`''`, `""`, `$''`, `$""`) and the
+/// `$` that opens a quote (`$'…'`, `$"…"`), if it holds any: each spelling and what it becomes.
 fn joined(source: &[u8]) -> Option<Vec<u8>> {
-    const GONE: [&[u8]; 6] = [b"\\\n", b"$''", b"$\"\"", b"''", b"\"\"", b"$"];
-    if !GONE
+    const SPELLINGS: [(&[u8], &[u8]); 7] = [
+        (b"\\\n", b""),
+        (b"$''", b""),
+        (b"$\"\"", b""),
+        (b"''", b""),
+        (b"\"\"", b""),
+        (b"$'", b"'"),
+        (b"$\"", b"\""),
+    ];
+    if !SPELLINGS
         .iter()
-        .any(|g| memchr::memmem::find(source, g).is_some())
+        .any(|(from, _)| memchr::memmem::find(source, from).is_some())
     {
         return None;
     }
     let mut out = Vec::with_capacity(source.len());
     let mut i = 0;
     while i < source.len() {
-        let opens_quote =
-            |g: &&&[u8]| **g != b"$" || matches!(source.get(i + 1), Some(b'\'' | b'"'));
-        match GONE
+        match SPELLINGS
             .iter()
-            .filter(opens_quote)
-            .find(|g| source[i..].starts_with(g))
+            .find(|(from, _)| source[i..].starts_with(from))
         {
-            Some(g) => i += g.len(),
+            Some((from, to)) => {
+                out.extend_from_slice(to);
+                i += from.len();
+            }
             None => {
                 out.push(source[i]);
                 i += 1;

@@ -144,6 +144,10 @@ fn lexical(path: &str) -> String {
     format!("/{}", parts.join("/"))
 }
 
+fn is_blank(b: u8) -> bool {
+    b.is_ascii_whitespace()
+}
+
 /// A `file_redirect`'s descriptor, operator and first destination (later ones are words of the
 /// command, `swallowed_arguments`).
 fn parts<'t>(redirect: Node<'t>, source: &[u8]) -> (Option<u32>, &'t str, Option<Node<'t>>) {
@@ -179,15 +183,13 @@ fn parts<'t>(redirect: Node<'t>, source: &[u8]) -> (Option<u32>, &'t str, Option
         }
         // `{fd}>&1`: bash opens a new descriptor (10 or above) and stores its number in `fd`;
         // descriptor 1 is left alone.
-        if source[..start].ends_with(b"}") {
-            let open = source[..start].iter().rposition(|&b| b == b'{');
-            let named = open.is_some_and(|open| {
-                let name = &source[open + 1..start - 1];
-                !name.is_empty() && name.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
-            });
-            if named {
-                descriptor = Some(b"{}");
-            }
+        let open = source[..start].iter().rposition(|&b| b == b'{');
+        // `{fd}` stands as a word of its own (`${x}>/dev/null` is an expansion and `>` fd 1).
+        let word_start = |open: usize| open == 0 || is_blank(source[open - 1]);
+        if open.is_some_and(|open| {
+            word_start(open) && super::context::is_descriptor_variable(&source[open..start])
+        }) {
+            descriptor = Some(b"{}");
         }
     }
     // A descriptor too large to be one is no stdout either.
@@ -360,6 +362,8 @@ mod tests {
             assert!(keeps_stdout(kept), "{kept} prints on stdout");
         }
         for moved in [
+            // An expansion written against `>` is a word; the redirection is descriptor 1's.
+            "echo x ${x}>/dev/null",
             "echo x >&2",
             "echo x 1>&2",
             "echo x >&2 2>&1",

@@ -71,20 +71,23 @@ impl LeftOut {
         locked(&self.excluded).push((source.map(Path::to_path_buf), path));
     }
 
-    /// How many paths an `exclude` left out.
-    pub fn excluded_count(&self) -> usize {
+    /// The paths `exclude`s left out, each once, sorted by settings file (the flag's first).
+    fn excluded_once(&self) -> Vec<(Option<PathBuf>, PathBuf)> {
         let mut excluded = locked(&self.excluded).clone();
         excluded.sort();
         excluded.dedup();
-        excluded.len()
+        excluded
+    }
+
+    /// How many paths an `exclude` left out.
+    pub fn excluded_count(&self) -> usize {
+        self.excluded_once().len()
     }
 
     /// How many paths each settings file's `exclude` left out, by file (sorted): a verdict
     /// reached without them says so.
     pub fn excluded_by_settings(&self) -> Vec<(PathBuf, usize)> {
-        let mut excluded = locked(&self.excluded).clone();
-        excluded.sort();
-        excluded.dedup();
+        let excluded = self.excluded_once();
         excluded
             .chunk_by(|a, b| a.0 == b.0)
             .filter_map(|group| Some((group[0].0.clone()?, group.len())))
@@ -94,9 +97,7 @@ impl LeftOut {
     /// The files named `execute.sh` a settings file's `exclude` left out (named, or under a
     /// folder it pruned, walked with the ignore rules), each with that settings file.
     pub fn excluded_entry_points(&self) -> Vec<(PathBuf, PathBuf)> {
-        let mut excluded = locked(&self.excluded).clone();
-        excluded.sort();
-        excluded.dedup();
+        let excluded = self.excluded_once();
         let mut found = Vec::new();
         for (settings, path) in excluded {
             let Some(settings) = settings else {
@@ -234,9 +235,7 @@ impl LeftOut {
 
     /// One note per `exclude` that left something out: the flag's, and each settings file's.
     fn exclude_notes(&self, base: &Path) -> Vec<Note> {
-        let mut excluded = locked(&self.excluded).clone();
-        excluded.sort();
-        excluded.dedup();
+        let excluded = self.excluded_once();
         let mut notes = Vec::new();
         for group in excluded.chunk_by(|a, b| a.0 == b.0) {
             let source = match &group[0].0 {
