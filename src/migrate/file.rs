@@ -187,8 +187,9 @@ fn analyze_script(
     }
     report.legacy = analysis.legacy.clone();
     report.stdout_writes = analysis.stdout_writes.clone();
-    // Never silently emptier: what the document cannot hold is said where it stands.
-    if !analysis.legacy.is_empty() {
+    // Never silently emptier: what the document cannot hold is said where it stands, for every
+    // script that gets the JSON block (`--force` takes scripts without a legacy line).
+    if !analysis.already_migrated && (!analysis.legacy.is_empty() || options.force) {
         report
             .notes
             .extend(analysis.out_of_reach.iter().map(|place| Error {

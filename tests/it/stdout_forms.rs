@@ -442,6 +442,26 @@ fn what_migrate_cannot_record_is_said_in_its_report_and_in_checks_summary() {
                 .is_some_and(|m| m.starts_with("line 3:1: "))),
         "{report}"
     );
+    // `--force` takes a script with no legacy line: what it cannot record is said all the same.
+    let forced = tempfile::tempdir().expect("tmp");
+    write_script(
+        &forced.path().join("s"),
+        "execute.sh",
+        b"#!/bin/bash\neval 'say() { echo \"$1\"; }'\nsay \"Created: c.txt\"\n",
+    );
+    let (code, report) = json_report(
+        forced.path(),
+        &["migrate", "--force", "--no-backup", "--dry-run", "s"],
+    );
+    assert_eq!(code, 0, "{report}");
+    let notes = report["files"][0]["notes"].as_array().expect("notes");
+    assert!(
+        notes.iter().any(|n| n["code"] == "OUT_OF_REACH"
+            && n["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("line 3:6: "))),
+        "{report}"
+    );
     let clean = tempfile::tempdir().expect("tmp");
     write_script(
         &clean.path().join("s"),
