@@ -174,6 +174,15 @@ impl ParseFailure {
 }
 
 impl Analysis {
+    /// Whether success means reaching a success line: the script has a SUCCESS or COMPLETE line
+    /// off its failure paths. Else (none, or legacy lines only before `exit 1`) a clean exit is
+    /// success. Capture mode's runtime and `validate --run` read a run by this one rule.
+    pub fn expects_success_line(&self) -> bool {
+        self.legacy.iter().any(|s| {
+            matches!(s.kind, LegacyKind::Success | LegacyKind::Complete) && !s.on_failure_path
+        })
+    }
+
     /// The parse error that keeps this script from being trusted, if any.
     pub fn parse_failure(&self) -> Option<ParseFailure> {
         let (line, column) = self.legacy_in_parse_error?;

@@ -95,5 +95,6 @@ fn parse_options(args: &ValidateArgs) -> Result<ParseOptions> {
         default_confidence: resolved.default_confidence,
         vocabulary: resolved.vocabulary,
         exit_status: None,
+        expects_success_line: false,
     })
 }

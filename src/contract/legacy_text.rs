@@ -7,7 +7,8 @@
 //!   so arbitrary prose is never accepted.
 //! - Success: any legacy line, as the seeds' parser read it. Text from a run whose exit status is
 //!   known (`validate --run`) and that holds no success line takes its success from that status,
-//!   as a migrated skill without a success line does (see the outcome table in
+//!   as a migrated skill without a success line does; a clean exit short of the success line the
+//!   script has is `SUCCESS_NOT_REPORTED`, as in the migrated skill (see the outcome table in
 //!   docs/runtime.md).
 //! - Confidence: the last `Confidence:` value, a number in 0..1 or an integer percentage; anything
 //!   else is reported (`CONFIDENCE_INVALID`) and the default is used, never a guess.
@@ -23,13 +24,22 @@ use crate::analyze::{LegacyKind, LegacyValue, Vocabulary};
 /// `validate` and in what `migrate` writes (the seeds' parser read legacy output this way).
 pub const DEFAULT_CONFIDENCE: f64 = 0.5;
 
+/// How the run that printed the text ended (`validate --run`); None for saved text.
+#[derive(Debug, Clone, Copy)]
+pub struct RunEnd {
+    pub status: i32,
+    /// The script has a success line off its failure paths, so a clean exit that did not print
+    /// one is no success (`SUCCESS_NOT_REPORTED`), as the migrated skill reports it.
+    pub expects_success_line: bool,
+}
+
 /// Parse legacy lines; `NO_OUTPUT_FOUND` when no line is a legacy result line and no exit status
 /// says how the run ended.
 pub fn parse(
     text: &str,
     default_confidence: f64,
     vocabulary: Vocabulary,
-    exit_status: Option<i32>,
+    run: Option<RunEnd>,
 ) -> Result<Value, ContractError> {
     let mut marked = false;
     let mut success_line = false;
@@ -65,7 +75,7 @@ pub fn parse(
             _ => {}
         }
     }
-    if !marked && exit_status.is_none() {
+    if !marked && run.is_none() {
         return Err(ContractError::new(
             codes::NO_OUTPUT_FOUND,
             format!(
@@ -88,7 +98,21 @@ pub fn parse(
             default_confidence
         }),
     };
-    let success = success_line || exit_status.is_none_or(|status| status == 0);
+    let success = match run {
+        _ if success_line => true,
+        None => true,
+        Some(RunEnd {
+            status: 0,
+            expects_success_line: true,
+        }) => {
+            errors.push(json!({
+                "code": codes::SUCCESS_NOT_REPORTED.code,
+                "message": "the script exited 0 without reaching its SUCCESS or COMPLETE line",
+            }));
+            false
+        }
+        Some(end) => end.status == 0,
+    };
     Ok(json!({
         "success": success,
         "confidence": confidence,
@@ -206,7 +230,11 @@ mod tests {
 
     #[test]
     fn a_run_without_a_success_line_takes_its_success_from_its_exit_status() {
-        let run = |text: &str, status| parse(text, 0.5, Vocabulary::Exact, Some(status));
+        let end = |status| RunEnd {
+            status,
+            expects_success_line: false,
+        };
+        let run = |text: &str, status| parse(text, 0.5, Vocabulary::Exact, Some(end(status)));
         assert_eq!(run("Created: a.md\n", 0).expect("parsed")["success"], true);
         assert_eq!(run("Created: a.md\n", 1).expect("parsed")["success"], false);
         assert_eq!(run("usage: x\n", 0).expect("parsed")["success"], true);
@@ -217,6 +245,21 @@ mod tests {
         assert_eq!(run("SUCCESS\n", 1).expect("parsed")["success"], true);
         // Saved text has no exit status: prose is still no result.
         assert!(exact("usage: x\n").is_err());
+    }
+
+    #[test]
+    fn a_clean_exit_short_of_the_scripts_success_line_is_no_success() {
+        let expected = Some(RunEnd {
+            status: 0,
+            expects_success_line: true,
+        });
+        for text in ["working\n", "Created: a.md\n"] {
+            let value = parse(text, 0.5, Vocabulary::Exact, expected).expect("parsed");
+            assert_eq!(value["success"], false, "{text}");
+            assert_eq!(value["errors"][0]["code"], "SUCCESS_NOT_REPORTED", "{text}");
+        }
+        let reached = parse("SUCCESS\n", 0.5, Vocabulary::Exact, expected).expect("parsed");
+        assert_eq!(reached["success"], true);
     }
 
     #[test]

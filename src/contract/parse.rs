@@ -53,6 +53,9 @@ pub struct ParseOptions {
     /// The exit status of the run that printed the text (`validate --run`): legacy text with no
     /// success line takes its success from it, as a migrated skill does. None for saved text.
     pub exit_status: Option<i32>,
+    /// The script that printed it has a success line off its failure paths
+    /// (`Analysis::expects_success_line`): a clean exit without printing it is no success.
+    pub expects_success_line: bool,
 }
 
 impl ParseOptions {
@@ -63,6 +66,7 @@ impl ParseOptions {
             default_confidence: legacy_text::DEFAULT_CONFIDENCE,
             vocabulary: Vocabulary::default(),
             exit_status: None,
+            expects_success_line: false,
         }
     }
 }
@@ -182,7 +186,10 @@ fn legacy(stdout: &str, options: &ParseOptions) -> Result<Value, ContractError> 
         stdout,
         options.default_confidence,
         options.vocabulary,
-        options.exit_status,
+        options.exit_status.map(|status| legacy_text::RunEnd {
+            status,
+            expects_success_line: options.expects_success_line,
+        }),
     )
 }
 

@@ -84,6 +84,22 @@ pub fn run_folder(
     }
 }
 
+/// Whether the script has a success line off its failure paths, read as migrate reads it: then
+/// a clean exit that did not print one is no success, as the migrated skill would report.
+fn expects_success_line(script: &Path, vocabulary: crate::analyze::Vocabulary) -> bool {
+    let Ok(source) = std::fs::File::open(script).map_err(drop).and_then(|file| {
+        crate::fsio::limited::read_bounded(file, crate::fsio::read::DEFAULT_MAX_SIZE, 0)
+            .map_err(drop)
+    }) else {
+        return false;
+    };
+    let Ok(mut parser) = crate::analyze::BashParser::new() else {
+        return false;
+    };
+    crate::analyze::analyze(&mut parser, &source, vocabulary)
+        .is_ok_and(|analysis| analysis.expects_success_line())
+}
+
 /// Run `script` with `args` in `cwd` and judge its stdout; a run cut at the output limit or the
 /// timeout is invalid, with `OUTPUT_TOO_LARGE` or `TIMEOUT`.
 pub(crate) fn validate_run(
@@ -97,6 +113,7 @@ pub(crate) fn validate_run(
     let ran = run_skill(script, args, cwd, limits)?;
     let options = ParseOptions {
         exit_status: ran.exit_status,
+        expects_success_line: expects_success_line(script, options.vocabulary),
         ..options.clone()
     };
     let mut outcome = check_bytes(&ran.stdout, &options, schema);

@@ -514,13 +514,8 @@ pub fn plan_capture_mode(
     record_legacy(&mut plan, analysis, source, role);
     chain_traps(&mut plan, analysis, source, role);
     if role == Role::Script {
-        // Success means what it meant: reaching a success line where the script has one off
-        // its failure paths; else (no success line, or legacy lines only before `exit 1`) a
-        // clean exit.
-        let success_line = library == Some(true)
-            || analysis.legacy.iter().any(|s| {
-                matches!(s.kind, LegacyKind::Success | LegacyKind::Complete) && !s.on_failure_path
-            });
+        // Success means what it meant (`Analysis::expects_success_line`).
+        let success_line = library == Some(true) || analysis.expects_success_line();
         let need = if success_line {
             Need::SuccessLine
         } else {

@@ -419,3 +419,41 @@ fn colour_coded_lines_record_their_values_without_the_codes() {
     assert_eq!(read["deliverables"], doc["deliverables"]);
     assert_eq!(read["confidence"], doc["confidence"]);
 }
+
+/// `validate --run` gives one judgement with migrate: run on the original script, it reads the
+/// outcome the migrated skill's document reports (a success line the script has but did not
+/// reach is `SUCCESS_NOT_REPORTED` in both).
+#[test]
+fn validate_run_on_the_original_reads_what_the_migrated_skill_reports() {
+    let judged = |dir: &Path, rel: &str| {
+        let cwd = tempfile::tempdir().expect("tmp");
+        let script = dir.join(rel);
+        let (_, report) = json_report(
+            dir,
+            &[
+                "validate",
+                "--cwd",
+                &cwd.path().display().to_string(),
+                "--run",
+                &script.display().to_string(),
+            ],
+        );
+        let value = &report["results"][0]["value"];
+        let reached = !error_codes(&value["errors"]).contains(&"SUCCESS_NOT_REPORTED");
+        (value["success"].as_bool(), reached)
+    };
+    for (name, _, text, _) in shapes() {
+        let rel = format!("skills/{name}/execute.sh");
+        let original = tempfile::tempdir().expect("tmp");
+        write_script(original.path(), &rel, text.as_bytes());
+        let migrated = tempfile::tempdir().expect("tmp");
+        write_script(migrated.path(), &rel, text.as_bytes());
+        let (code, report) = json_report(migrated.path(), &["migrate", "--no-backup", "."]);
+        assert_eq!(code, 0, "{name}: {report}");
+        assert_eq!(
+            judged(original.path(), &rel),
+            judged(migrated.path(), &rel),
+            "{name}"
+        );
+    }
+}
