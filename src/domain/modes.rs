@@ -5,7 +5,9 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
-    /// Replace each with `:` and append a static JSON block built from literal values.
+    /// Replace each with `:` and append a static JSON block built from literal values. Its limits:
+    /// the block lists the literal values of every branch, taken or not, and the script's other
+    /// output stays on stdout beside it (`validate --strict` refuses that).
     Comment,
     /// Record values at run time and print the JSON from an EXIT trap on every exit path.
     #[default]

@@ -1,5 +1,5 @@
 //! `check --format json`: `{"findings": [...], "warnings": [...], "skipped": [...], "summary":
-//! {...}, "errors": [...]}`, written as the run goes. Every entry is a typed finding with its rule
+//! {...}, "errors": [...], "vocabularies": [...]}` (with the settings files and walk notes), written as the run goes. Every entry is a typed finding with its rule
 //! `code`. Legacy statements (SKM001) stream to the output; warnings and skipped files wait in
 //! buffers of their JSON text (their arrays come after), so memory grows with those only.
 
@@ -62,6 +62,7 @@ impl CheckJsonWriter {
         field(out, "summary", &report.summary, 2)?;
         field(out, "errors", &report.errors, 2)?;
         field(out, "settings_files", &report.settings_files, 2)?;
+        field(out, "vocabularies", &report.vocabularies, 2)?;
         field(out, "walk_notes", &report.walk_notes, 2)?;
         out.write_all(b"\n}\n")
     }

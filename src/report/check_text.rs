@@ -176,6 +176,9 @@ pub(crate) fn write_summary(
         if let Some(off) = narrowed_by_settings(report) {
             write!(out, " ({off})")?;
         }
+        if s.notes > 0 {
+            write!(out, "; {} (shown with -v)", super::plural(s.notes, "note"))?;
+        }
     }
     if s.suppressed > 0 {
         write!(out, " ({} suppressed)", s.suppressed)?;

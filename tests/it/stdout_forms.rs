@@ -432,6 +432,16 @@ fn what_migrate_cannot_record_is_said_in_its_report_and_in_checks_summary() {
     // check: the heredoc is a note, and even "All clear" would say there is one.
     let (_, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
     assert_eq!(report["summary"]["notes"], 1, "{report}");
+    // Beside findings too, the summary says there are notes.
+    let text = stdout(&run(skillmod(tmp.path()).args([
+        "check",
+        "--no-cache",
+        "s",
+    ])));
+    assert!(
+        text.contains("Found 1 legacy statement") && text.contains("; 1 note (shown with -v)"),
+        "{text}"
+    );
     let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
     assert_eq!(code, 0, "{report}");
     let notes = report["files"][0]["notes"].as_array().expect("notes");
@@ -476,6 +486,16 @@ fn what_migrate_cannot_record_is_said_in_its_report_and_in_checks_summary() {
     assert!(
         text.contains("All clear") && text.contains("; 1 note (shown with -v)"),
         "{text}"
+    );
+    // The JSON report names the reading it used, as "All clear" does.
+    let (_, report) = json_report(
+        clean.path(),
+        &["check", "--no-cache", "--vocabulary", "exact", "s"],
+    );
+    assert_eq!(
+        report["vocabularies"],
+        serde_json::json!(["exact"]),
+        "{report}"
     );
 }
 
