@@ -15,29 +15,31 @@ use super::{Dialect, Form, LegacyStatement, Vocabulary, char_column, flow, one_l
 /// Which of a call's arguments a helper prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Passes {
-    /// `$1` (or a variable assigned from it).
-    First,
+    /// `$1` to `$9` (or a variable assigned from one).
+    Nth(u8),
     /// `$*` or `$@`.
     All,
 }
 
 impl Passes {
-    /// How the runtime's `__skm_via` is told.
+    /// How the runtime's `__skm_via` is told: the argument's number, or `@`.
     pub fn as_arg(self) -> &'static str {
+        const NUMBERS: [&str; 9] = ["1", "2", "3", "4", "5", "6", "7", "8", "9"];
         match self {
-            Passes::First => "1",
+            Passes::Nth(n) => NUMBERS[usize::from(n.clamp(1, 9)) - 1],
             Passes::All => "@",
         }
     }
 }
 
-/// What a helper prints: the text of its printing statement, one segment of which is the
-/// arguments it was given. A library's helpers reach the scripts that source it as these.
+/// What a helper prints: the text of its printing statement, in which some segments are the
+/// arguments it was given (`echo "[$1] $2"`: two). A library's helpers reach the scripts that
+/// source it as these.
 #[derive(Debug, Clone)]
 pub struct Helper {
     printed: Printed,
-    slot: usize,
-    passes: Passes,
+    /// The segments of `printed` that are arguments, each with which.
+    slots: Vec<(usize, Passes)>,
     /// It prints through `exec`: a call of it ends the shell.
     ends_shell: bool,
 }
@@ -52,10 +54,17 @@ pub(super) fn definitions(
     vocabulary: Vocabulary,
     dialect: Dialect,
 ) -> Definitions {
-    helpers(survey, source, vocabulary, dialect, None)
-        .into_iter()
-        .map(|(name, helper)| (name.to_vec(), helper))
-        .collect()
+    helpers(
+        survey,
+        source,
+        vocabulary,
+        dialect,
+        None,
+        &Definitions::new(),
+    )
+    .into_iter()
+    .map(|(name, helper)| (name.to_vec(), helper))
+    .collect()
 }
 
 /// The calls of the script's helpers that print a legacy line on the script's stdout.
@@ -83,7 +92,7 @@ pub(super) fn calls(
         return Vec::new();
     }
     let wanted: std::collections::HashSet<&[u8]> = candidates.iter().map(|(n, _)| *n).collect();
-    let helpers = helpers(survey, source, vocabulary, dialect, Some(&wanted));
+    let helpers = helpers(survey, source, vocabulary, dialect, Some(&wanted), imported);
     candidates
         .into_iter()
         .filter_map(|(name, node)| {
@@ -94,15 +103,17 @@ pub(super) fn calls(
         .collect()
 }
 
-/// What a call hands its helper: its first argument, or all of them joined by spaces.
+/// What a call hands its helper: its Nth argument, or all of them joined by spaces.
 pub(super) fn given(command: Node<'_>, source: &[u8], passes: Passes) -> Printed {
     let mut cursor = command.walk();
+    let (skip, take) = match passes {
+        Passes::Nth(n) => (usize::from(n).saturating_sub(1), 1),
+        Passes::All => (0, usize::MAX),
+    };
     let taken = command
         .children_by_field_name("argument", &mut cursor)
-        .take(match passes {
-            Passes::First => 1,
-            Passes::All => usize::MAX,
-        })
+        .skip(skip)
+        .take(take)
         .map(|argument| words::word_value(argument, source));
     joined(taken)
 }
@@ -119,7 +130,7 @@ fn joined(values: impl Iterator<Item = Printed>) -> Printed {
     given
 }
 
-/// Whether a call hands a result line to a helper printing its first argument or all of them
+/// Whether a call hands a result line to a helper printing one of its arguments or all of them
 /// (each argument's value read once).
 fn hands_a_result(command: Node<'_>, source: &[u8], vocabulary: Vocabulary) -> bool {
     let mut cursor = command.walk();
@@ -127,25 +138,46 @@ fn hands_a_result(command: Node<'_>, source: &[u8], vocabulary: Vocabulary) -> b
         .children_by_field_name("argument", &mut cursor)
         .map(|argument| words::word_value(argument, source))
         .collect();
-    let Some(first) = values.first() else {
-        return false;
-    };
-    vocabulary.classify(first).is_some()
+    values
+        .iter()
+        .any(|value| vocabulary.classify(value).is_some())
         || (values.len() > 1 && vocabulary.classify(&joined(values.into_iter())).is_some())
 }
 
-/// The script's functions that print their arguments on stdout, by name (the first printing
-/// statement that does, of the first definition).
+/// The script's functions that print their arguments on stdout, by name: the first printing
+/// statement that does, of the first definition; then the functions that hand their arguments
+/// on to one of those or to `imported`'s (`ok() { print_msg "$GREEN" "$1"; }`).
 fn helpers<'s>(
     survey: &Survey<'s, '_>,
     source: &[u8],
     vocabulary: Vocabulary,
     dialect: Dialect,
     wanted: Option<&std::collections::HashSet<&[u8]>>,
+    imported: &Definitions,
 ) -> HashMap<&'s [u8], Helper> {
-    let mut helpers = HashMap::new();
     // Per function (by node id): the variables it assigns from its arguments, found once.
     let mut copies: HashMap<usize, HashMap<String, Passes>> = HashMap::new();
+    let mut helpers = printing(survey, source, vocabulary, dialect, wanted, &mut copies);
+    // A wanted name that prints through another function: every printing function is needed.
+    if wanted.is_some_and(|w| w.iter().any(|name| !helpers.contains_key(name))) {
+        helpers = printing(survey, source, vocabulary, dialect, None, &mut copies);
+    }
+    if wanted.is_none_or(|w| w.iter().any(|name| !helpers.contains_key(name))) {
+        handing_on(survey, source, imported, &mut helpers, &mut copies);
+    }
+    helpers
+}
+
+/// The functions with a printing statement of their own that prints their arguments.
+fn printing<'s>(
+    survey: &Survey<'s, '_>,
+    source: &[u8],
+    vocabulary: Vocabulary,
+    dialect: Dialect,
+    wanted: Option<&std::collections::HashSet<&[u8]>>,
+    copies: &mut HashMap<usize, HashMap<String, Passes>>,
+) -> HashMap<&'s [u8], Helper> {
+    let mut helpers = HashMap::new();
     for site in survey.echoes.iter().chain(&survey.printfs) {
         let Some((name, function)) = survey.function_of(site) else {
             continue;
@@ -167,38 +199,111 @@ fn helpers<'s>(
         let Some(printed) = printed.filter(|p| vocabulary.classify(p).is_none()) else {
             continue;
         };
-        let dynamic = || {
-            printed
-                .segments
-                .iter()
-                .enumerate()
-                .filter_map(|(i, segment)| match segment {
-                    Segment::Dynamic(text) => Some((i, text)),
-                    Segment::Literal(_) => None,
-                })
-        };
-        let none = HashMap::new();
-        let slot = dynamic()
-            .find_map(|(i, text)| passes(text, &none).map(|p| (i, p)))
-            .or_else(|| {
-                let copies = copies
-                    .entry(function.id())
-                    .or_insert_with(|| argument_copies(function, source));
-                dynamic().find_map(|(i, text)| passes(text, copies).map(|p| (i, p)))
-            });
-        if let Some((slot, passes)) = slot {
+        let slots = slots(&printed, function, source, copies);
+        if !slots.is_empty() {
             helpers.insert(
                 name,
                 Helper {
                     printed,
-                    slot,
-                    passes,
+                    slots,
                     ends_shell: run.replaces_shell,
                 },
             );
         }
     }
     helpers
+}
+
+/// How many functions deep a result is followed from the call to the printing statement.
+const HANDED_ON: usize = 4;
+
+/// Add the functions that hand their arguments to a helper, on stdout: what they print is the
+/// helper's text with the call's arguments in its slots.
+fn handing_on<'s>(
+    survey: &Survey<'s, '_>,
+    source: &[u8],
+    imported: &Definitions,
+    helpers: &mut HashMap<&'s [u8], Helper>,
+    copies: &mut HashMap<usize, HashMap<String, Passes>>,
+) {
+    for _ in 0..HANDED_ON {
+        let mut found = Vec::new();
+        for (callee, site) in survey.calls() {
+            let Some((name, function)) = survey.function_of(site) else {
+                continue;
+            };
+            if name == callee || helpers.contains_key(name) || survey.reach(site).is_err() {
+                continue;
+            }
+            let Some(inner) = helpers.get(callee).or_else(|| imported.get(callee)) else {
+                continue;
+            };
+            let printed = substituted(inner, site.node, source);
+            let slots = slots(&printed, function, source, copies);
+            if !slots.is_empty() {
+                found.push((
+                    name,
+                    Helper {
+                        printed,
+                        slots,
+                        ends_shell: inner.ends_shell,
+                    },
+                ));
+            }
+        }
+        if found.is_empty() {
+            return;
+        }
+        for (name, helper) in found {
+            helpers.entry(name).or_insert(helper);
+        }
+    }
+}
+
+/// The segments of a function's output that are its arguments: `$1`, `$*`… written there, or
+/// else variables the function assigns from them.
+fn slots(
+    printed: &Printed,
+    function: Node<'_>,
+    source: &[u8],
+    copies: &mut HashMap<usize, HashMap<String, Passes>>,
+) -> Vec<(usize, Passes)> {
+    let found = |copies: &HashMap<String, Passes>| -> Vec<(usize, Passes)> {
+        printed
+            .segments
+            .iter()
+            .enumerate()
+            .filter_map(|(i, segment)| match segment {
+                Segment::Dynamic(text) => passes(text, copies).map(|p| (i, p)),
+                Segment::Literal(_) => None,
+            })
+            .collect()
+    };
+    let direct = found(&HashMap::new());
+    if !direct.is_empty() {
+        return direct;
+    }
+    let copies = copies
+        .entry(function.id())
+        .or_insert_with(|| argument_copies(function, source));
+    found(copies)
+}
+
+/// What a helper prints for one call: its text with the call's arguments in its slots.
+fn substituted(helper: &Helper, command: Node<'_>, source: &[u8]) -> Printed {
+    let mut printed = Printed::default();
+    for (i, segment) in helper.printed.segments.iter().enumerate() {
+        match (segment, helper.slots.iter().find(|(at, _)| *at == i)) {
+            (Segment::Dynamic(text), Some((_, passes))) => {
+                // tree-sitter-bash can give the blanks before an expansion to it (`" $1"`).
+                printed.push_literal(&text[..text.len() - text.trim_start().len()]);
+                printed.append(given(command, source, *passes));
+            }
+            (Segment::Literal(text), _) => printed.push_literal(text),
+            (Segment::Dynamic(text), None) => printed.push_dynamic(text.clone()),
+        }
+    }
+    printed
 }
 
 /// The arguments a word of the helper's output stands for: `$1`, `$*`, `$@` (braced or not), or
@@ -209,9 +314,9 @@ fn passes(text: &str, copies: &HashMap<String, Passes>) -> Option<Passes> {
         .strip_prefix("${")
         .and_then(|t| t.strip_suffix('}'))
         .or_else(|| text.strip_prefix('$'))?;
-    match name {
-        "1" => Some(Passes::First),
-        "*" | "@" => Some(Passes::All),
+    match name.as_bytes() {
+        [digit @ b'1'..=b'9'] => Some(Passes::Nth(digit - b'0')),
+        b"*" | b"@" => Some(Passes::All),
         _ => copies.get(name).copied(),
     }
 }
@@ -247,21 +352,26 @@ fn statement<'t>(
     vocabulary: Vocabulary,
 ) -> Option<LegacyStatement> {
     let name = command.child_by_field_name("name")?;
-    let given = given(command, source, helper.passes);
-    let mut printed = Printed::default();
-    for (i, segment) in helper.printed.segments.iter().enumerate() {
-        match segment {
-            Segment::Dynamic(text) if i == helper.slot => {
-                // tree-sitter-bash can give the blanks before an expansion to it (`" $1"`).
-                printed.push_literal(&text[..text.len() - text.trim_start().len()]);
-                printed.append(given.clone());
-            }
-            Segment::Literal(text) => printed.push_literal(text),
-            Segment::Dynamic(text) => printed.push_dynamic(text.clone()),
-        }
-    }
+    let printed = substituted(helper, command, source);
     let (kind, value) = vocabulary.classify(&printed)?;
-    if vocabulary.classify(&given).map(|(k, _)| k) != Some(kind) {
+    // The runtime reads the value from the argument that carries the marker; so nothing but
+    // blanks and colour variables may follow it (`echo "$1 done"` prints another value).
+    let (slot, passes) = helper.slots.iter().copied().find(|(_, p)| {
+        vocabulary
+            .classify(&given(command, source, *p))
+            .map(|(k, _)| k)
+            == Some(kind)
+    })?;
+    let mut after = helper.printed.segments.iter().enumerate().skip(slot + 1);
+    let ends_the_line = after.all(|(i, segment)| match segment {
+        Segment::Literal(text) => text.trim().is_empty(),
+        // Another argument, unless the call gives none there.
+        Segment::Dynamic(_) => helper
+            .slots
+            .iter()
+            .all(|(at, p)| *at != i || given(command, source, *p).segments.is_empty()),
+    });
+    if !ends_the_line {
         return None;
     }
     let position = command.start_position();
@@ -275,7 +385,7 @@ fn statement<'t>(
         start: command.start_byte(),
         end: command.end_byte(),
         printer: name.byte_range(),
-        form: Form::Helper(helper.passes),
+        form: Form::Helper(passes),
         on_failure_path: flow::on_failure_path(root, command, source),
         ends_shell: helper.ends_shell,
     })

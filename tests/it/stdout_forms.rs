@@ -853,22 +853,36 @@ fn exec_opening_a_named_descriptor_replaces_no_shell() {
 #[test]
 fn a_result_handed_to_a_function_check_cannot_follow_is_a_note() {
     // An audit of issue 30 ("never emptier"): `ok` hands its argument to another function and
-    // `st` prints it beside another one; both print the result on stdout, which no helper
-    // reading records. A function that writes to stderr only is no note.
+    // `st` prints its second one (both recorded now: fixtures/stdout_forms/helper_*); `tag`
+    // prints its arguments after a `shift`, which no helper reading follows, and `after` prints
+    // text after its argument, which would be part of the value. A function that writes to
+    // stderr only is no note.
     let script = "#!/bin/bash\n\
         print_msg() { echo -e \"$1$2\"; }\n\
         ok() { print_msg \"+ \" \"$1\"; }\n\
         st() { echo \"[$1] $2\"; }\n\
+        tag() { local t=$1; shift; echo \"[$t] $*\"; }\n\
         log() { echo \"$1\" >&2; }\n\
+        after() { echo \"$1 (done)\"; }\n\
         ok \"Created: a.txt\"\n\
         st OK \"Created: b.txt\"\n\
-        log \"Created: c.txt\"\n";
+        tag OK \"Created: c.txt\"\n\
+        log \"Created: d.txt\"\n\
+        after \"Created: e.txt\"\n";
     let tmp = tempfile::tempdir().expect("tmp");
     write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
     let (printed, _) = run_skill("bash", &tmp.path().join("s"));
-    assert_eq!(printed, "+ Created: a.txt\n[OK] Created: b.txt\n");
-    let (_, text, places) = verbose_notes(tmp.path());
-    assert_eq!(places, ["6:5", "7:8"], "{text}");
+    assert_eq!(
+        printed,
+        "+ Created: a.txt\n[OK] Created: b.txt\n[OK] Created: c.txt\nCreated: e.txt (done)\n"
+    );
+    let (out, text, places) = verbose_notes(tmp.path());
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("s/execute.sh:8:1: SKM001") && text.contains("s/execute.sh:9:1: SKM001"),
+        "{text}"
+    );
+    assert_eq!(places, ["10:9", "12:8"], "{text}");
     assert!(
         text.contains("a function of the script that check cannot follow"),
         "{text}"
