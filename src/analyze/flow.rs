@@ -313,9 +313,12 @@ if x; then exit 1; fi
 /// ending it (`echo -n "Testing… "`, then `echo "✓ Success"`): what reaches stdout is one line,
 /// "Testing… ✓ Success", which is no result line to `validate` either. The earlier statement is the
 /// one that runs just before it on every path: found by walking back over statements that print
-/// nothing (assignments, `local`, tests, commands whose stdout is redirected) and out of an
-/// `if` whose conditions print nothing or a `{ … }` group. Anything else in between (a loop, a
-/// `case`, a function's start, a command that may print) and the answer is no.
+/// nothing (assignments, `local`, tests, `grep -q`, commands whose stdout is redirected) and out
+/// of an `if` whose conditions print nothing or a `{ … }` group. It leaves the line open when it
+/// is an `echo -n` or a `printf` without a newline, a loop whose printing statements all do (a
+/// row of dots), or a call of a function of the script whose last printing statement does.
+/// Anything else in between (a `case`, a function's start, a command that may print) and the
+/// answer is no.
 pub fn continues_line(command: Node<'_>, source: &[u8]) -> bool {
     let mut node = statement_of(command);
     for _ in 0..MAX_DEPTH {
@@ -325,7 +328,7 @@ pub fn continues_line(command: Node<'_>, source: &[u8]) -> bool {
                 previous = before.prev_named_sibling();
                 continue;
             }
-            return leaves_line_open(before, source);
+            return leaves_line_open(before, source, 0);
         }
         let Some(parent) = node.parent() else {
             return false;
@@ -368,12 +371,12 @@ fn prints_nothing(node: Node<'_>, source: &[u8]) -> bool {
             true
         }
         "redirected_statement" => super::redirects::redirects_stdout(node, source),
-        "command" => {
-            matches!(
-                command_name_bytes(node, source),
-                Some(b"[" | b"test" | b":" | b"true")
-            ) || (node.child_by_field_name("name").is_none())
-        }
+        "command" => match command_name_bytes(node, source) {
+            Some(b"[" | b"test" | b":" | b"true") => true,
+            Some(b"grep" | b"egrep" | b"fgrep") => is_quiet_grep(node, source),
+            Some(_) => false,
+            None => node.child_by_field_name("name").is_none(),
+        },
         "negated_command" => node
             .named_child(0)
             .is_some_and(|c| prints_nothing(c, source)),
@@ -381,15 +384,47 @@ fn prints_nothing(node: Node<'_>, source: &[u8]) -> bool {
     }
 }
 
+/// `grep -q` (`--quiet`, `--silent`, or `q` among bundled flags): it prints nothing.
+fn is_quiet_grep(command: Node<'_>, source: &[u8]) -> bool {
+    let mut cursor = command.walk();
+    command
+        .children_by_field_name("argument", &mut cursor)
+        .filter_map(|a| super::words::word_value(a, source).as_literal())
+        .take_while(|word| word.starts_with('-') && word != "--")
+        .any(|flag| {
+            flag == "--quiet"
+                || flag == "--silent"
+                || (!flag.starts_with("--")
+                    && flag[1..].chars().all(|c| c.is_ascii_alphabetic())
+                    && flag.contains('q'))
+        })
+}
+
 /// An `echo -n …` (a flag word holding `n`) or a `printf` whose literal format does not end
-/// with a newline, printing on stdout: it leaves its line open.
-fn leaves_line_open(statement: Node<'_>, source: &[u8]) -> bool {
+/// with a newline, printing on stdout: it leaves its line open. So does a loop whose printing
+/// statements all leave it open, and a call of a function of the script whose last printing
+/// statement does (`depth` bounds the functions followed).
+fn leaves_line_open(statement: Node<'_>, source: &[u8], depth: usize) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    if matches!(
+        statement.kind(),
+        "for_statement" | "c_style_for_statement" | "while_statement"
+    ) {
+        return statement
+            .child_by_field_name("body")
+            .is_some_and(|body| only_open_fragments(body, source, depth));
+    }
     if statement.kind() != "command" {
         return false;
     }
     let Some(invocation) = super::context::invocation(statement, source) else {
         return false;
     };
+    if let Some(body) = function_body(statement, invocation.name.as_bytes(), source) {
+        return last_print_leaves_line_open(body, source, depth + 1);
+    }
     let arguments = invocation.arguments(statement, source);
     let literal = |n: &Node<'_>| super::words::word_value(*n, source).as_literal();
     match invocation.name.as_str() {
@@ -403,6 +438,41 @@ fn leaves_line_open(statement: Node<'_>, source: &[u8]) -> bool {
         }),
         _ => false,
     }
+}
+
+/// Whether a loop's body prints something, and only fragments that leave the line open.
+fn only_open_fragments(body: Node<'_>, source: &[u8], depth: usize) -> bool {
+    let mut cursor = body.walk();
+    let printing: Vec<Node<'_>> = body
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment" && !prints_nothing(*n, source))
+        .collect();
+    !printing.is_empty() && printing.iter().all(|n| leaves_line_open(*n, source, depth))
+}
+
+/// Whether the last statement of a function's body that prints leaves the line open.
+fn last_print_leaves_line_open(body: Node<'_>, source: &[u8], depth: usize) -> bool {
+    let mut cursor = body.walk();
+    let last = body
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment" && !prints_nothing(*n, source))
+        .last();
+    last.is_some_and(|n| leaves_line_open(n, source, depth))
+}
+
+/// The body of the script's function `name`, when `command` calls one defined at the top level.
+fn function_body<'t>(command: Node<'t>, name: &[u8], source: &[u8]) -> Option<Node<'t>> {
+    let root = std::iter::successors(Some(command), |n| n.parent()).last()?;
+    let mut cursor = root.walk();
+    let found = root
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() == "function_definition")
+        .filter(|n| {
+            n.child_by_field_name("name")
+                .is_some_and(|id| &source[id.byte_range()] == name)
+        })
+        .last();
+    found?.child_by_field_name("body")
 }
 
 #[cfg(test)]

@@ -398,6 +398,28 @@ fn a_result_after_echo_n_is_read_alike_by_check_and_validate() {
             "#!/bin/bash\necho -n \"Testing PUT... \"\nif true >/dev/null; then\n  echo \"✓ Success\"\nfi\n",
             false,
         ),
+        // The audit of issue 30: a row of dots from a loop, a `grep -q` condition, a function
+        // that leaves the line open.
+        (
+            "#!/bin/bash\necho -n \"Progress \"\nfor i in 1 2; do echo -n \".\"; done\necho \" SUCCESS\"\n",
+            false,
+        ),
+        (
+            "#!/bin/bash\necho -n \"Testing… \"\nif grep -q s execute.sh; then echo \"✓ Success\"; fi\n",
+            false,
+        ),
+        (
+            "#!/bin/bash\nprog() { echo -n \"Doing $1… \"; }\nprog x\necho \"✅ Created: x.txt\"\n",
+            false,
+        ),
+        (
+            "#!/bin/bash\nprog() { echo -n \"Doing $1… \"; echo; }\nprog x\necho \"✅ Created: x.txt\"\n",
+            true,
+        ),
+        (
+            "#!/bin/bash\necho -n \"Progress \"\nfor i in 1 2; do echo -n \".\"; done\necho\necho SUCCESS\n",
+            true,
+        ),
         (
             "#!/bin/bash\necho -n \"Testing PUT... \"\necho\necho \"✓ Success\"\n",
             true,
