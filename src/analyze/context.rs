@@ -335,6 +335,11 @@ impl<'s, 't> Survey<'s, 't> {
                 .any(|call| inside(&call.site) && self.defines(call.name))
     }
 
+    /// The names of the script's functions (one per definition).
+    pub fn function_names(&self) -> impl Iterator<Item = &'s [u8]> {
+        self.functions.iter().map(|f| f.name)
+    }
+
     /// True when the script defines a function of this name.
     pub fn defines(&self, name: &[u8]) -> bool {
         self.functions.iter().any(|f| f.name == name)

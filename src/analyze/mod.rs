@@ -297,6 +297,46 @@ pub fn helper_definitions(
     ))
 }
 
+/// The functions a file (a library a script sources) defines that may print on stdout.
+pub fn printing_functions(
+    parser: &mut BashParser,
+    source: &[u8],
+) -> crate::error::Result<std::collections::HashSet<Vec<u8>>> {
+    let tree = parser.parse(source)?;
+    let offsets = interesting_offsets(source, Vocabulary::default());
+    let survey = Survey::new(&tree, source, BLOCK_MARKER.as_bytes(), &offsets);
+    Ok(survey
+        .function_names()
+        .filter(|name| survey.may_print(name))
+        .map(<[u8]>::to_vec)
+        .collect())
+}
+
+/// The calls on the script's stdout of commands it does not define whose names are in `names`
+/// (functions a sourced file defines that print): writes of its stdout like its own `echo`s.
+pub fn calls_printing(
+    analysis: &Analysis,
+    source: &[u8],
+    names: &std::collections::HashSet<Vec<u8>>,
+) -> Vec<StdoutWrite> {
+    // The walk looks where its needles are: the names are needles here.
+    let mut offsets = interesting_offsets(source, Vocabulary::default());
+    offsets.extend(context::occurrences(
+        source,
+        names.iter().map(Vec::as_slice),
+    ));
+    offsets.sort_unstable();
+    offsets.dedup();
+    let survey = Survey::new(&analysis.tree, source, BLOCK_MARKER.as_bytes(), &offsets);
+    survey
+        .calls()
+        .filter(|(name, site)| {
+            names.contains(*name) && !survey.defines(name) && survey.reach(site).is_ok()
+        })
+        .map(|(_, site)| stdout_write(site.node, source))
+        .collect()
+}
+
 /// Where text the analysis looks for can start (`needles` and the vocabulary's markers), sorted:
 /// found once per file, shared by every walk of the survey.
 fn interesting_offsets(source: &[u8], vocabulary: Vocabulary) -> Vec<usize> {

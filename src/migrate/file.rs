@@ -171,6 +171,20 @@ fn analyze_script(
     if !imported.is_empty() {
         analysis = analyze::with_helpers(analysis, &script.body, profile.vocabulary, &imported);
     }
+    // `--force` on a script without legacy lines: what it prints through a sourced library's
+    // functions is its answer too.
+    if options.force
+        && analysis.legacy.is_empty()
+        && analysis.answer.is_empty()
+        && !analysis.already_migrated
+    {
+        analysis.answer = crate::unit::sourcing::answer_through_sourced(
+            path,
+            &analysis,
+            &script.body,
+            options.max_size,
+        );
+    }
     if analyze::suppress::Suppressions::may_occur(&script.body) {
         let (suppressions, invalid) = analyze::suppress::Suppressions::parse(parser, &script.body);
         suppressions.retain(&mut analysis.legacy, rules::Rule::LegacyOutput, |l| l.start);

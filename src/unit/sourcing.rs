@@ -313,6 +313,33 @@ pub fn imported_helpers(
     found
 }
 
+/// The script's calls of functions that files it sources (literal paths, read from its folder)
+/// define and that print on stdout: its answer as much as its own `echo`s (`log "hello"` with
+/// `log() { echo "$*"; }` in lib.sh). Looked for only when nothing else is its answer.
+pub fn answer_through_sourced(
+    path: &Path,
+    analysis: &crate::analyze::Analysis,
+    body: &[u8],
+    max_size: u64,
+) -> Vec<crate::analyze::StdoutWrite> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let Ok(mut parser) = BashParser::new() else {
+        return Vec::new();
+    };
+    let mut printing = std::collections::HashSet::new();
+    for (_, target) in sourced_in(&analysis.tree, body) {
+        if let Ok(bytes) = crate::fsio::limited::read(&dir.join(&target), max_size, false)
+            && let Ok(names) = crate::analyze::printing_functions(&mut parser, &bytes)
+        {
+            printing.extend(names);
+        }
+    }
+    if printing.is_empty() {
+        return Vec::new();
+    }
+    crate::analyze::calls_printing(analysis, body, &printing)
+}
+
 fn read_small(path: &Path, meta: &std::fs::Metadata, max_size: u64) -> Option<Vec<u8>> {
     (meta.is_file() && meta.len() <= max_size)
         .then(|| std::fs::read(path).ok())

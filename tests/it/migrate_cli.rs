@@ -854,6 +854,33 @@ fn force_refuses_to_move_a_scripts_answer_off_stdout_unless_it_is_kept() {
 }
 
 #[test]
+fn force_refuses_an_answer_printed_through_a_sourced_librarys_function() {
+    // The issue 30 audit: the answer is printed by `log`, defined in the library it sources.
+    let tmp = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir_all(tmp.path().join("s")).expect("skill folder");
+    std::fs::write(tmp.path().join("s/SKILL.md"), "# s\n").expect("SKILL.md");
+    write_script(tmp.path(), "s/common.sh", b"log() { echo \"$*\"; }\n");
+    let script = write_script(
+        tmp.path(),
+        "s/other.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"$0\")/common.sh\"\nlog \"hello\"\n",
+    );
+    let before = std::fs::read(&script).expect("script");
+    let out = run(skillmod(tmp.path()).args(["migrate", "--force", "--no-backup", "s"]));
+    assert!(
+        stderr(&out).contains("STDOUT_ANSWER")
+            && stderr(&out).contains("the first at line 3: `log \"hello\"`"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&script).expect("script"), before);
+    let ran = run(std::process::Command::new("bash")
+        .arg(&script)
+        .current_dir(tmp.path()));
+    assert_eq!(stdout(&ran), "hello\n");
+}
+
+#[test]
 fn restore_says_what_it_removed_lists_as_json_and_refuses_a_missing_path() {
     let tmp = tempfile::tempdir().expect("tmp");
     git_init(tmp.path());
