@@ -641,7 +641,7 @@ fn legacy_statement<'t>(
     let position = command.start_position();
     // `echo 2>/dev/null SUCCESS`: the statement runs to the end of the words bash echoes; in
     // `echo SUCCESS {fd}>&1`, to the last word before `{fd}`, which belongs to the redirection.
-    let end = match words::swallowed_arguments(command).last() {
+    let end = match words::swallowed_arguments(command, source).last() {
         Some(word) => word.end_byte().max(command.end_byte()),
         None => descriptor_words_start(command, source).unwrap_or(command.end_byte()),
     };

@@ -50,7 +50,7 @@ impl Table {
     /// Apply one `file_redirect` node.
     fn apply(&mut self, redirect: Node<'_>, source: &[u8]) {
         let (descriptor, operator, destination) = parts(redirect, source);
-        let literal = destination.and_then(|d| super::words::word_value(d, source).as_literal());
+        let literal = destination.and_then(|d| super::words::target_value(d, source).as_literal());
         let input = operator.starts_with('<');
         let fd = descriptor.unwrap_or(if input { 0 } else { 1 });
         match operator {
@@ -293,7 +293,7 @@ pub(crate) fn stdout_duplicated(node: Node<'_>, source: &[u8]) -> bool {
     let mut duplicated = false;
     for redirect in redirect_list(node, command_parent(node)) {
         let (descriptor, operator, destination) = parts(redirect, source);
-        let literal = destination.and_then(|d| super::words::word_value(d, source).as_literal());
+        let literal = destination.and_then(|d| super::words::target_value(d, source).as_literal());
         let moves_stdout = match operator {
             "&>" | "&>>" => true,
             _ => descriptor.unwrap_or(if operator.starts_with('<') { 0 } else { 1 }) == 1,

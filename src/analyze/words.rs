@@ -112,8 +112,9 @@ impl Printed {
 
 /// Words tree-sitter-bash reads as extra destinations of a redirection that bash reads as the
 /// command's own arguments: in `echo 2>/dev/null SUCCESS`, `SUCCESS` is echoed (tree-sitter-bash
-/// issue 233). Only redirections that follow the command directly count.
-pub(crate) fn swallowed_arguments(command: Node<'_>) -> Vec<Node<'_>> {
+/// issue 233). Only redirections that follow the command directly count. A word joined to the
+/// one before it by a line continuation (`>/dev/std\⏎out`) is part of the target.
+pub(crate) fn swallowed_arguments<'t>(command: Node<'t>, source: &[u8]) -> Vec<Node<'t>> {
     let Some(parent) = command
         .parent()
         .filter(|p| p.kind() == "redirected_statement")
@@ -128,13 +129,29 @@ pub(crate) fn swallowed_arguments(command: Node<'_>) -> Vec<Node<'_>> {
             continue;
         }
         let mut inner = redirect.walk();
-        out.extend(
-            redirect
-                .children_by_field_name("destination", &mut inner)
-                .skip(1),
-        );
+        let destinations: Vec<Node<'t>> = redirect
+            .children_by_field_name("destination", &mut inner)
+            .collect();
+        out.extend(destinations.windows(2).filter_map(|pair| {
+            (!super::context::glued(source, pair[0].end_byte(), pair[1].start_byte()))
+                .then_some(pair[1])
+        }));
     }
     out
+}
+
+/// The value of a redirection's target: its first destination word and the words joined to it
+/// by line continuations.
+pub(crate) fn target_value(first: Node<'_>, source: &[u8]) -> Printed {
+    let mut value = word_value(first, source);
+    let mut end = first.end_byte();
+    let mut next = first.next_named_sibling();
+    while let Some(word) = next.filter(|w| super::context::glued(source, end, w.start_byte())) {
+        value.append(word_value(word, source));
+        end = word.end_byte();
+        next = word.next_named_sibling();
+    }
+    value
 }
 
 /// What `echo ARGS...` prints, as the script's shell prints it: bash's echo takes `-n`, `-e`
@@ -155,7 +172,7 @@ pub(crate) fn echo_output(command: Node<'_>, source: &[u8], dialect: Dialect) ->
     let own = invocation
         .map(|i| i.arguments(command, source))
         .unwrap_or_default();
-    for arg in own.into_iter().chain(swallowed_arguments(command)) {
+    for arg in own.into_iter().chain(swallowed_arguments(command, source)) {
         if super::context::names_a_descriptor(arg, source) {
             continue;
         }
@@ -292,11 +309,45 @@ fn printf_round(
                 }
             }
             ('d' | 'i', true, Some(n)) if n.parse::<i64>().is_ok() => printed.push_literal(&n),
+            // `%.7s`, `%-10s`: a literal ASCII value cut and padded as printf does.
+            ('s', false, Some(text)) if text.is_ascii() => match sized(&text, &spec) {
+                Some(text) => printed.push_literal(&text),
+                None => printed.push_dynamic(format!("%{spec}{conversion}")),
+            },
             _ => printed.push_dynamic(format!("%{spec}{conversion}")),
         }
     }
     printed.push_literal(&escapes(&text, Escapes::PrintfFormat));
     Some(conversions)
+}
+
+/// `text` as `%{spec}s` prints it, for a spec of an optional `-`, a width and a precision
+/// (`-10`, `.7`, `8.3`); None for any other flag.
+fn sized(text: &str, spec: &str) -> Option<String> {
+    let (left, spec) = match spec.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, spec),
+    };
+    let (width, precision) = match spec.split_once('.') {
+        Some((width, precision)) => (width, Some(precision)),
+        None => (spec, None),
+    };
+    let number = |digits: &str| -> Option<usize> {
+        match digits {
+            "" => Some(0),
+            _ if digits.bytes().all(|b| b.is_ascii_digit()) && digits.len() <= 4 => {
+                digits.parse().ok()
+            }
+            _ => None,
+        }
+    };
+    let width = number(width)?;
+    let mut text = text.to_string();
+    if let Some(precision) = precision {
+        text.truncate(number(precision)?);
+    }
+    let pad = " ".repeat(width.saturating_sub(text.len()));
+    Some(if left { text + &pad } else { pad + &text })
 }
 
 /// Backslash escapes as `echo -e` (bash) or dash's `echo` reads them. `\c` ends the output.
@@ -457,8 +508,21 @@ pub(crate) fn word_value(node: Node<'_>, source: &[u8]) -> Printed {
         }
         "concatenation" => {
             let mut cursor = node.walk();
-            for child in node.children(&mut cursor) {
-                out.append(word_value(child, source));
+            let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+            for (i, child) in children.iter().enumerate() {
+                // tree-sitter-bash reads an empty `$""` glued to a word as `$` and `""`: a
+                // translated empty string, which prints nothing. A `$` before anything else is
+                // printed as it is.
+                if child.kind() == "$" && !child.is_named() {
+                    if children
+                        .get(i + 1)
+                        .is_none_or(|next| next.kind() != "string")
+                    {
+                        out.push_literal("$");
+                    }
+                    continue;
+                }
+                out.append(word_value(*child, source));
             }
         }
         _ => out.push_dynamic(node_text(node, source)),
