@@ -603,40 +603,85 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
 
 /// Where the script has no stdout: from the end of each top-level `exec` that runs no command
 /// and sends descriptor 1 to stderr or a file (`exec 1>&2`, `exec >"$LOG" 2>&1`) to the next
-/// such `exec` that points it anywhere else (`exec >&3`, restoring a saved stdout), or to the
-/// end. A process substitution (`exec > >(tee -a log)`) still prints, so it sends nothing away.
+/// such `exec` that points it anywhere else (`exec >&3`, restoring a saved stdout; `exec 2>&3`
+/// then `exec >&2`: the execs' descriptors are followed from one to the next), or to the end. A
+/// top-level call of a function of the script runs the bare `exec`s of its body there. A
+/// process substitution (`exec > >(tee -a log)`) still prints, so it sends nothing away.
 fn stdout_gone(root: Node<'_>, source: &[u8]) -> Vec<std::ops::Range<usize>> {
     let mut gone = Vec::new();
     let mut since: Option<usize> = None;
+    let mut shell = super::redirects::ShellDescriptors::new();
     let mut cursor = root.walk();
-    for statement in root.named_children(&mut cursor) {
-        let bare_exec = statement.kind() == "redirected_statement"
-            && statement.child_by_field_name("body").is_some_and(|body| {
-                command_name_bytes(body, source) == Some(b"exec".as_slice())
-                    && body.child_by_field_name("argument").is_none()
-            });
-        if !bare_exec {
-            continue;
-        }
-        // A file named at run time (`exec >"$LOG"`) counts as one; a descriptor copied
-        // (`exec >&3`) may be the saved stdout.
-        let away = !has_descendant(statement, "process_substitution")
-            && match super::redirects::stdout_after(statement, source) {
-                Points::Stderr | Points::Elsewhere => true,
-                Points::Unknown => !super::redirects::stdout_duplicated(statement, source),
-                Points::Stdout => false,
-            };
-        match (since, away) {
-            (None, true) => since = Some(statement.end_byte()),
-            (Some(start), false) if redirects_stdout(statement, source) => {
-                gone.push(start..statement.start_byte());
-                since = None;
+    let statements: Vec<Node<'_>> = root.named_children(&mut cursor).collect();
+    for statement in &statements {
+        let execs: Vec<Node<'_>> = if is_bare_exec(*statement, source) {
+            vec![*statement]
+        } else {
+            function_execs(&statements, *statement, source)
+        };
+        for exec in execs {
+            let before = shell.stdout();
+            shell.exec(exec, source);
+            // A file named at run time (`exec >"$LOG"`) counts as one; a descriptor copied
+            // (`exec >&3`) may be the saved stdout.
+            let away = !has_descendant(exec, "process_substitution")
+                && match shell.stdout() {
+                    Points::Stderr | Points::Elsewhere => true,
+                    Points::Unknown => !super::redirects::stdout_duplicated(exec, source),
+                    Points::Stdout => false,
+                };
+            match (since, away) {
+                (None, true) => since = Some(statement.end_byte()),
+                (Some(start), false) if shell.stdout() != before => {
+                    gone.push(start..statement.start_byte());
+                    since = None;
+                }
+                _ => {}
             }
-            _ => {}
         }
     }
     gone.extend(since.map(|start| start..usize::MAX));
     gone
+}
+
+/// An `exec` that runs no command, only redirections. Its only words may be descriptors written
+/// against their operators (`exec 0<&3`, `exec {o}>&3`), which tree-sitter-bash gives to the
+/// command.
+fn is_bare_exec(statement: Node<'_>, source: &[u8]) -> bool {
+    statement.kind() == "redirected_statement"
+        && statement.child_by_field_name("body").is_some_and(|body| {
+            let mut words = body.walk();
+            command_name_bytes(body, source) == Some(b"exec".as_slice())
+                && body
+                    .children_by_field_name("argument", &mut words)
+                    .all(|word| names_a_descriptor(word, source))
+        })
+}
+
+/// The bare `exec`s of the body of the top-level function `call` calls, if it calls one.
+fn function_execs<'t>(statements: &[Node<'t>], call: Node<'t>, source: &[u8]) -> Vec<Node<'t>> {
+    if call.kind() != "command" {
+        return Vec::new();
+    }
+    let Some(name) = command_name_bytes(call, source) else {
+        return Vec::new();
+    };
+    let body = statements
+        .iter()
+        .filter(|s| s.kind() == "function_definition")
+        .filter(|s| {
+            s.child_by_field_name("name")
+                .is_some_and(|n| &source[n.byte_range()] == name)
+        })
+        .next_back()
+        .and_then(|f| f.child_by_field_name("body"));
+    let Some(body) = body else {
+        return Vec::new();
+    };
+    let mut cursor = body.walk();
+    body.named_children(&mut cursor)
+        .filter(|s| is_bare_exec(*s, source))
+        .collect()
 }
 
 fn has_descendant(node: Node<'_>, kind: &str) -> bool {

@@ -342,8 +342,16 @@ fn printer_form(
         .find(|s| s.node.id() == printer.id())?;
     let points = super::redirects::stdout_after(printer, source);
     // Which descriptor is stdout then is decided where it was opened, at run time: the
-    // analysis reads one command's redirections only.
-    if survey.reach(site) == Err(NotStdout::Redirected) && points == Points::Unknown {
+    // analysis reads one command's redirections only, its own or a group's around it
+    // (`{ echo …; } >&3`).
+    let to_a_descriptor = || {
+        points == Points::Unknown
+            || ancestry(survey.root, printer).iter().any(|n| {
+                n.kind() == "redirected_statement"
+                    && super::redirects::stdout_after(*n, source) == Points::Unknown
+            })
+    };
+    if survey.reach(site) == Err(NotStdout::Redirected) && to_a_descriptor() {
         return Some(Form::Descriptor);
     }
     let in_function = survey.function_of(site).is_some_and(|(function, _)| {

@@ -281,6 +281,28 @@ fn descriptor_after<'t>(
     table.get(fd)
 }
 
+/// The descriptors of the main shell as its top-level `exec`s leave them, one after the other:
+/// `exec 3>&1 >/dev/null` then `exec 2>&3; exec >&2` gives stdout back.
+pub(crate) struct ShellDescriptors(Table);
+
+impl ShellDescriptors {
+    pub(crate) fn new() -> ShellDescriptors {
+        ShellDescriptors(Table::new())
+    }
+
+    /// Run a bare `exec`'s redirections (a `redirected_statement`) on the table.
+    pub(crate) fn exec(&mut self, statement: Node<'_>, source: &[u8]) {
+        for redirect in redirect_list(statement, None) {
+            self.0.apply(redirect, source);
+        }
+    }
+
+    /// Where descriptor 1 points now.
+    pub(crate) fn stdout(&self) -> Points {
+        self.0.get(1)
+    }
+}
+
 /// Whether the node's redirections send its stderr to the script's stdout (`2>&1`,
 /// `2>/dev/stdout`, `exec 2>&1`).
 pub(crate) fn stderr_to_stdout(node: Node<'_>, source: &[u8]) -> bool {

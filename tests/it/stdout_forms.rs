@@ -817,6 +817,40 @@ fn stdout_restored_after_exec_sends_it_away_is_stdout_again() {
 }
 
 #[test]
+fn stdout_given_back_by_other_routes_is_stdout_again_and_a_group_to_a_descriptor_is_a_note() {
+    // Hostile round 4 (K04): the execs' descriptors are followed from one to the next, a
+    // function's bare exec runs where it is called, and `{ …; } >&3` writes to a descriptor.
+    for (restore, place) in [
+        ("exec 2>&3\nexec >&2", "5:1"),
+        ("exec 0<&3 1<&0", "4:1"),
+        ("exec {o}>&3 >&$o", "4:1"),
+        ("back() { exec >&3; }\nback", "5:1"),
+    ] {
+        let script = format!("#!/bin/bash\nexec 3>&1 >/dev/null\n{restore}\necho SUCCESS\n");
+        let tmp = tempfile::tempdir().expect("tmp");
+        write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
+        let (printed, _) = run_skill("bash", &tmp.path().join("s"));
+        assert_eq!(printed, "SUCCESS\n", "{script}");
+        let text = stdout(&run(skillmod(tmp.path()).args([
+            "check",
+            "--no-cache",
+            "s",
+        ])));
+        assert!(
+            text.contains(&format!("s/execute.sh:{place}: SKM001 success")),
+            "{script}: {text}"
+        );
+    }
+    let script = "#!/bin/bash\nexec 3>&1 >/dev/null\n{ echo SUCCESS; } >&3\n";
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
+    let (printed, _) = run_skill("bash", &tmp.path().join("s"));
+    assert_eq!(printed, "SUCCESS\n");
+    let (_, text, places) = verbose_notes(tmp.path());
+    assert_eq!(places, ["3:8"], "{text}");
+}
+
+#[test]
 fn a_loop_word_and_set_positionals_are_notes_and_escaped_decorations_are_read() {
     // Hostile round 3: a marker bound to a loop variable or to "$1" is a variable's value (a
     // note); `\*` prints `*`, a decoration like any other.
