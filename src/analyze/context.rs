@@ -668,12 +668,11 @@ fn function_execs<'t>(statements: &[Node<'t>], call: Node<'t>, source: &[u8]) ->
     };
     let body = statements
         .iter()
-        .filter(|s| s.kind() == "function_definition")
-        .filter(|s| {
-            s.child_by_field_name("name")
-                .is_some_and(|n| &source[n.byte_range()] == name)
+        .rfind(|s| {
+            s.kind() == "function_definition"
+                && s.child_by_field_name("name")
+                    .is_some_and(|n| &source[n.byte_range()] == name)
         })
-        .next_back()
         .and_then(|f| f.child_by_field_name("body"));
     let Some(body) = body else {
         return Vec::new();
