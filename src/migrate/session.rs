@@ -110,10 +110,14 @@ pub fn prepare(
             .get_prepared(f)
             .is_ok_and(|p| p.mode == Mode::Capture)
     });
+    let callers = crate::unit::callers::Callers::scan(files, request.max_size);
     let sourcing = if any_capture {
-        Sourcing::scan(files, request.max_size, &|path: &Path| {
-            profiles.get(path).map(|p| p.vocabulary).unwrap_or_default()
-        })
+        Sourcing::scan(
+            files,
+            request.max_size,
+            &|path: &Path| profiles.get(path).map(|p| p.vocabulary).unwrap_or_default(),
+            &|library: &Path| callers.read_by(library).is_some(),
+        )
     } else {
         Sourcing::default()
     };
@@ -134,7 +138,7 @@ pub fn prepare(
             dirty.clone()
         },
         sourcing,
-        callers: crate::unit::callers::Callers::scan(files, request.max_size),
+        callers,
         unstaged,
         selected: super::Selected::default(),
         vocabulary: request.vocabulary,

@@ -65,25 +65,29 @@ struct Scanned {
 impl Sourcing {
     /// Read every selected file once (up to `max_size` bytes, on all cores) and link sourcing
     /// scripts to the selected files they source.
-    /// `vocabulary` gives the vocabulary of each library (its own settings').
+    /// `vocabulary` gives the vocabulary of each library (its own settings'); a library
+    /// `left_alone` says migrate refuses whatever it holds (another selected script reads its
+    /// stdout) records nothing, so the scripts sourcing it host nothing of it.
     pub fn scan(
         files: &[PathBuf],
         max_size: u64,
         vocabulary: &(dyn Fn(&Path) -> Vocabulary + Sync),
+        left_alone: &dyn Fn(&Path) -> bool,
     ) -> Sourcing {
-        Sourcing::scan_with(files, max_size, Some(vocabulary))
+        Sourcing::scan_with(files, max_size, Some(vocabulary), left_alone)
     }
 
     /// `scan` without reading the libraries: which selected files are libraries, and nothing of
     /// what they hold (check's question).
     pub fn libraries(files: &[PathBuf], max_size: u64) -> Sourcing {
-        Sourcing::scan_with(files, max_size, None)
+        Sourcing::scan_with(files, max_size, None, &|_| false)
     }
 
     fn scan_with(
         files: &[PathBuf],
         max_size: u64,
         vocabulary: Option<&(dyn Fn(&Path) -> Vocabulary + Sync)>,
+        left_alone: &dyn Fn(&Path) -> bool,
     ) -> Sourcing {
         // A library sourced by many scripts is read once.
         let libraries = std::sync::Mutex::new(HashMap::new());
@@ -107,7 +111,7 @@ impl Sourcing {
                     .libraries
                     .entry(library.clone())
                     .or_insert_with(|| script.path.clone());
-                if let Some(success) = legacy {
+                if let Some(success) = legacy.filter(|_| !left_alone(path)) {
                     let entry = sourcing.hosts.entry(script.id.clone()).or_default();
                     entry.success |= success;
                     entry.libraries.push(path.clone());
@@ -492,7 +496,7 @@ mod tests {
         .expect("write");
         std::fs::write(root.join("lib/common.sh"), "run() { echo \"SUCCESS\"; }\n").expect("write");
         let files = [script.clone(), root.join("./lib/common.sh")];
-        let sourcing = Sourcing::scan(&files, 1 << 20, &|_| Vocabulary::Exact);
+        let sourcing = Sourcing::scan(&files, 1 << 20, &|_| Vocabulary::Exact, &|_| false);
         assert!(sourcing.is_library(&root.join("lib/../lib/common.sh")));
         assert!(!sourcing.is_library(&script));
         let hosted = sourcing.hosts_library(&script).expect("hosts");
@@ -500,7 +504,7 @@ mod tests {
         assert!(hosted.libraries[0].ends_with("lib/common.sh"));
         assert_eq!(sourcing.hosts_library(&root.join("lib/common.sh")), None);
         // Not selected, not a library: only selected files are linked.
-        let alone = Sourcing::scan(&files[..1], 1 << 20, &|_| Vocabulary::Exact);
+        let alone = Sourcing::scan(&files[..1], 1 << 20, &|_| Vocabulary::Exact, &|_| false);
         assert!(!alone.is_library(&root.join("lib/common.sh")));
         assert_eq!(alone.hosts_library(&script), None);
     }

@@ -629,6 +629,47 @@ fn a_script_whose_stdout_another_script_of_its_skill_reads_is_refused() {
 }
 
 #[test]
+fn a_script_sourcing_a_library_migrate_refuses_hosts_nothing_of_it() {
+    // A new user's trial: `test.sh` sources `tool.sh` and reads its stdout, so `tool.sh` is
+    // refused (STDOUT_ANSWER) and records nothing; migrate rewrote `test.sh` anyway, "to host
+    // its lines", though check reported nothing there.
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "sk/SKILL.md", b"---\nname: sk\n---\n");
+    write_script(
+        tmp.path(),
+        "sk/tool.sh",
+        b"#!/usr/bin/env bash\nhelper() { :; }\nif [ \"${1:-}\" = make ]; then touch out.txt; echo \"Created: out.txt\"; fi\n",
+    );
+    let test = write_script(
+        tmp.path(),
+        "sk/test.sh",
+        b"#!/usr/bin/env bash\nsource \"$(dirname \"$0\")/tool.sh\" help\nR=$(bash \"$(dirname \"$0\")/tool.sh\" make)\necho \"tool said: $R\"\n",
+    );
+    let before = std::fs::read(&test).expect("test.sh");
+    let (_, check) = json_report(tmp.path(), &["check", "--no-cache", "."]);
+    let flagged: Vec<&str> = check["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert!(flagged.iter().all(|p| p.ends_with("tool.sh")), "{check}");
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "."]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        report_file(&report, "tool.sh")["status"],
+        "failed",
+        "{report}"
+    );
+    assert_eq!(
+        report_file(&report, "test.sh")["status"],
+        "no_legacy",
+        "{report}"
+    );
+    assert_eq!(std::fs::read(&test).expect("test.sh"), before);
+}
+
+#[test]
 fn a_library_outside_the_skill_folder_is_followed_by_check_and_migrate() {
     // User trial: `finish 0.75` prints its confidence through lib/common.sh, which no walk
     // selects (no skill folder holds it): check said "All clear" and the document lost 0.75.
