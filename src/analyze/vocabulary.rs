@@ -252,13 +252,7 @@ impl Vocabulary {
         let (printed, line_markers, value_markers): (&Printed, &[_], &[_]) = match self {
             Vocabulary::Exact => (printed, &exact_lines, &exact_values),
             Vocabulary::Decorated | Vocabulary::Original => {
-                let decoration;
-                (undecorated, decoration) = undecorate(printed)?;
-                // A log line (`[INFO] Updated: cache`) is no result, though the original
-                // parser read one.
-                if self == Vocabulary::Decorated && names_a_log_level(&decoration) {
-                    return None;
-                }
+                undecorated = undecorate(printed)?;
                 (&undecorated, &LINE_MARKERS_ORIGINAL, self.value_markers())
             }
         };
@@ -308,10 +302,9 @@ fn is_capitalized(text: &str) -> bool {
 
 /// The printed text without what the original vocabulary reads as decoration: blanks, symbols,
 /// emoji and short tags before the marker, colour variables (`${GREEN}`, `$NC`) anywhere before
-/// it or at the end, and ANSI escape sequences anywhere, with the decoration taken out. `None`
-/// when the decoration says the line failed (`[ERROR] success`, `✗ Created: a`): such a line is
-/// never a result line.
-fn undecorate(printed: &Printed) -> Option<(Printed, String)> {
+/// it or at the end, and ANSI escape sequences anywhere. `None` when the decoration says the line
+/// failed (`[ERROR] success`, `✗ Created: a`): such a line is never a result line.
+fn undecorate(printed: &Printed) -> Option<Printed> {
     let mut out = Printed::default();
     let mut decoration = String::new();
     let mut in_prefix = true;
@@ -344,20 +337,7 @@ fn undecorate(printed: &Printed) -> Option<(Printed, String)> {
             }
         }
     }
-    (!says_failure(&decoration)).then_some((out, decoration))
-}
-
-/// Whether the decoration holds a log level's tag (`[INFO]`, `[debug]`, `[WARN]`): the line is a
-/// log line.
-fn names_a_log_level(decoration: &str) -> bool {
-    const LEVELS: [&str; 8] = [
-        "INFO", "DEBUG", "TRACE", "WARN", "WARNING", "NOTICE", "LOG", "VERBOSE",
-    ];
-    decoration.split('[').skip(1).any(|tag| {
-        tag.split(']')
-            .next()
-            .is_some_and(|level| LEVELS.iter().any(|l| l.eq_ignore_ascii_case(level.trim())))
-    })
+    (!says_failure(&decoration)).then_some(out)
 }
 
 /// A segment that prints nothing a reader sees: a colour variable or escape sequences alone.
@@ -542,26 +522,6 @@ mod tests {
         assert_eq!(kind(v, "Files created: 3"), None);
         assert_eq!(kind(v, "✅"), None);
         assert_eq!(kind(v, "[not a tag at all] SUCCESS"), None);
-    }
-
-    #[test]
-    fn a_log_line_tagged_with_its_level_is_no_result_by_default() {
-        for line in [
-            "[INFO] Updated: cache refreshed",
-            "[ debug ] Created: tmp.txt",
-        ] {
-            assert_eq!(
-                Vocabulary::Decorated.classify(&literal(line)),
-                None,
-                "{line}"
-            );
-            assert!(
-                Vocabulary::Original.classify(&literal(line)).is_some(),
-                "{line}"
-            );
-        }
-        let tagged = Vocabulary::Decorated.classify(&literal("[OK] Created: a.md"));
-        assert_eq!(tagged.map(|(k, _)| k), Some(LegacyKind::Created));
     }
 
     #[test]
