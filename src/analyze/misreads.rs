@@ -15,6 +15,18 @@
 //!   pattern character (the analysis never looks inside a pattern).
 //! - `[[ $l =~ ^([^}]*)$ ]]`: a `}` in an unquoted regex (outside a `${…}`) breaks the test.
 //!   Masked as `x` (the analysis never looks inside a regex).
+//! - `"${c:+ ($c)}"`, `"${A:+$A; }"`: parentheses around an expansion, or a `;`, in the word of a
+//!   `:+`, `:-`, `:=` or `:?` expansion break it. Masked as `?` and `,` (the whole expansion is a
+//!   run-time value to the analysis).
+//! - `${text:$i:1}`: an expansion as a substring's offset or length. Its `$` is masked as a blank
+//!   (`${text: i:1}`, which tree-sitter-bash reads).
+//! - `exec 3<>/dev/tcp/…`, `cat <> file`: the read-write redirection is an error. Masked as `< `,
+//!   an input redirection (a `1<>FILE` sends stdout away either way).
+//! - `f() { if …; fi }`: `}` after `fi`, `done` or `esac` and a blank, with no `;` (bash reads
+//!   the keyword as ending the command). The blank is masked as `;`.
+//! - `cat << 'USAGE'` … `USAGE:` … `USAGE`: a heredoc line that starts with the delimiter ends
+//!   the heredoc for tree-sitter-bash (bash ends it at the line that is the delimiter alone). The
+//!   first byte of such a line is masked (`_`, or `x` for a delimiter starting with `_`).
 
 use std::borrow::Cow;
 
@@ -58,6 +70,33 @@ pub fn mask(source: &[u8]) -> Cow<'_, [u8]> {
     for at in memchr::memmem::find_iter(source, b"${") {
         for paren in pattern_parens(source, at) {
             put(paren, b"?");
+        }
+        let (parens, semicolons) = operator_word(source, at);
+        for paren in parens {
+            put(paren, b"?");
+        }
+        for semicolon in semicolons {
+            put(semicolon, b",");
+        }
+    }
+    for at in memchr::memmem::find_iter(source, b"${") {
+        for offset in substring_expansions(source, at) {
+            put(offset, b" ");
+        }
+    }
+    for at in memchr::memmem::find_iter(source, b"<<") {
+        for line in heredoc_prefix_lines(source, at) {
+            put(line, if source[line] == b'_' { b"x" } else { b"_" });
+        }
+    }
+    for at in memchr::memmem::find_iter(source, b"<>") {
+        if at == 0 || source[at - 1] != b'<' {
+            put(at, b"< ");
+        }
+    }
+    for at in memchr::memchr_iter(b'}', source) {
+        if let Some(blank) = brace_after_keyword(source, at) {
+            put(blank, b";");
         }
     }
     for at in memchr::memmem::find_iter(source, b"=~") {
@@ -207,6 +246,153 @@ fn pattern_parens(source: &[u8], at: usize) -> Vec<usize> {
     Vec::new()
 }
 
+/// For `${NAME:+…}` (`-`, `=`, `?`, with or without the colon) starting at `at`: the offsets of
+/// the parentheses in its word when they hold an expansion (`${c:+ ($c)}`), and of its `;`s,
+/// when the expansion closes on the same line and runs no command inside.
+fn operator_word(source: &[u8], at: usize) -> (Vec<usize>, Vec<usize>) {
+    let none = (Vec::new(), Vec::new());
+    let name = source[at + 2..]
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
+        .count();
+    let mut start = at + 2 + name;
+    if source.get(start) == Some(&b':') {
+        start += 1;
+    }
+    if name == 0 || !matches!(source.get(start), Some(b'+' | b'-' | b'=' | b'?')) {
+        return none;
+    }
+    let (mut parens, mut semicolons) = (Vec::new(), Vec::new());
+    let (mut open, mut depth, mut expansion_inside) = (0usize, 0usize, false);
+    for (i, &b) in source[start + 1..].iter().enumerate() {
+        let at = start + 1 + i;
+        match b {
+            b'\n' | b'`' => return none,
+            b'$' if source.get(at + 1) == Some(&b'(') => return none,
+            b';' if depth == 0 => semicolons.push(at),
+            b'$' => {
+                expansion_inside |= open > 0;
+                if source.get(at + 1) == Some(&b'{') {
+                    depth += 1;
+                }
+            }
+            b'}' if depth == 0 => break,
+            b'}' => depth -= 1,
+            b'(' | b')' if depth == 0 && !escaped(source, at) => {
+                if b == b'(' {
+                    open += 1;
+                } else {
+                    open = open.saturating_sub(1);
+                }
+                parens.push(at);
+            }
+            _ => {}
+        }
+    }
+    if !expansion_inside {
+        parens.clear();
+    }
+    (parens, semicolons)
+}
+
+/// For `${NAME:…}` starting at `at`, a substring (`${text:$i:1}`): the offsets of each `$` that
+/// directly follows one of its colons, when it closes on the same line.
+fn substring_expansions(source: &[u8], at: usize) -> Vec<usize> {
+    let name = source[at + 2..]
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
+        .count();
+    let colon = at + 2 + name;
+    if name == 0 || source.get(colon) != Some(&b':') || source.get(colon + 1) != Some(&b'$') {
+        return Vec::new();
+    }
+    let mut offsets = Vec::new();
+    for (i, &b) in source[colon..].iter().enumerate() {
+        let here = colon + i;
+        match b {
+            b'}' => return offsets,
+            b'\n' | b'"' | b'\'' | b'`' | b'(' | b'{' => return Vec::new(),
+            b'$' if source[here - 1] == b':' => offsets.push(here),
+            _ => {}
+        }
+    }
+    Vec::new()
+}
+
+/// For a heredoc whose `<<` is at `at` and whose delimiter is a name (`EOF`, `'USAGE'`): the
+/// start of each body line that begins with the delimiter without being it, when a line that is
+/// the delimiter ends the body. Nothing for a `<<<`, a `<<` in a comment or an arithmetic shift.
+fn heredoc_prefix_lines(source: &[u8], at: usize) -> Vec<usize> {
+    if source.get(at + 2) == Some(&b'<') || (at > 0 && source[at - 1] == b'<') {
+        return Vec::new();
+    }
+    let line_start = source[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    if source[line_start..at].contains(&b'#') {
+        return Vec::new();
+    }
+    let mut pos = at + 2;
+    let tabs = source.get(pos) == Some(&b'-');
+    if tabs {
+        pos += 1;
+    }
+    while source.get(pos).is_some_and(|&b| is_blank(b)) {
+        pos += 1;
+    }
+    if matches!(source.get(pos), Some(b'\'' | b'"' | b'\\')) {
+        pos += 1;
+    }
+    let name = source[pos..]
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
+        .count();
+    let delimiter = &source[pos..pos + name];
+    if name < 2 || delimiter[0].is_ascii_digit() {
+        return Vec::new();
+    }
+    let Some(newline) = memchr::memchr(b'\n', &source[pos..]) else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    let mut start = pos + newline + 1;
+    while start < source.len() {
+        let end = memchr::memchr(b'\n', &source[start..]).map_or(source.len(), |i| start + i);
+        let mut first = start;
+        while tabs && first < end && source[first] == b'\t' {
+            first += 1;
+        }
+        let line = &source[first..end];
+        if line == delimiter {
+            return lines;
+        }
+        if line.starts_with(delimiter) {
+            lines.push(first);
+        }
+        start = end + 1;
+    }
+    Vec::new()
+}
+
+/// For the `}` at `at`: the blank before it, when that blank follows `fi`, `done` or `esac` as
+/// a word of its own (`fi }`), which bash reads as the end of the command before `}`.
+fn brace_after_keyword(source: &[u8], at: usize) -> Option<usize> {
+    let blank = at.checked_sub(1).filter(|&b| is_blank(source[b]))?;
+    let end = source[..blank]
+        .iter()
+        .rposition(|&b| !is_blank(b))
+        .map(|i| i + 1)?;
+    let keyword = [&b"fi"[..], b"done", b"esac"]
+        .into_iter()
+        .find(|k| source[..end].ends_with(k))?;
+    // The keyword starts a command: after a `;` or a line break (`echo fi }` prints it).
+    let start = end - keyword.len();
+    let before = source[..start].iter().rposition(|&b| !is_blank(b));
+    let alone = before.is_none_or(|i| matches!(source[i], b'\n' | b';'));
+    alone.then_some(blank)
+}
+
 /// Whether the word before the blank at `blank` is a redirection (`>/dev/null`, `2>&1`).
 fn follows_redirect(source: &[u8], blank: usize) -> bool {
     let before = &source[..blank];
@@ -237,6 +423,12 @@ mod tests {
         "base=${f%(*}; rest=${f/(/ }\necho SUCCESS\n",
         "if [[ \"$l\" =~ ^([a-z_:]*)\\{([^}]*)\\}$ ]]; then echo hi; fi\necho SUCCESS\n",
         "[[ $l =~ ^${p}([^}]*)$ ]] && echo hi\necho SUCCESS\n",
+        "c=x\necho \"x${c:+ ($c)}\" ${c:-(C: ${c})}\necho SUCCESS\n",
+        "echo \"${A:+$A; }fallback\"\necho SUCCESS\n",
+        "echo -n \"${text:$i:1}\" ${text:$i:$n}\necho SUCCESS\n",
+        "exec 3<>/dev/tcp/${H}/${P}\ncat <> file\necho SUCCESS\n",
+        "log() { if true; then echo \"  $1\"; fi }\nw() { while :; do break; done }\necho SUCCESS\n",
+        "usage() {\n    cat << 'USAGE'\nHome\nUSAGE:\n  x\nUSAGE\n}\ncat <<-EOF\n\tEOF2\n\tEOF\necho SUCCESS\n",
     ];
 
     #[test]
@@ -275,6 +467,8 @@ mod tests {
             "cat <<< \"$x\"\nx=a1#b\ncat \\\\<file\n",
             "for i in a b; do :; done\necho for x do\nfor i\ndo :; done\n",
             "x=${a:-(default)} y=$(ls) z=${#arr[@]}\n",
+            "echo fi }; echo done } esac }\n",
+            "cat <<EOF\nEOF\n# cat << EOF\nEOFX\necho $((1<<2))\n",
             "[[ $x =~ ^${p}[0-9]+$ ]] && [[ $y =~ \"a}\" ]]\n",
         ] {
             let masked = mask(script.as_bytes());

@@ -162,11 +162,11 @@ impl ParseFailure {
         };
         let message = if self.legacy_found {
             format!(
-                "line {line}:{column}: tree-sitter-bash cannot parse this script ({errors}, the first at {first_line}:{first_column}), so edits could land in the wrong place and migrate refuses it; fix the syntax there, or migrate the script by hand"
+                "line {line}:{column}: tree-sitter-bash cannot parse this script ({errors}, the first at {first_line}:{first_column}), so edits could land in the wrong place and migrate refuses it; if bash rejects it too (`bash -n`), fix the syntax there; if bash accepts it, tree-sitter-bash misreads a construct there (docs/limits.md lists the known ones): migrate the script by hand, or rewrite that construct"
             )
         } else {
             format!(
-                "line {line}:{column}: a legacy marker lies in a script tree-sitter-bash cannot fully parse ({errors}, the first at {first_line}:{first_column}), so whether it is printed is unknown and migrate refuses the file; fix the syntax there, or check the script by hand"
+                "line {line}:{column}: a legacy marker lies in a script tree-sitter-bash cannot fully parse ({errors}, the first at {first_line}:{first_column}), so whether it is printed is unknown and migrate refuses the file; if bash rejects it too (`bash -n`), fix the syntax there; if bash accepts it, tree-sitter-bash misreads a construct there (docs/limits.md lists the known ones): check the script by hand, or rewrite that construct"
             )
         };
         crate::error::Error::new(crate::codes::PARSE_ERROR, message)

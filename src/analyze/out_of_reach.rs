@@ -351,7 +351,16 @@ fn printer_form(
                     && super::redirects::stdout_after(*n, source) == Points::Unknown
             })
     };
-    if survey.reach(site) == Err(NotStdout::Redirected) && to_a_descriptor() {
+    // What it prints must read as a result line (`## Success Criteria` does not).
+    let reads_as_result = || {
+        let dialect = super::Dialect::of(survey.root, source);
+        let printed = match super::context::invocation(printer, source) {
+            Some(run) if run.name == "printf" => words::printf_output(printer, source, dialect),
+            _ => Some(words::echo_output(printer, source, dialect)),
+        };
+        printed.is_none_or(|p| p.lines().iter().any(|l| vocabulary.classify(l).is_some()))
+    };
+    if survey.reach(site) == Err(NotStdout::Redirected) && to_a_descriptor() && reads_as_result() {
         return Some(Form::Descriptor);
     }
     let in_function = survey.function_of(site).is_some_and(|(function, _)| {
