@@ -156,9 +156,10 @@ pub(crate) fn read_confidence(text: &str) -> Option<f64> {
 
 /// Whether a `Created:`/`Modified:` value can name a file: not empty, not a timestamp
 /// (`2026-11-24…`), not a digit followed somewhere by a blank (`3 spec directories`,
-/// `6/13/2025, 8:00 PM`), not markdown emphasis (`**Generated:** …`, `_draft_`), not words with
-/// neither a `/` nor a `.` (`Example notes database`). The runtime spells the same rule in sh
-/// (`__skm_is_path`).
+/// `6/13/2025, 8:00 PM`), not a date of digits and slashes (`27/11/2026`), not an empty value's
+/// name (`null`, `none`, `nil`, `undefined`, `N/A`: what `jq` and friends print for a missing
+/// key), not markdown emphasis (`**Generated:** …`, `_draft_`), not words with neither a `/` nor
+/// a `.` (`Example notes database`). The runtime spells the same rule in sh (`__skm_is_path`).
 pub fn is_deliverable(value: &str) -> bool {
     let b = value.as_bytes();
     if b.is_empty() {
@@ -173,7 +174,14 @@ pub fn is_deliverable(value: &str) -> bool {
     let count = b[0].is_ascii_digit() && blank;
     let emphasis = b[0] == b'*' || (b.len() >= 2 && b[0] == b'_' && b[b.len() - 1] == b'_');
     let prose = blank && !value.contains(['/', '.']);
-    !(date || count || emphasis || prose)
+    let slashed_date = b.iter().all(|c| c.is_ascii_digit() || *c == b'/')
+        && b.iter().filter(|c| **c == b'/').count() >= 2
+        && b[0].is_ascii_digit()
+        && b[b.len() - 1].is_ascii_digit();
+    let nothing = ["null", "none", "nil", "undefined", "n/a"]
+        .iter()
+        .any(|word| value.eq_ignore_ascii_case(word));
+    !(date || count || emphasis || prose || slashed_date || nothing)
 }
 
 #[cfg(test)]
@@ -314,6 +322,8 @@ mod tests {
             "_build/x",
             "My Notes/a.md",
             "release notes.md",
+            "null.txt",
+            "2026/11/report.md",
         ] {
             assert!(is_deliverable(value), "{value}");
         }
@@ -327,6 +337,10 @@ mod tests {
             "_draft_",
             "6/13/2025, 8:00:00 PM",
             "Example notes database",
+            "27/11/2026",
+            "null",
+            "None",
+            "N/A",
         ] {
             assert!(!is_deliverable(value), "{value}");
         }
