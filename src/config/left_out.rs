@@ -223,8 +223,9 @@ impl LeftOut {
                 };
                 Note {
                     text: format!(
-                        "{} was not followed ({what}): {}",
+                        "{} {} not followed ({what}): {}",
                         count(names.len(), "symlinked folder", "symlinked folders"),
+                        if names.len() == 1 { "was" } else { "were" },
                         listed(&names)
                     ),
                     verbose_only: kind == Reach::Walked,

@@ -629,6 +629,16 @@ fn a_walk_says_which_symlinked_folders_it_did_not_follow_and_where_their_scripts
     );
     let migrate = run(skillmod(&repo).args(["migrate", "--dry-run", "skills"]));
     assert!(stderr(&migrate).contains(outside), "{}", stderr(&migrate));
+    // Two of a kind are counted in one note, in the plural.
+    std::os::unix::fs::symlink(tmp.path().join("away/bar"), repo.join("skills/baz"))
+        .expect("link out");
+    let out = run(skillmod(&repo).args(["check", "--no-cache", "skills"]));
+    assert!(
+        stderr(&out).contains("2 symlinked folders were not followed (it leads outside"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_file(repo.join("skills/baz")).expect("unlink");
 
     // The whole project walked: the inside target is checked where it lies (its legacy line is
     // found), the note saying so only with -v; the link out is still named.

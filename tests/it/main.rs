@@ -70,7 +70,7 @@ mod skipped_not_clean;
 
 // Layers: src/'s modules import only lower ones, as ARCHITECTURE.md lists them (issue 32).
 mod layers;
-// The README's usage block lists exactly the flags each command takes.
+// The README's usage block lists exactly the flags each command takes; its example migration is real.
 mod readme_usage;
 // One version across Cargo.toml, npm, pre-commit and the Action; the wheel is the binary alone.
 mod packaging;

@@ -1,10 +1,13 @@
 //! The README's usage block names every flag each command takes, and no flag it does not: read
-//! against the flag definitions (`skillmod::cli::Cli`, the same ones `--help` prints).
+//! against the flag definitions (`skillmod::cli::Cli`, the same ones `--help` prints); its
+//! example migration is the real output.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use clap::CommandFactory;
+
+use crate::common::*;
 
 /// Long flags per command in the README's usage block: a `skillmod CMD …` line and its
 /// continuation lines; `skillmod {a,b} …` gives its flags to both commands.
@@ -83,4 +86,53 @@ fn readme_usage_lists_exactly_the_flags_each_command_takes() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A run's own parts made alike: the backup run's timestamp, the numbers of its backup files
+/// (given in the order the parallel workers reach them) and the seconds it took.
+fn run_alike(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut line = line.to_string();
+        if let Some(at) = line.find("backups/") {
+            let stamp = &line[at + 8..];
+            let end = stamp.find(['/', ' ']).unwrap_or(stamp.len());
+            line.replace_range(at + 8..at + 8 + end, "RUN");
+        }
+        if let Some(at) = line.find("/files/") {
+            let digits = line[at + 7..]
+                .bytes()
+                .take_while(u8::is_ascii_digit)
+                .count();
+            line.replace_range(at + 7..at + 7 + digits, "N");
+        }
+        if let (Some(open), true) = (line.rfind(" ("), line.ends_with("s)"))
+            && line[open + 2..line.len() - 2].parse::<f64>().is_ok()
+        {
+            line.replace_range(open.., " (TIME)");
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn readme_example_migration_is_the_real_output() {
+    // The README's "(real output)" block: `migrate --skill-dir skills -v` on a copy of
+    // fixtures/example, outside git.
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let intro = "`skillmod migrate --skill-dir skills -v` on a copy of `fixtures/example` (real output):\n\n```text\n";
+    let start = readme.find(intro).expect("the example block") + intro.len();
+    let block = &readme[start..start + readme[start..].find("```").expect("its end")];
+    let tmp = tempfile::tempdir().expect("tmp");
+    for skill in ["generate-api", "lint-check", "deploy-docs", "already-json"] {
+        let rel = format!("skills/{skill}/execute.sh");
+        let text = std::fs::read(fixtures().join("example").join(&rel)).expect("read");
+        write_script(tmp.path(), &rel, &text);
+    }
+    let out = run(skillmod(tmp.path()).args(["migrate", "--skill-dir", "skills", "-v"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(run_alike(&stderr(&out)), run_alike(block));
 }
