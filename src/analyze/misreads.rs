@@ -222,16 +222,23 @@ fn for_without_in(source: &[u8], at: usize) -> Option<usize> {
     (gap > 0 && is_do).then(|| i - 1)
 }
 
-/// For `${NAME#…}`, `%` or `/` starting at `at`: the offsets of the brackets and parentheses in
-/// its pattern, when the expansion closes on the same line with no other expansion or quote
-/// inside.
-fn pattern_parens(source: &[u8], at: usize) -> Vec<usize> {
+/// Where the NAME of the `${NAME…` at `at` ends; None when it has none.
+fn after_name(source: &[u8], at: usize) -> Option<usize> {
     let name = source[at + 2..]
         .iter()
         .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
         .count();
-    let start = at + 2 + name;
-    if name == 0 || !matches!(source.get(start), Some(b'#' | b'%' | b'/')) {
+    (name > 0).then_some(at + 2 + name)
+}
+
+/// For `${NAME#…}`, `%` or `/` starting at `at`: the offsets of the brackets and parentheses in
+/// its pattern, when the expansion closes on the same line with no other expansion or quote
+/// inside.
+fn pattern_parens(source: &[u8], at: usize) -> Vec<usize> {
+    let Some(start) = after_name(source, at) else {
+        return Vec::new();
+    };
+    if !matches!(source.get(start), Some(b'#' | b'%' | b'/')) {
         return Vec::new();
     }
     let mut parens = Vec::new();
@@ -251,15 +258,13 @@ fn pattern_parens(source: &[u8], at: usize) -> Vec<usize> {
 /// when the expansion closes on the same line and runs no command inside.
 fn operator_word(source: &[u8], at: usize) -> (Vec<usize>, Vec<usize>) {
     let none = (Vec::new(), Vec::new());
-    let name = source[at + 2..]
-        .iter()
-        .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
-        .count();
-    let mut start = at + 2 + name;
+    let Some(mut start) = after_name(source, at) else {
+        return none;
+    };
     if source.get(start) == Some(&b':') {
         start += 1;
     }
-    if name == 0 || !matches!(source.get(start), Some(b'+' | b'-' | b'=' | b'?')) {
+    if !matches!(source.get(start), Some(b'+' | b'-' | b'=' | b'?')) {
         return none;
     }
     let (mut parens, mut semicolons) = (Vec::new(), Vec::new());
@@ -298,12 +303,10 @@ fn operator_word(source: &[u8], at: usize) -> (Vec<usize>, Vec<usize>) {
 /// For `${NAME:…}` starting at `at`, a substring (`${text:$i:1}`): the offsets of each `$` that
 /// directly follows one of its colons, when it closes on the same line.
 fn substring_expansions(source: &[u8], at: usize) -> Vec<usize> {
-    let name = source[at + 2..]
-        .iter()
-        .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
-        .count();
-    let colon = at + 2 + name;
-    if name == 0 || source.get(colon) != Some(&b':') || source.get(colon + 1) != Some(&b'$') {
+    let Some(colon) = after_name(source, at) else {
+        return Vec::new();
+    };
+    if source.get(colon) != Some(&b':') || source.get(colon + 1) != Some(&b'$') {
         return Vec::new();
     }
     let mut offsets = Vec::new();
