@@ -440,6 +440,17 @@ fn leaves_line_open(statement: Node<'_>, source: &[u8], depth: usize) -> bool {
     }
 }
 
+/// Whether the `printf` command starting at byte `start` leaves its line open (its literal
+/// format does not end with a newline).
+pub fn printf_leaves_line_open(tree: &tree_sitter::Tree, source: &[u8], start: usize) -> bool {
+    std::iter::successors(
+        tree.root_node().descendant_for_byte_range(start, start),
+        |n| n.parent(),
+    )
+    .find(|n| n.kind() == "command" && n.start_byte() == start)
+    .is_some_and(|command| leaves_line_open(command, source, 0))
+}
+
 /// Whether a loop's body prints something, and only fragments that leave the line open.
 fn only_open_fragments(body: Node<'_>, source: &[u8], depth: usize) -> bool {
     let mut cursor = body.walk();

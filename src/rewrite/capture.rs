@@ -542,7 +542,11 @@ fn record_legacy(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role
             plan.push(
                 end,
                 end,
-                captured_close(role, kind_of(statement.kind)),
+                captured_close(
+                    role,
+                    kind_of(statement.kind),
+                    open_line(analysis, source, statement),
+                ),
                 Reason::DisableLegacy { line },
             );
         }
@@ -585,6 +589,9 @@ fn record_legacy(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role
                 // recorder returns it, so set -e stops on a printf or tee that fails, as it
                 // did, once the line is recorded.
                 Role::Script => "{ __skm_o=$(".to_string(),
+                Role::Library if open_line(analysis, source, statement) => {
+                    format!("{recorder} {kind} -n \"$(")
+                }
                 Role::Library => format!("{recorder} {kind} \"$("),
             };
             plan.push(
@@ -621,11 +628,23 @@ fn kind_of(kind: LegacyKind) -> &'static str {
 
 /// What closes a `printf` or `tee` statement recorded from its text: in a script, the recorder
 /// that returns the statement's status (`__skm_out`); a library's recorder may be `:`.
-fn captured_close(role: Role, kind: &str) -> String {
+fn captured_close(role: Role, kind: &str, open_line: bool) -> String {
+    let flag = if open_line { "-n " } else { "" };
     match role {
-        Role::Script => format!(") || __skm_q=$?; __skm_out {kind} \"${{__skm_o}}\"; }}"),
+        Role::Script => format!(") || __skm_q=$?; __skm_out {kind} {flag}\"${{__skm_o}}\"; }}"),
         Role::Library => ")\"".to_string(),
     }
+}
+
+/// A `printf` whose format ends its text without a newline (`printf 'Confidence: %s' 0.7`): the
+/// recorder shows it with `echo -n`, so what follows joins its line as before.
+fn open_line(
+    analysis: &Analysis,
+    source: &[u8],
+    statement: &crate::analyze::LegacyStatement,
+) -> bool {
+    statement.form == Form::Printf
+        && crate::analyze::flow::printf_leaves_line_open(&analysis.tree, source, statement.start)
 }
 
 /// The script's own `trap … EXIT` commands run before the document is printed instead of

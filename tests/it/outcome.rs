@@ -457,3 +457,20 @@ fn validate_run_on_the_original_reads_what_the_migrated_skill_reports() {
         );
     }
 }
+
+/// A `printf` result line without a newline, which the next `echo` ends: the terminal shows one
+/// line, as the original printed it (the audit of issue 30), in sh and bash.
+#[test]
+fn a_printf_fragment_stays_joined_on_the_terminal() {
+    let script = b"#!/bin/sh\nprintf 'Confidence: %s' 0.7\necho \" (model)\"\necho SUCCESS\n";
+    for shell in ["sh", "bash"] {
+        let (before, after, _) = before_and_after("fragment", shell, "s/execute.sh", script, &[]);
+        assert_eq!(
+            before.stdout, "Confidence: 0.7 (model)\nSUCCESS\n",
+            "{shell}"
+        );
+        assert_eq!(after.stderr, before.stdout, "{shell}");
+        let doc: Value = serde_json::from_str(after.stdout.trim()).expect("one document");
+        assert_eq!(doc["success"], true, "{shell}");
+    }
+}
