@@ -613,11 +613,16 @@ fn stdout_gone(root: Node<'_>, source: &[u8]) -> Vec<std::ops::Range<usize>> {
     let mut shell = super::redirects::ShellDescriptors::new();
     let mut cursor = root.walk();
     let statements: Vec<Node<'_>> = root.named_children(&mut cursor).collect();
+    let functions = functions_with_execs(&statements, source);
     for statement in &statements {
         let execs: Vec<Node<'_>> = if is_bare_exec(*statement, source) {
             vec![*statement]
+        } else if functions.is_empty() || statement.kind() != "command" {
+            Vec::new()
         } else {
-            function_execs(&statements, *statement, source)
+            command_name_bytes(*statement, source)
+                .and_then(|name| functions.get(name).cloned())
+                .unwrap_or_default()
         };
         for exec in execs {
             let before = shell.stdout();
@@ -658,29 +663,29 @@ fn is_bare_exec(statement: Node<'_>, source: &[u8]) -> bool {
         })
 }
 
-/// The bare `exec`s of the body of the top-level function `call` calls, if it calls one.
-fn function_execs<'t>(statements: &[Node<'t>], call: Node<'t>, source: &[u8]) -> Vec<Node<'t>> {
-    if call.kind() != "command" {
-        return Vec::new();
+/// The top-level functions whose body runs bare `exec`s, by name (the last definition wins, as
+/// in bash), with those `exec`s: looked up once, not per call.
+fn functions_with_execs<'s, 't>(
+    statements: &[Node<'t>],
+    source: &'s [u8],
+) -> HashMap<&'s [u8], Vec<Node<'t>>> {
+    let mut found = HashMap::new();
+    for function in statements.iter().filter(|s| s.kind() == "function_definition") {
+        let (Some(name), Some(body)) = (
+            function.child_by_field_name("name"),
+            function.child_by_field_name("body"),
+        ) else {
+            continue;
+        };
+        let mut cursor = body.walk();
+        let execs: Vec<Node<'t>> = body
+            .named_children(&mut cursor)
+            .filter(|s| is_bare_exec(*s, source))
+            .collect();
+        found.insert(&source[name.byte_range()], execs);
     }
-    let Some(name) = command_name_bytes(call, source) else {
-        return Vec::new();
-    };
-    let body = statements
-        .iter()
-        .rfind(|s| {
-            s.kind() == "function_definition"
-                && s.child_by_field_name("name")
-                    .is_some_and(|n| &source[n.byte_range()] == name)
-        })
-        .and_then(|f| f.child_by_field_name("body"));
-    let Some(body) = body else {
-        return Vec::new();
-    };
-    let mut cursor = body.walk();
-    body.named_children(&mut cursor)
-        .filter(|s| is_bare_exec(*s, source))
-        .collect()
+    found.retain(|_, execs| !execs.is_empty());
+    found
 }
 
 fn has_descendant(node: Node<'_>, kind: &str) -> bool {
