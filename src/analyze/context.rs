@@ -670,7 +670,10 @@ fn functions_with_execs<'s, 't>(
     source: &'s [u8],
 ) -> HashMap<&'s [u8], Vec<Node<'t>>> {
     let mut found = HashMap::new();
-    for function in statements.iter().filter(|s| s.kind() == "function_definition") {
+    for function in statements
+        .iter()
+        .filter(|s| s.kind() == "function_definition")
+    {
         let (Some(name), Some(body)) = (
             function.child_by_field_name("name"),
             function.child_by_field_name("body"),
