@@ -318,13 +318,7 @@ pub fn is_unjudged(finding: &Finding) -> bool {
 /// `EXCLUDED_BY_SETTINGS`, an error), since the settings came with the repository.
 fn excluded_by_settings_check(path: &Path, settings: &Path, options: &Options) -> FileCheck {
     let shown = crate::fsio::display_path(path, &options.base);
-    let reason = Error::new(
-        crate::codes::EXCLUDED_BY_SETTINGS,
-        format!(
-            "`exclude` in {} leaves out this execute.sh; settings from the repository cannot pass a skill's entry point: take it out of `exclude`, or pass --exclude",
-            crate::bytes_text::quote_path(&crate::fsio::display_path(settings, &options.base))
-        ),
-    );
+    let reason = crate::config::left_out::excluded_entry_point(settings, &options.base);
     unjudged(&shown, path, &reason, options)
 }
 

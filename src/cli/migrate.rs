@@ -55,6 +55,21 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
     let mut session =
         migrate::session::prepare(&files, profiles, &request, &base, &targets.named())?;
     session.options.selected = selected;
+    // An execute.sh a settings file's `exclude` left out fails, as check fails it.
+    session.options.excluded = targets
+        .excluded_entry_points()?
+        .into_iter()
+        .map(|(settings, file)| (file, settings))
+        .collect();
+    let mut reported = files.clone();
+    reported.extend(
+        session
+            .options
+            .excluded
+            .keys()
+            .filter(|f| !files.contains(f))
+            .cloned(),
+    );
     let options = &session.options;
     let backups = Backups::new();
     let verbosity = Verbosity {
@@ -67,8 +82,8 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         MigratePrinter::start(json, args.dry_run, args.common.color.choice(), verbosity);
     let diffs = printer.diffs();
     let render = |file: &FileReport, change: &Change| diffs.render(&file.diff_path, change);
-    let mut progress = Progress::new(files.len(), args.common.quiet || args.common.silent);
-    let mut report = migrate::run(&files, options, &backups, render, |file, rendered| {
+    let mut progress = Progress::new(reported.len(), args.common.quiet || args.common.silent);
+    let mut report = migrate::run(&reported, options, &backups, render, |file, rendered| {
         progress.inc();
         progress.suspend(|| printer.file(file, rendered));
     })?;

@@ -10,6 +10,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// How many paths a note names before "and N more".
 const NAMED: usize = 5;
 
+/// `EXCLUDED_BY_SETTINGS`: the `execute.sh` a settings file's `exclude` left out, which check and
+/// migrate both refuse to leave unjudged (the settings came with the repository).
+pub fn excluded_entry_point(settings: &Path, base: &Path) -> crate::error::Error {
+    crate::error::Error::new(
+        crate::codes::EXCLUDED_BY_SETTINGS,
+        format!(
+            "`exclude` in {} leaves out this execute.sh; settings from the repository cannot pass a skill's entry point: take it out of `exclude`, or pass --exclude",
+            crate::bytes_text::quote_path(&crate::fsio::display_path(settings, base))
+        ),
+    )
+}
+
 /// What the walks of one run met and left out, filled as they go (from every walker thread).
 #[derive(Debug, Default)]
 pub struct LeftOut {

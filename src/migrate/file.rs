@@ -30,6 +30,10 @@ pub fn process_file(
     backups: &Backups,
     parser: &mut BashParser,
 ) -> (FileReport, Option<Change>) {
+    if let Some(settings) = options.excluded.get(path) {
+        let reason = crate::config::left_out::excluded_entry_point(settings, &options.base);
+        return (super::failed(path, options, reason), None);
+    }
     let mut report = FileReport::new(path, options);
     let change = migrate_steps(&mut report, path, options, backups, parser);
     (report, change)

@@ -94,6 +94,9 @@ pub struct Change {
 /// Settings for one migrate run.
 #[derive(Debug)]
 pub struct Options {
+    /// The `execute.sh` files a settings file's `exclude` left out, each with that settings
+    /// file: failed, never read (`EXCLUDED_BY_SETTINGS`, as check reports them).
+    pub excluded: std::collections::HashMap<PathBuf, PathBuf>,
     pub dry_run: bool,
     pub force: bool,
     /// Replace runtime files and blocks that are not skillmod's (`--replace-runtime`).

@@ -141,6 +141,7 @@ pub fn prepare(
         callers,
         unstaged,
         selected: super::Selected::default(),
+        excluded: std::collections::HashMap::new(),
         vocabulary: request.vocabulary,
         allow_dirty: request.allow_dirty,
     };

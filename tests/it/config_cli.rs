@@ -334,7 +334,15 @@ fn a_bad_settings_file_stops_with_a_clear_error() {
 fn migrate_takes_mode_template_and_confidence_from_settings() {
     let tmp = copy_fixture("config/project");
     let out = run(skillmod(tmp.path()).args(["migrate", "--no-backup", "."]));
-    assert!(out.status.success(), "{}", stderr(&out));
+    // The vendored execute.sh its `exclude` leaves out fails, as check fails it; the rest is
+    // migrated.
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("failed vendor/tool/execute.sh")
+            && stderr(&out).contains("EXCLUDED_BY_SETTINGS"),
+        "{}",
+        stderr(&out)
+    );
     let script = tmp.path().join("skills/report/run.sh");
     let text = std::fs::read_to_string(&script).expect("read");
     assert!(
@@ -820,6 +828,32 @@ fn a_settings_exclude_cannot_pass_an_execute_sh() {
         stdout(&staged).contains("EXCLUDED_BY_SETTINGS"),
         "{}",
         stdout(&staged)
+    );
+    // migrate gives the same judgement: the file fails, unread and unchanged; --exclude is the
+    // user's way through there too.
+    let before = std::fs::read(dir.join("skills/bad/execute.sh")).expect("script");
+    let (code, report) = json_report(dir, &["migrate", "--no-backup", "--allow-dirty", "."]);
+    assert_eq!(code, 1, "{report}");
+    let bad = report_file(&report, "skills/bad/execute.sh");
+    assert_eq!(bad["status"], "failed", "{report}");
+    assert_eq!(
+        error_codes(&bad["errors"]),
+        ["EXCLUDED_BY_SETTINGS"],
+        "{report}"
+    );
+    assert_eq!(
+        std::fs::read(dir.join("skills/bad/execute.sh")).expect("script"),
+        before
+    );
+    let (_, report) = json_report(
+        dir,
+        &["migrate", "--dry-run", "--exclude", "skills/bad/", "."],
+    );
+    assert!(
+        !report_paths(&report)
+            .iter()
+            .any(|p| p.ends_with("bad/execute.sh")),
+        "{report}"
     );
 }
 
