@@ -30,7 +30,7 @@ pub fn run(args: &CheckArgs) -> Result<i32> {
     }
     let excluded = match stdin {
         Some(_) => std::collections::HashMap::new(),
-        None => with_excluded_entry_points(targets, &mut files)?,
+        None => targets.with_excluded_entry_points(&mut files)?,
     };
     let profiles = profiles(args, resolver)?;
     let used = profiles.prepare(&files)?;
@@ -122,22 +122,6 @@ fn errors_on_stderr(report: &check::CheckReport, color: anstream::ColorChoice) {
             crate::bytes_text::visible(&e.message)
         );
     }
-}
-
-/// The `execute.sh` files settings files' `exclude` left out, added to `files` (check reports
-/// each as not judged), by file with the settings file that left it out.
-fn with_excluded_entry_points(
-    targets: &Targets,
-    files: &mut Vec<std::path::PathBuf>,
-) -> Result<std::collections::HashMap<std::path::PathBuf, std::path::PathBuf>> {
-    let excluded: std::collections::HashMap<_, _> = targets
-        .excluded_entry_points()?
-        .into_iter()
-        .map(|(settings, file)| (file, settings))
-        .collect();
-    let known: std::collections::HashSet<std::path::PathBuf> = files.iter().cloned().collect();
-    files.extend(excluded.keys().filter(|f| !known.contains(*f)).cloned());
-    Ok(excluded)
 }
 
 /// Whether the command line has a `-` after `--`: a file named `-`, not stdin.

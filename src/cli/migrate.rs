@@ -56,20 +56,8 @@ pub fn run(args: &MigrateArgs) -> Result<i32> {
         migrate::session::prepare(&files, profiles, &request, &base, &targets.named())?;
     session.options.selected = selected;
     // An execute.sh a settings file's `exclude` left out fails, as check fails it.
-    session.options.excluded = targets
-        .excluded_entry_points()?
-        .into_iter()
-        .map(|(settings, file)| (file, settings))
-        .collect();
     let mut reported = files.clone();
-    reported.extend(
-        session
-            .options
-            .excluded
-            .keys()
-            .filter(|f| !files.contains(f))
-            .cloned(),
-    );
+    session.options.excluded = targets.with_excluded_entry_points(&mut reported)?;
     let options = &session.options;
     let backups = Backups::new();
     let verbosity = Verbosity {

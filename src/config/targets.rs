@@ -340,10 +340,26 @@ impl Targets {
         Ok(())
     }
 
+    /// The `execute.sh` files a settings file's `exclude` left out, added to `files` (check and
+    /// migrate report each as failed, unread), by file with the settings file that left it out.
+    pub fn with_excluded_entry_points(
+        &self,
+        files: &mut Vec<std::path::PathBuf>,
+    ) -> Result<std::collections::HashMap<std::path::PathBuf, std::path::PathBuf>> {
+        let excluded: std::collections::HashMap<_, _> = self
+            .excluded_entry_points()?
+            .into_iter()
+            .map(|(settings, file)| (file, settings))
+            .collect();
+        let known: std::collections::HashSet<std::path::PathBuf> = files.iter().cloned().collect();
+        files.extend(excluded.keys().filter(|f| !known.contains(*f)).cloned());
+        Ok(excluded)
+    }
+
     /// The `execute.sh` files a settings file's `exclude` left out of this run, each with that
     /// file (see `LeftOut::excluded_entry_points`); under `--staged` or `--changed-since`, those
     /// git lists only. Called after `files`.
-    pub fn excluded_entry_points(&self) -> Result<Vec<(std::path::PathBuf, std::path::PathBuf)>> {
+    fn excluded_entry_points(&self) -> Result<Vec<(std::path::PathBuf, std::path::PathBuf)>> {
         let mut hidden = self.left_out.excluded_entry_points();
         if self.staged || self.changed_since.is_some() {
             let repo = crate::vcs::Repo::discover(&crate::fsio::working_dir()?);

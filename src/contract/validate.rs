@@ -87,10 +87,8 @@ pub fn run_folder(
 /// Whether the script has a success line off its failure paths, read as migrate reads it: then
 /// a clean exit that did not print one is no success, as the migrated skill would report.
 fn expects_success_line(script: &Path, vocabulary: crate::analyze::Vocabulary) -> bool {
-    let Ok(source) = std::fs::File::open(script).map_err(drop).and_then(|file| {
-        crate::fsio::limited::read_bounded(file, crate::fsio::read::DEFAULT_MAX_SIZE, 0)
-            .map_err(drop)
-    }) else {
+    let Ok(source) = crate::fsio::limited::read(script, crate::fsio::read::DEFAULT_MAX_SIZE, true)
+    else {
         return false;
     };
     let Ok(mut parser) = crate::analyze::BashParser::new() else {

@@ -300,14 +300,10 @@ pub fn imported_helpers(
     if !analysis.out_of_reach.iter().any(|p| p.form == Form::Call) {
         return found;
     }
-    let dir = path.parent().unwrap_or(Path::new("."));
     let Ok(mut parser) = BashParser::new() else {
         return found;
     };
-    for (_, target) in sourced_in(&analysis.tree, body) {
-        let Ok(bytes) = crate::fsio::limited::read(&dir.join(&target), max_size, false) else {
-            continue;
-        };
+    for bytes in sourced_bytes(path, analysis, body, max_size) {
         if let Ok(definitions) = crate::analyze::helper_definitions(&mut parser, &bytes, vocabulary)
         {
             // The last file sourced that defines a name wins, as in bash.
@@ -315,6 +311,22 @@ pub fn imported_helpers(
         }
     }
     found
+}
+
+/// The bytes of each file the script sources with a literal path, read (bounded) from the
+/// script's folder, in order; a file that cannot be read gives nothing.
+fn sourced_bytes(
+    path: &Path,
+    analysis: &crate::analyze::Analysis,
+    body: &[u8],
+    max_size: u64,
+) -> impl Iterator<Item = Vec<u8>> {
+    let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    sourced_in(&analysis.tree, body)
+        .into_iter()
+        .filter_map(move |(_, target)| {
+            crate::fsio::limited::read(&dir.join(target), max_size, false).ok()
+        })
 }
 
 /// The script's calls of functions that files it sources (literal paths, read from its folder)
@@ -326,15 +338,12 @@ pub fn answer_through_sourced(
     body: &[u8],
     max_size: u64,
 ) -> Vec<crate::analyze::StdoutWrite> {
-    let dir = path.parent().unwrap_or(Path::new("."));
     let Ok(mut parser) = BashParser::new() else {
         return Vec::new();
     };
     let mut printing = std::collections::HashSet::new();
-    for (_, target) in sourced_in(&analysis.tree, body) {
-        if let Ok(bytes) = crate::fsio::limited::read(&dir.join(&target), max_size, false)
-            && let Ok(names) = crate::analyze::printing_functions(&mut parser, &bytes)
-        {
+    for bytes in sourced_bytes(path, analysis, body, max_size) {
+        if let Ok(names) = crate::analyze::printing_functions(&mut parser, &bytes) {
             printing.extend(names);
         }
     }
