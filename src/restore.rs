@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::fsio::backup::{self, CheckedEntry};
+use crate::fsio::journal::Named;
 use crate::fsio::{atomic, display_path, sha256_hex};
 
 /// What `--list` says of a run.
@@ -109,6 +110,8 @@ pub enum Distrust {
     PredatesJournal,
     /// The journal does not name it.
     NotRecorded,
+    /// The journal names its id, but its manifest is another file than the one migrate created.
+    Replaced,
 }
 
 impl Distrust {
@@ -120,6 +123,7 @@ impl Distrust {
             Distrust::JournalUnusable => "journal unusable",
             Distrust::PredatesJournal => "older than the journal",
             Distrust::NotRecorded => "not in the journal",
+            Distrust::Replaced => "replaced since",
         }
     }
 }
@@ -158,8 +162,18 @@ pub fn distrust(root: &Path, runs: &[String]) -> Vec<Option<Untrusted>> {
                     Distrust::JournalUnusable,
                     format!("this user's journal of runs cannot be used: {why}"),
                 )
-            } else if journal.has(run) {
-                return None;
+            } else if let named @ (Named::Yes | Named::Replaced) =
+                journal.names(run, backup::manifest_of(root, run).as_ref().map(|(m, b)| (m, &b[..])))
+            {
+                if named == Named::Yes {
+                    return None;
+                }
+                (
+                    Distrust::Replaced,
+                    format!(
+                        "{journal_path} names run {run}, but its manifest is not the one that migrate wrote: another run was put in its place"
+                    ),
+                )
             } else if journal.is_empty() {
                 (
                     Distrust::PredatesJournal,

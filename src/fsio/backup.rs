@@ -15,7 +15,9 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::STATE_DIR;
+use super::journal::Mark;
 use crate::error::{Error, Result};
+use sha2::{Digest, Sha256};
 
 const MANIFEST: &str = "manifest.jsonl";
 /// The largest manifest read back (a line is about 300 bytes).
@@ -104,11 +106,16 @@ pub struct Backups {
 }
 
 struct Run {
+    root: PathBuf,
     dir: PathBuf,
     manifest: File,
     /// Length of the manifest's complete lines: a failed append is cut back to it.
     len: u64,
+    /// The hash of those lines, for the journal's seal.
+    hash: Sha256,
     count: usize,
+    /// The journal names the run (its seal is written only then).
+    recorded: bool,
 }
 
 impl Default for Backups {
@@ -131,7 +138,24 @@ impl Backups {
         self.notes.lock().map(|n| n.clone()).unwrap_or_default()
     }
 
-    /// The run id, if a backup was taken.
+    /// Seal each run that holds backups in the journal with the hash of its manifest, once the
+    /// run is complete: restore then takes the run for this user's own only while its manifest
+    /// holds these bytes. A run cut short has no seal; the identity of its manifest file stands.
+    pub fn seal(&self) {
+        let Ok(runs) = self.runs.lock() else {
+            return;
+        };
+        for run in runs.values().filter(|r| r.recorded && r.len > 0) {
+            let Some(id) = run.dir.file_name().map(|n| n.to_string_lossy()) else {
+                continue;
+            };
+            let digest = hex::encode(run.hash.clone().finalize());
+            if let Err(e) = super::journal::record(&run.root, &id, Mark::Sealed(digest)) {
+                unrecorded(&self.notes, &e, &id);
+            }
+        }
+    }
+
     /// The run folders that hold backups, one per project root.
     pub fn run_dirs(&self) -> Vec<PathBuf> {
         let Ok(runs) = self.runs.lock() else {
@@ -146,6 +170,7 @@ impl Backups {
         dirs
     }
 
+    /// The run id, if a backup was taken.
     pub fn run_id(&self) -> Option<String> {
         let runs = self.runs.lock().ok()?;
         let mut dirs: Vec<&PathBuf> = runs
@@ -264,6 +289,7 @@ impl Backups {
             ));
         }
         run.len += line.len() as u64;
+        run.hash.update(&line);
         Ok(backup_path)
     }
 }
@@ -304,19 +330,21 @@ impl Run {
                         .map_err(|e| Error::io(codes::BACKUP_FAILED, "cannot sync", &dir, &e))?;
                     // Recorded before any backup is written in it: restore picks only runs
                     // this user's migrate recorded.
-                    if let Err(e) = super::journal::record(root, &id)
-                        && let Ok(mut notes) = notes.lock()
-                    {
-                        notes.push(format!(
-                            "{}: {}; restore will not pick run {id} on its own: restore it with `skillmod restore --run {id} --trust`",
-                            e.code, e.message
-                        ));
-                    }
+                    let identity = manifest
+                        .metadata()
+                        .ok()
+                        .and_then(|m| super::journal::identity(&m));
+                    let recorded = super::journal::record(root, &id, Mark::Created(identity))
+                        .map_err(|e| unrecorded(notes, &e, &id))
+                        .is_ok();
                     return Ok(Run {
+                        root: root.to_path_buf(),
                         dir,
                         manifest,
                         len: 0,
+                        hash: Sha256::new(),
                         count: 0,
+                        recorded,
                     });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
@@ -329,6 +357,29 @@ impl Run {
             codes::BACKUP_FAILED,
             "cannot find a free backup run name",
         ))
+    }
+}
+
+/// The metadata and bytes of run `id`'s manifest, for the journal to compare (None when it is
+/// no regular file or cannot be read).
+pub(crate) fn manifest_of(root: &Path, id: &str) -> Option<(std::fs::Metadata, Vec<u8>)> {
+    let path = state_dir(root)
+        .ok()?
+        .join("backups")
+        .join(id)
+        .join(MANIFEST);
+    let file = super::limited::open(&path, false).ok()?;
+    let meta = file.metadata().ok()?;
+    Some((meta, super::limited::read_from(file, MANIFEST_LIMIT).ok()?))
+}
+
+/// Note for the end of the run that the journal could not record run `id`.
+fn unrecorded(notes: &Mutex<Vec<String>>, e: &Error, id: &str) {
+    if let Ok(mut notes) = notes.lock() {
+        notes.push(format!(
+            "{}: {}; restore will not pick run {id} on its own: restore it with `skillmod restore --run {id} --trust`",
+            e.code, e.message
+        ));
     }
 }
 

@@ -3,10 +3,12 @@
 //! JSON Lines file per project root (named by a hash of its real path). `migrate` appends a run's
 //! line (synced) when it creates the run's folder, before any backup is written in it; `restore`
 //! picks only runs its journal names, so a run that came with a repository is never taken for
-//! the user's own. A run recorded nowhere can still be restored by name, with `--trust`.
+//! the user's own. Each line also names the manifest file migrate created (device and inode), so
+//! a run put in the place of a recorded one, under the same id, is not taken for it either. A run
+//! recorded nowhere can still be restored by name, with `--trust`.
 
 use crate::codes;
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -22,6 +24,35 @@ const LIMIT: u64 = 64 << 20;
 struct Line {
     root: String,
     run: String,
+    /// The identity (`identity`) of the manifest file migrate created (the run's first line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    manifest: Option<String>,
+    /// The sha256 of the whole manifest, once the run is complete (its second line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sealed: Option<String>,
+}
+
+/// What a journal line records of a run.
+pub enum Mark {
+    /// Migrate created the run, whose manifest file has this identity.
+    Created(Option<String>),
+    /// The run is complete, and its manifest has this sha256.
+    Sealed(String),
+}
+
+/// The identity of a file, as the journal records it: its device and inode (None where the
+/// system has none). A file written again in place keeps it; a file put in its place does not.
+pub(crate) fn identity(meta: &std::fs::Metadata) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some(format!("{}:{}", meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
 }
 
 /// The user's state folder for skillmod: `$XDG_STATE_HOME/skillmod`, else
@@ -58,8 +89,8 @@ fn root_text(root: &Path) -> String {
     crate::fsio::canonical(root).to_string_lossy().into_owned()
 }
 
-/// Record that this user's migrate made run `id` under `root`, synced to disk.
-pub fn record(root: &Path, id: &str) -> Result<()> {
+/// Record what this user's migrate did of run `id` under `root`, synced to disk.
+pub fn record(root: &Path, id: &str, mark: Mark) -> Result<()> {
     let path = path_of(root).ok_or_else(|| {
         Error::new(
             codes::JOURNAL_FAILED,
@@ -87,6 +118,15 @@ pub fn record(root: &Path, id: &str) -> Result<()> {
     let line = Line {
         root: root_text(root),
         run: id.to_string(),
+        manifest: None,
+        sealed: None,
+    };
+    let line = match mark {
+        Mark::Created(manifest) => Line { manifest, ..line },
+        Mark::Sealed(sha256) => Line {
+            sealed: Some(sha256),
+            ..line
+        },
     };
     let mut bytes = serde_json::to_vec(&line)
         .map_err(|e| Error::new(codes::JOURNAL_FAILED, format!("cannot encode a line: {e}")))?;
@@ -99,11 +139,27 @@ pub fn record(root: &Path, id: &str) -> Result<()> {
     Ok(())
 }
 
+/// What the journal holds of one run.
+#[derive(Debug, Default)]
+struct Recorded {
+    manifest: Option<String>,
+    sealed: Option<String>,
+}
+
+/// Whether the journal names a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Named {
+    Yes,
+    No,
+    /// It names the id, but the run's manifest is not the file migrate created.
+    Replaced,
+}
+
 /// What the journal says about one project root.
 #[derive(Debug, Default)]
 pub struct Journal {
     /// The runs recorded under the root.
-    runs: HashSet<String>,
+    runs: HashMap<String, Recorded>,
     /// The oldest run the journal file holds: runs older than it predate the journal.
     oldest: Option<String>,
     /// Why the journal could not be read, when it could not.
@@ -118,8 +174,21 @@ impl Journal {
         self.runs.is_empty()
     }
 
-    pub fn has(&self, id: &str) -> bool {
-        self.unusable.is_none() && self.runs.contains(id)
+    /// What the journal says of run `id`, whose manifest is `manifest` now (its file's metadata
+    /// and bytes, None when it cannot be read): named, and the same file with the same bytes
+    /// when the run was sealed.
+    pub fn names(&self, id: &str, manifest: Option<(&std::fs::Metadata, &[u8])>) -> Named {
+        let Some(recorded) = self.runs.get(id).filter(|_| self.unusable.is_none()) else {
+            return Named::No;
+        };
+        let same = manifest.is_some_and(|(meta, bytes)| {
+            identity(meta) == recorded.manifest
+                && recorded
+                    .sealed
+                    .as_ref()
+                    .is_none_or(|sha| *sha == crate::fsio::sha256_hex(bytes))
+        });
+        if same { Named::Yes } else { Named::Replaced }
     }
 
     /// True when `id` is older than every run the journal holds (or it holds none): such a run
@@ -177,7 +246,12 @@ pub fn load(root: &Path, tracks: impl FnOnce(&Path, &Path) -> bool) -> Journal {
             journal.oldest = Some(line.run.clone());
         }
         if line.root == root_text {
-            journal.runs.insert(line.run);
+            let recorded = journal.runs.entry(line.run).or_default();
+            if line.sealed.is_some() {
+                recorded.sealed = line.sealed;
+            } else {
+                recorded.manifest = line.manifest;
+            }
         }
     }
     journal

@@ -246,6 +246,7 @@ impl Session {
                 report.migrated.push((path.clone(), abs.clone()));
             }
         }
+        backups.seal();
         report.backup_run = backups.run_id();
         for note in backups.notes() {
             eprintln!("note: {}", crate::bytes_text::visible(&note));

@@ -518,8 +518,8 @@ fn an_edited_runtime_file_is_never_removed() {
     );
 }
 
-/// A state folder the tests share keeps the journal: a migrate run is recorded there, one line
-/// naming the project's real path and the run.
+/// A state folder the tests share keeps the journal: a migrate run is recorded there, in two
+/// lines naming the project's real path and the run: its manifest file, and then its seal.
 #[test]
 fn migrate_records_its_run_in_the_users_journal() {
     let tmp = tempfile::tempdir().expect("tmp");
@@ -538,14 +538,26 @@ fn migrate_records_its_run_in_the_users_journal() {
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
     let text = std::fs::read_to_string(&files[0]).expect("journal");
-    let line: Value = serde_json::from_str(text.trim_end()).expect("one line");
-    assert_eq!(line["run"], id);
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let [created, sealed] = &lines[..] else {
+        panic!("two lines: {text}")
+    };
+    let real = std::fs::canonicalize(root.join("s")).expect("real path");
+    for line in &lines {
+        assert_eq!(line["run"], id);
+        assert_eq!(line["root"], real.to_str().expect("utf-8"));
+    }
+    // The manifest file migrate created, by device and inode, then the hash of its bytes.
+    let manifest = root.join("s/.skillmod/backups").join(id).join("manifest.jsonl");
+    let meta = std::fs::metadata(&manifest).expect("manifest");
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!(created["manifest"], format!("{}:{}", meta.dev(), meta.ino()));
     assert_eq!(
-        line["root"],
-        std::fs::canonicalize(root.join("s"))
-            .expect("real path")
-            .to_str()
-            .expect("utf-8")
+        sealed["sealed"],
+        sha256(&std::fs::read(&manifest).expect("read"))
     );
     assert!(!root.join("s/.skillmod/journal").exists());
 }
@@ -823,4 +835,48 @@ fn a_users_own_run_whose_folder_now_leads_into_git_is_refused_and_not_called_for
     assert!(said.contains("became a symlink since the run"), "{said}");
     assert!(!said.contains("not skillmod's own"), "{said}");
     assert_eq!(snapshot(&repo.join(".git/hooks")), hooks);
+}
+
+/// A run put in the place of one this user's migrate recorded, under the same id, is not taken
+/// for it: neither a run folder made anew (as an unpacked archive or a checkout makes it) nor a
+/// manifest written over in place (as `cp -r` writes it). The journal names the manifest file
+/// migrate created and seals the run with the manifest's hash.
+#[test]
+fn a_run_put_in_the_place_of_the_users_own_is_not_picked() {
+    for in_place in [false, true] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = tmp.path().join("p");
+        let script = write_script(&root, "s/execute.sh", LEGACY);
+        let out = run(skillmod(&root).args(["migrate", "--format", "json", "s"]));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let id = report["backup_run"].as_str().expect("run").to_string();
+        let migrated = std::fs::read(&script).expect("read");
+        let dir = root.join("s/.skillmod/backups").join(&id);
+        let forged = b"#!/bin/sh\ntouch pwned\n";
+        let entry = json!({"path": "execute.sh", "backup": "files/000001-execute.sh",
+            "mode": 0o755, "sha256_before": sha256(forged), "sha256_after": sha256(&migrated)});
+        if in_place {
+            std::fs::write(dir.join("files/000001-execute.sh"), forged).expect("backup");
+            std::fs::write(dir.join("manifest.jsonl"), format!("{entry}\n")).expect("manifest");
+        } else {
+            std::fs::remove_dir_all(&dir).expect("rm run");
+            plant_run(
+                &root.join("s"),
+                &id,
+                &[entry],
+                &[("000001-execute.sh", forged)],
+            );
+        }
+        let out = restore(&root, &["s"]);
+        assert!(
+            stderr(&out).contains(&format!("names run {id}, but its manifest is not the one"))
+                && stderr(&out).contains("nothing to restore"),
+            "in place {in_place}: {}",
+            stderr(&out)
+        );
+        assert_eq!(std::fs::read(&script).expect("read"), migrated);
+        let list = stdout(&restore(&root, &["--list", "s"]));
+        assert!(list.contains("replaced since"), "{list}");
+    }
 }
