@@ -551,10 +551,16 @@ fn migrate_records_its_run_in_the_users_journal() {
         assert_eq!(line["root"], real.to_str().expect("utf-8"));
     }
     // The manifest file migrate created, by device and inode, then the hash of its bytes.
-    let manifest = root.join("s/.skillmod/backups").join(id).join("manifest.jsonl");
+    let manifest = root
+        .join("s/.skillmod/backups")
+        .join(id)
+        .join("manifest.jsonl");
     let meta = std::fs::metadata(&manifest).expect("manifest");
     use std::os::unix::fs::MetadataExt;
-    assert_eq!(created["manifest"], format!("{}:{}", meta.dev(), meta.ino()));
+    assert_eq!(
+        created["manifest"],
+        format!("{}:{}", meta.dev(), meta.ino())
+    );
     assert_eq!(
         sealed["sealed"],
         sha256(&std::fs::read(&manifest).expect("read"))
