@@ -74,7 +74,7 @@ fn may_hold_legacy_as_written(source: &[u8], vocabulary: Vocabulary) -> bool {
     let split = hits.is_empty()
         && (split_marker(source, vocabulary)
             || escaped_marker(source, vocabulary)
-            || char_conversion(source));
+            || printf_marker(source, vocabulary));
     if hits.is_empty() && !split {
         return false;
     }
@@ -101,7 +101,7 @@ fn may_hold_legacy_as_written(source: &[u8], vocabulary: Vocabulary) -> bool {
             || (split
                 && (split_marker(line, vocabulary)
                     || escaped_marker(line, vocabulary)
-                    || char_conversion(line)));
+                    || printf_marker(line, vocabulary)));
         // An odd number of quotes: the line may end a string an `echo` opened on an earlier line
         // (`echo "note⏎Created: x"`).
         let odd_quotes = |q: u8| memchr::memchr_iter(q, line).count() % 2 == 1;
@@ -256,11 +256,94 @@ fn split_marker(source: &[u8], vocabulary: Vocabulary) -> bool {
     false
 }
 
-/// Whether `source` may build a marker from printf's `%c` (`printf 'SUCC%cSS' E`), which takes
-/// one character of its argument: any `printf` on a line with `%c` is worth a parse.
-fn char_conversion(source: &[u8]) -> bool {
-    memchr::memmem::find(source, b"%c").is_some()
-        && memchr::memmem::find(source, b"printf").is_some()
+/// Whether a `printf` in `source` may print a marker its text does not hold: its format's
+/// conversions filled with the words after it, quotes taken out (`printf 'SUCC%s\n' ESS`,
+/// `printf '%s: %s\n' Created x`, `printf '%.7s' SUCCESSXX`, `printf 'SUCC%cSS' E`). A rough
+/// reading, to decide whether to parse: only lines holding both `printf` and `%` are read.
+fn printf_marker(source: &[u8], vocabulary: Vocabulary) -> bool {
+    if memchr::memchr(b'%', source).is_none() {
+        return false;
+    }
+    memchr::memmem::find_iter(source, b"printf").any(|at| {
+        let end = memchr::memchr(b'\n', &source[at..]).map_or(source.len(), |p| at + p);
+        let mut words = shell_words(&source[at + b"printf".len()..end]).into_iter();
+        let format = match words.next() {
+            Some(word) if word == b"--" => words.next(),
+            word => word,
+        };
+        let arguments: Vec<Vec<u8>> = words.collect();
+        format.is_some_and(|format| {
+            memchr::memchr(b'%', &format).is_some()
+                && !vocabulary
+                    .marker_offsets(&decode_escapes(&filled(&format, &arguments)))
+                    .is_empty()
+        })
+    })
+}
+
+/// The words of `line` up to the end of its first command, quotes taken out (a rough reading:
+/// expansions are kept as text).
+fn shell_words(line: &[u8]) -> Vec<Vec<u8>> {
+    let (mut words, mut word, mut quote) = (Vec::new(), None::<Vec<u8>>, None);
+    let mut bytes = line.iter().copied();
+    while let Some(b) = bytes.next() {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => word.get_or_insert_with(Vec::new).push(b),
+            (None, b'\'' | b'"') => {
+                quote = Some(b);
+                word.get_or_insert_with(Vec::new);
+            }
+            (None, b'\\') => word.get_or_insert_with(Vec::new).extend(bytes.next()),
+            (None, b' ' | b'\t') => words.extend(word.take()),
+            (None, b';' | b'|' | b'&' | b'<' | b'>' | b')' | b'`') => break,
+            (None, _) => word.get_or_insert_with(Vec::new).push(b),
+        }
+    }
+    words.extend(word);
+    words
+}
+
+/// What printf makes of `format` and `arguments`, roughly: `%s`, `%b` and the like take the next
+/// argument whole (cut to a precision), `%c` its first byte; the format is reused while
+/// arguments are left.
+fn filled(format: &[u8], arguments: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut next = arguments.iter();
+    loop {
+        let mut conversions = 0;
+        let mut i = 0;
+        while i < format.len() {
+            if format[i] != b'%' {
+                out.push(format[i]);
+                i += 1;
+                continue;
+            }
+            let spec = format[i + 1..]
+                .iter()
+                .take_while(|b| b"-+ #0123456789.".contains(b))
+                .count();
+            let (flags, conversion) = (&format[i + 1..i + 1 + spec], format.get(i + 1 + spec));
+            i += spec + 2;
+            if conversion == Some(&b'%') {
+                out.push(b'%');
+                continue;
+            }
+            conversions += 1;
+            let argument = next.next().map_or(&[][..], Vec::as_slice);
+            let precision = flags
+                .iter()
+                .position(|&b| b == b'.')
+                .and_then(|dot| std::str::from_utf8(&flags[dot + 1..]).ok()?.parse().ok());
+            match conversion {
+                Some(b'c') => out.extend(argument.first()),
+                _ => out.extend(&argument[..precision.unwrap_or(usize::MAX).min(argument.len())]),
+            }
+        }
+        if conversions == 0 || next.len() == 0 {
+            return out;
+        }
+    }
 }
 
 /// Whether `source` spells a marker with backslash escapes that `echo -e`, dash's echo or `$'…'`
@@ -566,12 +649,27 @@ mod tests {
     }
 
     #[test]
-    fn a_printf_building_a_word_from_a_character_needs_a_parse() {
-        assert!(may_hold_legacy(
-            b"printf 'SUCC%cSS\\n' E\n",
-            Vocabulary::Exact
-        ));
-        assert!(!may_hold_legacy(b"echo 'SUCC%cSS' E\n", Vocabulary::Exact));
+    fn a_printf_building_a_marker_from_its_arguments_needs_a_parse() {
+        let cases: [(&[u8], bool); 9] = [
+            (b"printf 'SUCC%cSS\\n' E\n", true),
+            (b"printf 'SUCC%s\\n' ESS\n", true),
+            (b"printf '%s: %s\\n' Created out.txt\n", true),
+            (b"printf -- \"%s%s\" SUCC ESS\n", true),
+            (b"printf '%.7s\\n' SUCCESSXX\n", true),
+            // The format is used again while arguments are left.
+            (b"printf '%s' SUCC ESS; echo\n", true),
+            (b"echo 'SUCC%cSS' E\n", false),
+            (b"printf '%s\\n' SUCC ESS\n", false),
+            (b"printf '%-10s %s\\n' \"$name\" \"$value\"\n", false),
+        ];
+        for (source, holds) in cases {
+            assert_eq!(
+                may_hold_legacy(source, Vocabulary::Exact),
+                holds,
+                "{}",
+                String::from_utf8_lossy(source)
+            );
+        }
     }
 
     #[test]
