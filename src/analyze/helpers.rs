@@ -157,10 +157,26 @@ fn helpers<'s>(
 ) -> HashMap<&'s [u8], Helper> {
     // Per function (by node id): the variables it assigns from its arguments, found once.
     let mut copies: HashMap<usize, HashMap<String, Passes>> = HashMap::new();
-    let mut helpers = printing(survey, source, vocabulary, dialect, wanted, &mut copies);
-    // A wanted name that prints through another function: every printing function is needed.
+    let mut helpers = HashMap::new();
+    printing(
+        survey,
+        source,
+        (vocabulary, dialect),
+        wanted,
+        &mut helpers,
+        &mut copies,
+    );
+    // A wanted name that prints through another function: every printing function is needed
+    // (those found already are not read again).
     if wanted.is_some_and(|w| w.iter().any(|name| !helpers.contains_key(name))) {
-        helpers = printing(survey, source, vocabulary, dialect, None, &mut copies);
+        printing(
+            survey,
+            source,
+            (vocabulary, dialect),
+            None,
+            &mut helpers,
+            &mut copies,
+        );
     }
     if wanted.is_none_or(|w| w.iter().any(|name| !helpers.contains_key(name))) {
         handing_on(survey, source, imported, &mut helpers, &mut copies);
@@ -168,16 +184,16 @@ fn helpers<'s>(
     helpers
 }
 
-/// The functions with a printing statement of their own that prints their arguments.
+/// Add to `helpers` the functions with a printing statement of their own that prints their
+/// arguments.
 fn printing<'s>(
     survey: &Survey<'s, '_>,
     source: &[u8],
-    vocabulary: Vocabulary,
-    dialect: Dialect,
+    (vocabulary, dialect): (Vocabulary, Dialect),
     wanted: Option<&std::collections::HashSet<&[u8]>>,
+    helpers: &mut HashMap<&'s [u8], Helper>,
     copies: &mut HashMap<usize, HashMap<String, Passes>>,
-) -> HashMap<&'s [u8], Helper> {
-    let mut helpers = HashMap::new();
+) {
     for site in survey.echoes.iter().chain(&survey.printfs) {
         let Some((name, function)) = survey.function_of(site) else {
             continue;
@@ -211,7 +227,6 @@ fn printing<'s>(
             );
         }
     }
-    helpers
 }
 
 /// How many functions deep a result is followed from the call to the printing statement.

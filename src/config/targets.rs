@@ -361,7 +361,8 @@ impl Targets {
     /// git lists only. Called after `files`.
     fn excluded_entry_points(&self) -> Result<Vec<(std::path::PathBuf, std::path::PathBuf)>> {
         let mut hidden = self.left_out.excluded_entry_points();
-        if self.staged || self.changed_since.is_some() {
+        // git is asked again only when a settings file left an execute.sh out.
+        if !hidden.is_empty() && (self.staged || self.changed_since.is_some()) {
             let repo = crate::vcs::Repo::discover(&crate::fsio::working_dir()?);
             let wanted = match &repo {
                 Some(repo) => self.history_paths(repo)?,
