@@ -209,8 +209,7 @@ const SOURCE_LINE_BUDGET: usize = 640;
 #[test]
 fn every_script_of_a_skill_sources_its_one_runtime_file_and_names_only_its_own_settings() {
     let tmp = tempfile::tempdir().expect("tmp");
-    std::fs::create_dir_all(tmp.path().join("s")).expect("mkdir");
-    std::fs::write(tmp.path().join("s/SKILL.md"), "---\nname: s\n---\n").expect("skill");
+    write_skill_md(tmp.path(), "s");
     write_script(tmp.path(), "s/a/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
     write_script(
         tmp.path(),

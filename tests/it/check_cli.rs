@@ -413,8 +413,7 @@ fn a_marker_in_an_unparsable_script_is_an_error_in_check_and_migrate() {
 /// extension or shebang, and files that are no scripts.
 fn skill_repository(root: &Path) {
     for skill in ["skills/a", "plugins/P/skills/b", ".claude/skills/c"] {
-        std::fs::create_dir_all(root.join(skill)).expect("mkdir");
-        std::fs::write(root.join(skill).join("SKILL.md"), "---\nname: x\n---\n").expect("skill");
+        write_skill_md(root, skill);
     }
     write_script(
         root,
@@ -731,8 +730,7 @@ fn a_library_changed_alone_is_judged_with_the_scripts_that_source_it_in_narrowed
         let tmp = tempfile::tempdir().expect("tmp");
         let repo = tmp.path();
         git_init(repo);
-        std::fs::create_dir_all(repo.join("skills/s")).expect("mkdir");
-        std::fs::write(repo.join("skills/s/SKILL.md"), "---\nname: s\n---\n").expect("skill");
+        write_skill_md(repo, "skills/s");
         write_script(repo, library, before.as_bytes());
         let relative = if library.starts_with("lib/") {
             "../../lib/common.sh"
@@ -776,7 +774,7 @@ fn a_library_changed_alone_is_judged_with_the_scripts_that_source_it_in_narrowed
 fn skill_scripts_of_every_shell_family_are_selected() {
     let tmp = tempfile::tempdir().expect("tmp");
     std::fs::create_dir_all(tmp.path().join("s/scripts")).expect("mkdir");
-    std::fs::write(tmp.path().join("s/SKILL.md"), "---\nname: s\n---\n").expect("skill");
+    write_skill_md(tmp.path(), "s");
     for (name, shebang) in [
         ("r", "#!/bin/rbash"),
         ("a", "#!/bin/ash"),

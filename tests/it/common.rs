@@ -107,6 +107,18 @@ pub fn golden(path: &Path, actual: &[u8]) -> Result<(), String> {
     ))
 }
 
+/// Make `dir/folder` a skill folder: its SKILL.md, named after the folder, creating folders.
+pub fn write_skill_md(dir: &Path, folder: &str) -> PathBuf {
+    let skill = dir.join(folder);
+    std::fs::create_dir_all(&skill).expect("mkdir");
+    let name = skill
+        .file_name()
+        .map_or("skill".into(), |n| n.to_string_lossy());
+    let text = format!("---\nname: {name}\ndescription: the {name} skill\n---\n");
+    std::fs::write(skill.join("SKILL.md"), text).expect("SKILL.md");
+    skill
+}
+
 /// Write `text` to `dir/rel`, creating folders, with mode 0755.
 pub fn write_script(dir: &Path, rel: &str, text: &[u8]) -> PathBuf {
     let path = dir.join(rel);

@@ -11,7 +11,6 @@ use std::process::Output;
 use crate::common::*;
 use serde_json::{Value, json};
 
-const SKILL_MD: &[u8] = b"---\nname: demo\ndescription: a demo skill\n---\n";
 const LEGACY: &[u8] = b"#!/bin/bash\necho \"Created: out.txt\"\necho SUCCESS\n";
 const README: &[u8] = b"# demo\n";
 const EVIL_CONFIG: &[u8] = b"[core]\n\tfsmonitor = touch /tmp/skillmod-pwned\n";
@@ -45,8 +44,7 @@ fn origin(dir: &Path) {
     std::fs::create_dir_all(dir).expect("mkdir");
     git_init(dir);
     std::fs::write(dir.join("README.md"), README).expect("readme");
-    std::fs::create_dir_all(dir.join("s")).expect("mkdir");
-    std::fs::write(dir.join("s/SKILL.md"), SKILL_MD).expect("skill");
+    write_skill_md(dir, "s");
     write_script(dir, "s/execute.sh", LEGACY);
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-qm", "skill"]);
@@ -488,8 +486,7 @@ fn restore_leaves_gits_index_alone() {
 fn an_edited_runtime_file_is_never_removed() {
     let tmp = tempfile::tempdir().expect("tmp");
     let root = tmp.path();
-    std::fs::create_dir_all(root.join("s")).expect("mkdir");
-    std::fs::write(root.join("s/SKILL.md"), SKILL_MD).expect("skill");
+    write_skill_md(root, "s");
     write_script(root, "s/execute.sh", LEGACY);
     let out = run(skillmod(root).args(["migrate", "s"]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

@@ -33,8 +33,7 @@ fn four_layouts(root: &Path) -> Vec<(PathBuf, PathBuf)> {
         ("skills/two", "scripts/run.sh", SH_SKILL),
         ("plugins/P/skills/three", "scripts/deep/go.sh", BASH_SKILL),
     ] {
-        std::fs::create_dir_all(root.join(skill)).expect("mkdir");
-        std::fs::write(root.join(skill).join("SKILL.md"), SKILL_MD).expect("SKILL.md");
+        write_skill_md(root, skill);
         out.push((
             write_script(root, &format!("{skill}/{script}"), text),
             root.join(skill),
@@ -173,8 +172,7 @@ fn the_text_of_a_runtime_anywhere_but_line_two_hides_nothing_and_writes_nothing_
 #[test]
 fn a_planted_or_edited_runtime_is_an_error_and_no_script_is_pointed_at_it() {
     let tmp = tempfile::tempdir().expect("tmp");
-    std::fs::create_dir_all(tmp.path().join("s")).expect("mkdir");
-    std::fs::write(tmp.path().join("s/SKILL.md"), SKILL_MD).expect("skill");
+    write_skill_md(tmp.path(), "s");
     let script = write_script(tmp.path(), "s/execute.sh", SH_SKILL);
     // Planted: claims a future version.
     let planted = b"# skillmod-runtime 9 for template skill-output-v1: written by skillmod, do not edit.\n__skm_rt=3\nprintf '{\"success\":true}\\n'\n";
@@ -229,7 +227,7 @@ fn a_project_migrated_by_0_2_0_becomes_self_contained_in_one_run_and_restore_bri
     )
     .expect("v2");
     std::fs::create_dir_all(root.join("skills/a/scripts")).expect("mkdir");
-    std::fs::write(root.join("skills/a/SKILL.md"), SKILL_MD).expect("skill");
+    write_skill_md(root, "skills/a");
     // The script as 0.2.0 wrote it, three folders below the root.
     let old = std::fs::read_to_string(v2.join("sourced-skill-output-v1.sh"))
         .expect("script")
@@ -380,8 +378,7 @@ fn check_staged_reports_a_migrated_script_whose_runtime_is_not_in_the_commit() {
     let tmp = tempfile::tempdir().expect("tmp");
     let repo = tmp.path();
     git_init(repo);
-    std::fs::create_dir_all(repo.join("s")).expect("mkdir");
-    std::fs::write(repo.join("s/SKILL.md"), SKILL_MD).expect("skill");
+    write_skill_md(repo, "s");
     write_script(repo, "s/execute.sh", SH_SKILL);
     git(repo, &["add", "-A"]);
     git(repo, &["commit", "-qm", "legacy"]);
@@ -418,8 +415,7 @@ fn check_staged_reports_a_migrated_script_whose_runtime_is_not_in_the_commit() {
 fn reports_say_how_many_runtime_files_their_lines_and_that_they_are_identical() {
     let tmp = tempfile::tempdir().expect("tmp");
     for skill in ["a", "b"] {
-        std::fs::create_dir_all(tmp.path().join(skill)).expect("mkdir");
-        std::fs::write(tmp.path().join(skill).join("SKILL.md"), SKILL_MD).expect("skill");
+        write_skill_md(tmp.path(), skill);
         write_script(tmp.path(), &format!("{skill}/execute.sh"), SH_SKILL);
     }
     let (_, report) = json_report(tmp.path(), &["migrate", "--dry-run", "."]);
@@ -658,7 +654,7 @@ fn a_dry_run_from_any_folder_names_paths_from_the_project_root_for_git_apply() {
 fn check_notes_a_skill_whose_script_sources_a_file_outside_its_folder() {
     let tmp = tempfile::tempdir().expect("tmp");
     std::fs::create_dir_all(tmp.path().join("skills/a/scripts")).expect("mkdir");
-    std::fs::write(tmp.path().join("skills/a/SKILL.md"), SKILL_MD).expect("skill");
+    write_skill_md(tmp.path(), "skills/a");
     write_script(tmp.path(), "lib/common.sh", b"log() { echo \"$@\" >&2; }\n");
     write_script(
         tmp.path(),
@@ -740,8 +736,7 @@ fn check_staged_reads_the_index_when_a_skill_folder_became_a_symlink() {
         let elsewhere = tempfile::tempdir().expect("elsewhere");
         let repo = tmp.path();
         git_init(repo);
-        std::fs::create_dir_all(repo.join("skills/s")).expect("mkdir");
-        std::fs::write(repo.join("skills/s/SKILL.md"), SKILL_MD).expect("skill");
+        write_skill_md(repo, "skills/s");
         write_script(
             repo,
             "skills/s/scripts/run.sh",
@@ -831,8 +826,7 @@ fn a_runtime_edited_alone_fails_the_hooks_staged_and_changed_since_checks() {
     let tmp = tempfile::tempdir().expect("tmp");
     let root = tmp.path();
     git_init(root);
-    std::fs::create_dir_all(root.join("s")).expect("mkdir");
-    std::fs::write(root.join("s/SKILL.md"), SKILL_MD).expect("skill");
+    write_skill_md(root, "s");
     write_script(root, "s/execute.sh", SH_SKILL);
     git(root, &["add", "-A"]);
     git(root, &["commit", "-qm", "skill"]);
@@ -887,8 +881,7 @@ fn a_runtime_deleted_or_swapped_for_an_older_one_fails_narrowed_and_full_checks(
     let tmp = tempfile::tempdir().expect("tmp");
     let root = tmp.path();
     git_init(root);
-    std::fs::create_dir_all(root.join("s")).expect("mkdir");
-    std::fs::write(root.join("s/SKILL.md"), SKILL_MD).expect("skill");
+    write_skill_md(root, "s");
     write_script(root, "s/execute.sh", SH_SKILL);
     git(root, &["add", "-A"]);
     git(root, &["commit", "-qm", "skill"]);
@@ -937,7 +930,7 @@ fn check_staged_knows_an_extensionless_script_by_its_staged_shebang() {
         let repo = tmp.path();
         git_init(repo);
         std::fs::create_dir_all(repo.join("skills/s/scripts")).expect("mkdir");
-        std::fs::write(repo.join("skills/s/SKILL.md"), SKILL_MD).expect("skill");
+        write_skill_md(repo, "skills/s");
         let deploy = repo.join("skills/s/scripts/deploy");
         std::fs::write(&deploy, SH_SKILL).expect("script");
         git(repo, &["add", "-A"]);

@@ -156,8 +156,7 @@ fn an_oversize_script_in_a_skill_folder_is_a_warning_that_names_it() {
     let repo = tmp.path();
     git_init(repo);
     write_script(repo, "skills/clean/execute.sh", CLEAN);
-    std::fs::create_dir_all(repo.join("skills/x")).expect("mkdir");
-    std::fs::write(repo.join("skills/x/SKILL.md"), "---\nname: x\n---\n").expect("skill");
+    write_skill_md(repo, "skills/x");
     let mut big = LEGACY.to_vec();
     big.extend(std::iter::repeat_n(b'#', 1024 * 1024 + 10));
     write_script(repo, "skills/x/scripts/big.sh", &big);
@@ -552,8 +551,7 @@ fn an_oversize_script_the_hooks_name_is_an_error_beside_a_clean_one() {
     let tmp = tempfile::tempdir().expect("tmp");
     let repo = tmp.path();
     git_init(repo);
-    std::fs::create_dir_all(repo.join("skills/x")).expect("mkdir");
-    std::fs::write(repo.join("skills/x/SKILL.md"), "---\nname: x\n---\n").expect("skill");
+    write_skill_md(repo, "skills/x");
     write_script(repo, "skills/x/scripts/clean.sh", CLEAN);
     let mut big = LEGACY.to_vec();
     big.extend(std::iter::repeat_n(b'#', 5000));
@@ -596,7 +594,7 @@ fn a_named_link_out_of_the_root_is_an_error_with_force_select_too() {
     let repo = tmp.path();
     git_init(repo);
     std::fs::create_dir_all(repo.join("skills/x/scripts")).expect("mkdir");
-    std::fs::write(repo.join("skills/x/SKILL.md"), "---\nname: x\n---\n").expect("skill");
+    write_skill_md(repo, "skills/x");
     write_script(repo, "skills/x/scripts/clean.sh", CLEAN);
     std::os::unix::fs::symlink(
         outside.path().join("run.sh"),
