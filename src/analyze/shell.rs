@@ -82,11 +82,13 @@ fn shebang_sets_xpg_echo(source: &[u8]) -> bool {
 }
 
 /// Whether a command of the script turns on `xpg_echo` (`shopt -s xpg_echo`, `shopt -qs extglob
-/// xpg_echo`): found from each place the name is written, so a script without it costs one scan.
+/// xpg_echo`): found from each place the option or `shopt` is written (either may be split by a
+/// line continuation, `shopt -s xpg_ec\⏎ho`), so a script without them costs two scans.
 fn sets_xpg_echo(root: Node<'_>, source: &[u8]) -> bool {
-    const OPTION: &[u8] = b"xpg_echo";
-    memchr::memmem::find_iter(source, OPTION).any(|at| {
-        let Some(mut node) = root.descendant_for_byte_range(at, at + OPTION.len()) else {
+    let at =
+        |name: &'static [u8]| memchr::memmem::find_iter(source, name).map(|at| (at, name.len()));
+    at(b"xpg_echo").chain(at(b"shopt")).any(|(at, len)| {
+        let Some(mut node) = root.descendant_for_byte_range(at, at + len) else {
             return false;
         };
         while node.kind() != "command" {
@@ -98,11 +100,23 @@ fn sets_xpg_echo(root: Node<'_>, source: &[u8]) -> bool {
         let Some(run) = super::context::invocation(node, source) else {
             return false;
         };
-        let words: Vec<String> = run
-            .arguments(node, source)
-            .into_iter()
-            .filter_map(|w| super::words::word_value(w, source).as_literal())
-            .collect();
+        // Words glued by a line continuation are one word to bash.
+        let mut words: Vec<String> = Vec::new();
+        let mut end = None;
+        for word in run.arguments(node, source) {
+            let text = super::words::word_value(word, source)
+                .as_literal()
+                .unwrap_or_default();
+            match words.last_mut() {
+                Some(last)
+                    if end.is_some_and(|e| super::context::glued(source, e, word.start_byte())) =>
+                {
+                    last.push_str(&text)
+                }
+                _ => words.push(text),
+            }
+            end = Some(word.end_byte());
+        }
         let flags = || {
             words
                 .iter()
@@ -199,6 +213,8 @@ mod tests {
             "shopt -s xpg_echo\n",
             "shopt -qs extglob xpg_echo\n",
             "f() { shopt -s 'xpg_echo'; }\n",
+            "shopt -s xpg_ec\\\nho\n",
+            "sh\\\nopt -s xpg_echo\n",
             "#!/usr/bin/env bash\nif true; then command shopt -s xpg_echo; fi\n",
             "#!/usr/bin/env -S bash -O xpg_echo\necho x\n",
             "#!/usr/bin/env -S bash -xO xpg_echo\necho x\n",
