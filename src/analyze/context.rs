@@ -615,6 +615,22 @@ fn stdout_gone(root: Node<'_>, source: &[u8]) -> Vec<std::ops::Range<usize>> {
     let statements: Vec<Node<'_>> = root.named_children(&mut cursor).collect();
     let functions = functions_with_execs(&statements, source);
     for statement in &statements {
+        // A compound statement that may run an `exec` giving stdout back (`if …; then exec >&3;
+        // fi`, `[ … ] && exec >&3`): from that `exec` on, stdout may be the script's again.
+        if let Some(start) = since
+            && let Some(exec) = conditional_execs(*statement, source)
+                .into_iter()
+                .find(|exec| {
+                    let mut maybe = shell.clone();
+                    maybe.exec(*exec, source);
+                    maybe.stdout() == Points::Stdout
+                })
+        {
+            gone.push(start..exec.start_byte());
+            since = None;
+            shell.exec(exec, source);
+            continue;
+        }
         let execs: Vec<Node<'_>> = if is_bare_exec(*statement, source) {
             vec![*statement]
         } else if functions.is_empty() || statement.kind() != "command" {
@@ -649,18 +665,68 @@ fn stdout_gone(root: Node<'_>, source: &[u8]) -> Vec<std::ops::Range<usize>> {
     gone
 }
 
+/// The bare `exec`s a top-level compound statement (a branch, a loop, a `{…}` group, an
+/// `&&`/`||` list) may run in the main shell: not those in a subshell, a pipeline, a
+/// substitution or a function it defines.
+fn conditional_execs<'t>(statement: Node<'t>, source: &[u8]) -> Vec<Node<'t>> {
+    const COMPOUND: [&str; 7] = [
+        "if_statement",
+        "for_statement",
+        "c_style_for_statement",
+        "while_statement",
+        "case_statement",
+        "compound_statement",
+        "list",
+    ];
+    // `[ … ] && exec >&3`: tree-sitter-bash gives the redirection to the list, bash to its
+    // last command.
+    let list_exec =
+        |node: Node<'_>| list_tail(node).is_some_and(|tail| bare_exec_command(tail, source));
+    fn walk<'t>(
+        node: Node<'t>,
+        source: &[u8],
+        list_exec: &dyn Fn(Node<'_>) -> bool,
+        out: &mut Vec<Node<'t>>,
+    ) {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            match child.kind() {
+                "subshell"
+                | "pipeline"
+                | "function_definition"
+                | "command_substitution"
+                | "process_substitution" => {}
+                _ if is_bare_exec(child, source) || list_exec(child) => out.push(child),
+                _ => walk(child, source, list_exec, out),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if list_exec(statement) {
+        out.push(statement);
+    } else if COMPOUND.contains(&statement.kind()) {
+        walk(statement, source, &list_exec, &mut out);
+    }
+    out
+}
+
 /// An `exec` that runs no command, only redirections. Its only words may be descriptors written
 /// against their operators (`exec 0<&3`, `exec {o}>&3`), which tree-sitter-bash gives to the
 /// command.
 fn is_bare_exec(statement: Node<'_>, source: &[u8]) -> bool {
     statement.kind() == "redirected_statement"
-        && statement.child_by_field_name("body").is_some_and(|body| {
-            let mut words = body.walk();
-            command_name_bytes(body, source) == Some(b"exec".as_slice())
-                && body
-                    .children_by_field_name("argument", &mut words)
-                    .all(|word| names_a_descriptor(word, source))
-        })
+        && statement
+            .child_by_field_name("body")
+            .is_some_and(|body| bare_exec_command(body, source))
+}
+
+/// A command `exec` whose only words name descriptors.
+fn bare_exec_command(command: Node<'_>, source: &[u8]) -> bool {
+    let mut words = command.walk();
+    command_name_bytes(command, source) == Some(b"exec".as_slice())
+        && command
+            .children_by_field_name("argument", &mut words)
+            .all(|word| names_a_descriptor(word, source))
 }
 
 /// The top-level functions whose body runs bare `exec`s, by name (the last definition wins, as

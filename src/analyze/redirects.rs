@@ -21,6 +21,7 @@ pub(crate) enum Points {
 }
 
 /// What each descriptor points at.
+#[derive(Clone)]
 struct Table {
     points: HashMap<u32, Points>,
 }
@@ -283,6 +284,7 @@ fn descriptor_after<'t>(
 
 /// The descriptors of the main shell as its top-level `exec`s leave them, one after the other:
 /// `exec 3>&1 >/dev/null` then `exec 2>&3; exec >&2` gives stdout back.
+#[derive(Clone)]
 pub(crate) struct ShellDescriptors(Table);
 
 impl ShellDescriptors {

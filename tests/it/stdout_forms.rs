@@ -818,12 +818,18 @@ fn stdout_restored_after_exec_sends_it_away_is_stdout_again() {
 #[test]
 fn stdout_given_back_by_other_routes_is_stdout_again_and_a_group_to_a_descriptor_is_a_note() {
     // Hostile round 4 (K04): the execs' descriptors are followed from one to the next, a
-    // function's bare exec runs where it is called, and `{ …; } >&3` writes to a descriptor.
+    // function's bare exec runs where it is called, an exec in a branch, a loop or a list may
+    // run, and `{ …; } >&3` writes to a descriptor.
     for (restore, place) in [
         ("exec 2>&3\nexec >&2", "5:1"),
         ("exec 0<&3 1<&0", "4:1"),
         ("exec {o}>&3 >&$o", "4:1"),
         ("back() { exec >&3; }\nback", "5:1"),
+        // An exec that may run (a branch, a loop, a list): stdout may be back after it.
+        ("if true; then echo Created: x; exec >&3; fi", "4:1"),
+        ("for i in 1; do exec 1>&3; done", "4:1"),
+        ("[ -n \"$HOME\" ] && exec >&3", "4:1"),
+        ("{ exec >&3; }", "4:1"),
     ] {
         let script = format!("#!/bin/bash\nexec 3>&1 >/dev/null\n{restore}\necho SUCCESS\n");
         let tmp = tempfile::tempdir().expect("tmp");
