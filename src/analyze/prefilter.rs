@@ -264,9 +264,20 @@ fn printf_marker(source: &[u8], vocabulary: Vocabulary) -> bool {
     if memchr::memchr(b'%', source).is_none() {
         return false;
     }
+    // Each byte is read once at most, and PRINTF_READ bytes after a `printf` at most, so a long
+    // line full of `printf` costs linear time.
+    let mut read_to = 0;
     memchr::memmem::find_iter(source, b"printf").any(|at| {
-        let end = memchr::memchr(b'\n', &source[at..]).map_or(source.len(), |p| at + p);
-        let mut words = shell_words(&source[at + b"printf".len()..end]).into_iter();
+        if at < read_to {
+            return false;
+        }
+        let end = memchr::memchr(b'\n', &source[at..])
+            .map_or(source.len(), |p| at + p)
+            .min(at + PRINTF_READ);
+        let start = at + b"printf".len();
+        let (words, read) = shell_words(&source[start..end]);
+        read_to = start + read;
+        let mut words = words.into_iter();
         let format = match words.next() {
             Some(word) if word == b"--" => words.next(),
             word => word,
@@ -281,9 +292,12 @@ fn printf_marker(source: &[u8], vocabulary: Vocabulary) -> bool {
     })
 }
 
+/// How much of a line after `printf` is read, and how much of its output is made.
+const PRINTF_READ: usize = 4096;
+
 /// The words of `line` up to the end of its first command, quotes taken out (a rough reading:
-/// expansions are kept as text).
-fn shell_words(line: &[u8]) -> Vec<Vec<u8>> {
+/// expansions are kept as text), and how many bytes that was.
+fn shell_words(line: &[u8]) -> (Vec<Vec<u8>>, usize) {
     let (mut words, mut word, mut quote) = (Vec::new(), None::<Vec<u8>>, None);
     let mut bytes = line.iter().copied();
     while let Some(b) = bytes.next() {
@@ -301,7 +315,7 @@ fn shell_words(line: &[u8]) -> Vec<Vec<u8>> {
         }
     }
     words.extend(word);
-    words
+    (words, line.len() - bytes.len())
 }
 
 /// What printf makes of `format` and `arguments`, roughly: `%s`, `%b` and the like take the next
@@ -340,7 +354,7 @@ fn filled(format: &[u8], arguments: &[Vec<u8>]) -> Vec<u8> {
                 _ => out.extend(&argument[..precision.unwrap_or(usize::MAX).min(argument.len())]),
             }
         }
-        if conversions == 0 || next.len() == 0 {
+        if conversions == 0 || next.len() == 0 || out.len() > PRINTF_READ {
             return out;
         }
     }
@@ -650,7 +664,7 @@ mod tests {
 
     #[test]
     fn a_printf_building_a_marker_from_its_arguments_needs_a_parse() {
-        let cases: [(&[u8], bool); 9] = [
+        let cases: [(&[u8], bool); 10] = [
             (b"printf 'SUCC%cSS\\n' E\n", true),
             (b"printf 'SUCC%s\\n' ESS\n", true),
             (b"printf '%s: %s\\n' Created out.txt\n", true),
@@ -658,6 +672,7 @@ mod tests {
             (b"printf '%.7s\\n' SUCCESSXX\n", true),
             // The format is used again while arguments are left.
             (b"printf '%s' SUCC ESS; echo\n", true),
+            (b"printf x; printf 'SUCC%s' ESS\n", true),
             (b"echo 'SUCC%cSS' E\n", false),
             (b"printf '%s\\n' SUCC ESS\n", false),
             (b"printf '%-10s %s\\n' \"$name\" \"$value\"\n", false),
