@@ -163,7 +163,9 @@ fn form_around(
     vocabulary: Vocabulary,
     elsewhere: &std::cell::OnceCell<bool>,
 ) -> Option<Form> {
+    let mut child: Option<Node<'_>> = None;
     for ancestor in std::iter::successors(Some(node), |n| n.parent()) {
+        let from = std::mem::replace(&mut child, Some(ancestor));
         match ancestor.kind() {
             "comment" => return None,
             "heredoc_body" => {
@@ -200,8 +202,13 @@ fn form_around(
                     .any(|v| vocabulary.classify(&element_value(v, source)).is_some())
                     .then_some(Form::Variable);
             }
-            // `echo "${x:-SUCCESS}"`, `: "${x:=SUCCESS}"`: a default printed or assigned.
-            "expansion" => return Some(Form::Variable),
+            // `echo "${x:-SUCCESS}"`, `: "${x:=SUCCESS}"`: a default printed or assigned; the
+            // variable's name (`${COMPLETE:=0}`) is neither.
+            "expansion" => {
+                return from
+                    .is_none_or(|from| from.kind() != "variable_name")
+                    .then_some(Form::Variable);
+            }
             // `for w in SUCCESS …`: each word becomes the loop variable's value.
             "for_statement" => return Some(Form::Variable),
             "command" => return command_form(ancestor, survey, source, vocabulary, elsewhere),

@@ -1452,12 +1452,11 @@ pub fn run(
                 Outcome::Failed => {}
             }
             s.suppressed += check.suppressed;
-            let legacy = check
-                .findings
-                .iter()
-                .filter(|f| f.code == Rule::LegacyOutput)
-                .count();
-            if legacy > 0 {
+            // A file with an error the summary counts as a finding (a legacy statement, a
+            // runtime error, a malformed directive).
+            if check.findings.iter().any(|f| {
+                f.severity == Severity::Error && !is_unjudged(f) && f.code != Rule::Unreadable
+            }) {
                 s.files_with_findings += 1;
             }
             for f in &check.findings {

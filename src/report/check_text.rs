@@ -149,7 +149,7 @@ pub(crate) fn write_summary(
         }
         // Notes say what check could not read; "All clear" never hides that there are some.
         if s.notes > 0 {
-            write!(out, "; {} (shown with -v)", super::plural(s.notes, "note"))?;
+            write!(out, "; {} (shown with -v)", hidden_notes(s.notes))?;
         }
     } else {
         // Findings are errors: legacy statements, and malformed directives (SKM006).
@@ -158,14 +158,18 @@ pub(crate) fn write_summary(
             .get(&Rule::LegacyOutput)
             .copied()
             .unwrap_or(0);
-        let other = match s.findings - legacy {
-            0 => String::new(),
-            n => format!(" and {}", super::plural(n, "other error")),
+        let found = match (legacy, s.findings - legacy) {
+            (legacy, 0) => super::plural(legacy, "legacy statement"),
+            (0, other) => super::plural(other, "error"),
+            (legacy, other) => format!(
+                "{} and {}",
+                super::plural(legacy, "legacy statement"),
+                super::plural(other, "other error")
+            ),
         };
         write!(
             out,
-            "{bold}Found {}{other} in {} of {} checked{bold:#}",
-            super::plural(legacy, "legacy statement"),
+            "{bold}Found {found} in {} of {} checked{bold:#}",
             s.files_with_findings,
             // A file with findings was read even when a parse error left it not clear.
             super::plural(s.scripts_checked.max(s.files_with_findings), "script")
@@ -177,13 +181,19 @@ pub(crate) fn write_summary(
             write!(out, " ({off})")?;
         }
         if s.notes > 0 {
-            write!(out, "; {} (shown with -v)", super::plural(s.notes, "note"))?;
+            write!(out, "; {} (shown with -v)", hidden_notes(s.notes))?;
         }
     }
     if s.suppressed > 0 {
         write!(out, " ({} suppressed)", s.suppressed)?;
     }
     writeln!(out)
+}
+
+/// The SKM010 notes the text report shows only with `-v`, named by their rule: other notes
+/// (SKM009) are shown without it.
+fn hidden_notes(count: usize) -> String {
+    super::plural(count, &format!("{} note", Rule::OutOfReach.code()))
 }
 
 /// What the run says beside the findings, for the machine formats that have no summary (GitHub

@@ -390,6 +390,13 @@ fn check_staged_reports_a_migrated_script_whose_runtime_is_not_in_the_commit() {
         report["findings"][0]["reason"], "RUNTIME_UNTRACKED",
         "{report}"
     );
+    // The summary counts the script with the error (a new user read "in 0 of 1 script").
+    assert_eq!(report["summary"]["files_with_findings"], 1, "{report}");
+    let text = stdout(&run(skillmod(repo).args(["check", "s"])));
+    assert!(
+        text.contains("Found 1 error in 1 of 1 script checked"),
+        "{text}"
+    );
     // The script is staged, its new runtime is not (intent-to-add only).
     git(repo, &["add", "s/execute.sh"]);
     let (code, report) = json_report(repo, &["check", "--staged"]);

@@ -64,7 +64,7 @@ fn run_skill(shell: &str, skill: &Path) -> (String, BTreeMap<String, String>) {
 /// The `path:line:column` of each SKM010 note in `check -v`'s text.
 fn note_places(text: &str) -> Vec<&str> {
     text.lines()
-        .filter(|l| l.contains("SKM010"))
+        .filter(|l| l.contains(": SKM010 "))
         .map(|l| l.split(": SKM010 ").next().unwrap_or_default())
         .collect()
 }
@@ -229,7 +229,7 @@ fn forms_out_of_reach_are_notes_shown_with_verbose_only() {
     write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
     let plain = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
     assert_eq!(plain.status.code(), Some(0), "{}", stdout(&plain));
-    assert!(!stdout(&plain).contains("SKM010"), "{}", stdout(&plain));
+    assert!(!stdout(&plain).contains(": SKM010 "), "{}", stdout(&plain));
     let (_, text, notes) = verbose_notes(tmp.path());
     // The variable, the heredoc cat prints, the two-line printf, the trap; not the heredoc
     // written to a file, the comment or the comparison.
@@ -461,7 +461,8 @@ fn what_migrate_cannot_record_is_said_in_its_report_and_in_checks_summary() {
         "s",
     ])));
     assert!(
-        text.contains("Found 1 legacy statement") && text.contains("; 1 note (shown with -v)"),
+        text.contains("Found 1 legacy statement")
+            && text.contains("; 1 SKM010 note (shown with -v)"),
         "{text}"
     );
     // migrate's report holds an OUT_OF_REACH note at `place`.
@@ -505,7 +506,7 @@ fn what_migrate_cannot_record_is_said_in_its_report_and_in_checks_summary() {
         "s",
     ])));
     assert!(
-        text.contains("All clear") && text.contains("; 1 note (shown with -v)"),
+        text.contains("All clear") && text.contains("; 1 SKM010 note (shown with -v)"),
         "{text}"
     );
     // The JSON report names the reading it used, as "All clear" does.
@@ -966,4 +967,15 @@ fn a_function_defined_with_stdout_to_stderr_and_called_with_2_to_1_is_a_note() {
     let (_, text, places) = verbose_notes(tmp.path());
     assert_eq!(places, ["2:18"], "{text}");
     assert!(text.contains("where stderr goes to stdout"), "{text}");
+}
+
+#[test]
+fn a_variable_named_like_a_marker_is_no_note_and_its_default_is() {
+    // A new user's trial: `: "${COMPLETE:=0}"` names a variable; only a default is a value.
+    let script =
+        "#!/bin/bash\n: \"${COMPLETE:=0}\"\necho \"$COMPLETE\" >&2\n: \"${STATE:=COMPLETE}\"\n";
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
+    let (_, text, places) = verbose_notes(tmp.path());
+    assert_eq!(places, ["4:13"], "{text}");
 }
