@@ -165,7 +165,7 @@ fn form_around(
 ) -> Option<Form> {
     let mut child: Option<Node<'_>> = None;
     for ancestor in std::iter::successors(Some(node), |n| n.parent()) {
-        let from = std::mem::replace(&mut child, Some(ancestor));
+        let from = child.replace(ancestor);
         match ancestor.kind() {
             "comment" => return None,
             "heredoc_body" => {
