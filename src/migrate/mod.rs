@@ -270,6 +270,8 @@ pub struct Summary {
     pub stdout_writes_kept: usize,
     /// Selected scripts that could not be judged (each failed or skipped as well).
     pub not_checked: usize,
+    /// Skipped files that are no shell scripts (`NOT_SHELL`): listed only with `-v`.
+    pub not_shell: usize,
 }
 
 impl Summary {
@@ -277,6 +279,7 @@ impl Summary {
     pub fn add_report(&mut self, report: &FileReport) {
         self.add(report.status);
         self.not_checked += usize::from(report.unjudged.is_some());
+        self.not_shell += usize::from(report.is_not_shell());
         let changed = matches!(report.status, Status::Migrated | Status::WouldMigrate);
         if changed && report.stdout_to_stderr {
             self.stdout_to_stderr += 1;
@@ -461,6 +464,18 @@ fn failed(path: &Path, options: &Options, error: Error) -> FileReport {
 }
 
 impl FileReport {
+    /// A file skipped as no shell script, and for nothing else: the text report lists it
+    /// only with `-v` (an `--include '*.sh'` over a repository meets many Python `.sh` files).
+    pub fn is_not_shell(&self) -> bool {
+        self.status == Status::Skipped
+            && self.notes.is_empty()
+            && !self.errors.is_empty()
+            && self
+                .errors
+                .iter()
+                .all(|e| e.code == crate::codes::NOT_SHELL)
+    }
+
     fn new(path: &Path, options: &Options) -> FileReport {
         FileReport {
             path: crate::fsio::display_path(path, &options.base),

@@ -35,8 +35,8 @@ pub(crate) fn status_label(status: Status) -> &'static str {
 /// One file's lines: shown for every file when verbose, else only for skipped and failed ones
 /// and for files with notes.
 pub(crate) fn write_file(out: &mut dyn Write, file: &FileReport, verbose: bool) -> io::Result<()> {
-    if !verbose && !matches!(file.status, Status::Skipped | Status::Failed) && file.notes.is_empty()
-    {
+    let shown = matches!(file.status, Status::Skipped | Status::Failed) && !file.is_not_shell();
+    if !verbose && !shown && file.notes.is_empty() {
         return Ok(());
     }
     let style = status_style(file.status);
@@ -255,9 +255,13 @@ pub(crate) fn write_summary(
     } else {
         format!("{} migrated", s.migrated)
     };
+    let not_shell = match s.not_shell {
+        0 => String::new(),
+        n => format!(" ({n} not shell scripts, shown with -v)"),
+    };
     writeln!(
         out,
-        "{bold}{}{bold:#}: {changed}, {} already migrated, {} no legacy, {} skipped, {} failed ({:.2}s)",
+        "{bold}{}{bold:#}: {changed}, {} already migrated, {} no legacy, {} skipped{not_shell}, {} failed ({:.2}s)",
         super::plural(s.total, "file"),
         s.already_migrated,
         s.no_legacy,

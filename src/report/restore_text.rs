@@ -56,11 +56,22 @@ pub fn write(out: &mut dyn Write, report: &Report, verbose: bool) {
         .map(|f| crate::bytes_text::command_arg(&f.path))
         .collect();
     if !removed.is_empty() && report.in_git {
-        let _ = writeln!(
-            out,
-            "git's index still lists the removed file(s) (intent-to-add, or committed by `migrate --commit`); drop them from it with `git rm --cached --quiet {}`, and commit if a commit held them",
-            removed.join(" ")
-        );
+        let why = "(intent-to-add, or committed by `migrate --commit`); commit afterwards if a commit held them";
+        if removed.len() <= 3 {
+            let _ = writeln!(
+                out,
+                "git's index still lists the removed file(s) {why}: `git rm --cached --quiet -- {}`",
+                removed.join(" ")
+            );
+        } else {
+            // One path a line, as a command that pastes whole.
+            let _ = writeln!(
+                out,
+                "git's index still lists the {} removed files {why}:\n  git rm --cached --quiet -- \\\n    {}",
+                removed.len(),
+                removed.join(" \\\n    ")
+            );
+        }
     }
     if !report.older_runs.is_empty() {
         let _ = writeln!(

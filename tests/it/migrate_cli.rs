@@ -905,7 +905,7 @@ fn restore_says_what_it_removed_lists_as_json_and_refuses_a_missing_path() {
     let said = stdout(&out);
     assert!(said.contains("   removed s/skillmod-runtime.sh"), "{said}");
     assert!(
-        said.contains("git rm --cached --quiet s/skillmod-runtime.sh"),
+        said.contains("`git rm --cached --quiet -- s/skillmod-runtime.sh`"),
         "{said}"
     );
     // The hint is what drops it: the tree is clean afterwards.
@@ -1007,4 +1007,75 @@ fn comment_mode_keeps_the_side_effects_and_failures_of_a_disabled_lines_words() 
     assert!(stderr(&after).contains("f=notes.md"), "{}", stderr(&after));
     assert!(stderr(&after).contains("OUT not set"), "{}", stderr(&after));
     assert_eq!(after.status.code(), Some(1));
+}
+
+#[test]
+fn restores_hint_for_many_removed_runtimes_is_one_path_a_line_and_pastes_whole() {
+    // A new user's trial: 76 runtime paths made one 8 KB line.
+    let tmp = tempfile::tempdir().expect("tmp");
+    git_init(tmp.path());
+    for skill in ["a", "b", "c", "d"] {
+        write_skill_md(tmp.path(), skill);
+        write_script(tmp.path(), &format!("{skill}/execute.sh"), LEGACY);
+    }
+    git(tmp.path(), &["add", "-A"]);
+    git(tmp.path(), &["commit", "-qm", "skills"]);
+    let out = run(skillmod(tmp.path()).args(["migrate", "."]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run(skillmod(tmp.path()).args(["restore"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said = stdout(&out);
+    assert!(said.contains("the 4 removed files"), "{said}");
+    let command: Vec<&str> = said
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("git rm --cached"))
+        .take(5)
+        .collect();
+    assert_eq!(command.len(), 5, "{said}");
+    assert!(command.iter().all(|l| l.len() < 60), "{said}");
+    let pasted = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(command.join("\n"))
+        .current_dir(tmp.path())
+        .output()
+        .expect("bash");
+    assert!(pasted.status.success(), "{}", stderr(&pasted));
+    let status = std::process::Command::new("git")
+        .args(["status", "--porcelain"])
+        .current_dir(tmp.path())
+        .output()
+        .expect("git status");
+    assert_eq!(stdout(&status), "", "{said}");
+}
+
+#[test]
+fn files_skipped_as_no_shell_script_are_counted_and_listed_with_verbose_only() {
+    // A new user's trial: `--include '*.sh'` over a repository with Python `.sh` files printed
+    // 48 two-line skip blocks before the summary.
+    let tmp = tempfile::tempdir().expect("tmp");
+    for name in ["p1.sh", "p2.sh"] {
+        write_script(
+            tmp.path(),
+            &format!("s/{name}"),
+            b"#!/usr/bin/env python3\nprint('SUCCESS')\n",
+        );
+    }
+    write_script(tmp.path(), "s/execute.sh", LEGACY);
+    let args = ["migrate", "--dry-run", "--include", "*.sh", "s"];
+    let out = run(skillmod(tmp.path()).args(args));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(!said.contains("NOT_SHELL"), "{said}");
+    assert!(
+        said.contains("2 skipped (2 not shell scripts, shown with -v)"),
+        "{said}"
+    );
+    let out = run(skillmod(tmp.path()).args(args).arg("-v"));
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(said.matches("NOT_SHELL").count(), 2, "{said}");
+    let (_, report) = json_report(
+        tmp.path(),
+        &["migrate", "--dry-run", "--include", "*.sh", "s"],
+    );
+    assert_eq!(report["summary"]["not_shell"], 2, "{report}");
 }
