@@ -65,6 +65,8 @@ pub(crate) struct Survey<'s, 't> {
     /// Where top-level `exec >&2` (or `exec >FILE`) sends the script's stdout away: nothing in
     /// these byte ranges prints on stdout.
     stdout_gone: Vec<std::ops::Range<usize>>,
+    /// The tree's family links and flow answers, read once when a legacy line first asks.
+    flow: std::cell::OnceCell<super::flow::Flow<'t>>,
 }
 
 struct Walk<'s, 't, 'o> {
@@ -177,6 +179,12 @@ impl<'s, 't> Survey<'s, 't> {
         survey.captured = survey.captured_functions();
         survey.stdout_gone = stdout_gone(tree.root_node(), source);
         survey
+    }
+
+    /// The failure-path and line walks over this tree (see `flow::Flow`).
+    pub(crate) fn flow(&self, source: &[u8]) -> &super::flow::Flow<'t> {
+        self.flow
+            .get_or_init(|| super::flow::Flow::of(self.root, source))
     }
 
     /// Functions whose output is captured, piped or redirected at some call site, directly or
@@ -430,6 +438,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                 captured: Vec::new(),
                 mixed: Vec::new(),
                 stdout_gone: Vec::new(),
+                flow: std::cell::OnceCell::new(),
             },
         };
         walk.descend(tree);

@@ -3,11 +3,51 @@
 //! returns at top level (it is meant to be sourced), and whether a statement sits on a failure
 //! path (what it prints is no success).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use tree_sitter::Node;
 
 use super::context::command_name_bytes;
+use super::parser::Kin;
+
+/// What the failure-path and line walks of one tree read: its family links (`Kin`), and the
+/// failure-path answers found so far, by the node a walk went on after. n legacy lines in one
+/// list cost n steps, not n².
+#[derive(Debug)]
+pub(crate) struct Flow<'t> {
+    kin: Kin<'t>,
+    after: RefCell<HashMap<usize, bool>>,
+    functions: Functions<'t>,
+}
+
+impl<'t> Flow<'t> {
+    pub(crate) fn of(root: Node<'t>, source: &[u8]) -> Flow<'t> {
+        Flow {
+            kin: Kin::of(root),
+            after: RefCell::new(HashMap::new()),
+            functions: top_functions(root, source),
+        }
+    }
+}
+
+/// The bodies of the script's top-level functions, by name (the last definition wins, as in
+/// bash).
+type Functions<'t> = HashMap<Vec<u8>, Node<'t>>;
+
+fn top_functions<'t>(root: Node<'t>, source: &[u8]) -> Functions<'t> {
+    let mut cursor = root.walk();
+    root.named_children(&mut cursor)
+        .filter(|n| n.kind() == "function_definition")
+        .filter_map(|n| {
+            let name = n.child_by_field_name("name")?;
+            Some((
+                source[name.byte_range()].to_vec(),
+                n.child_by_field_name("body")?,
+            ))
+        })
+        .collect()
+}
 
 /// How deep calls and nested groups are followed before giving up (recursive functions, deeply
 /// nested scripts: the walk must not overflow a worker's stack). Giving up means "may not exit".
@@ -96,65 +136,79 @@ fn last_statement(node: Node<'_>) -> Option<Node<'_>> {
 /// N: the statements after it, in its list and in the lists around it, up to such a command are
 /// plain commands (no loop, no branch, no function end, no subshell in between; anything else
 /// and the answer is "not known to fail", false).
-pub fn on_failure_path<'t>(root: Node<'t>, statement: Node<'t>, source: &[u8]) -> bool {
+pub(crate) fn on_failure_path<'t>(flow: &Flow<'t>, statement: Node<'t>, source: &[u8]) -> bool {
+    let kin = &flow.kin;
     // In a subshell (`( … )`, `$( … )`, a pipeline's group), an `exit` ends only that subshell.
-    // The ancestors in one descent from the root: each `parent()` descends again, which a
-    // script nested thousands deep turns into minutes.
-    let ancestors = super::parser::ancestry(root, statement);
-    let parent = ancestors.len().checked_sub(2).map(|i| ancestors[i]);
-    let nested = ancestors[..ancestors.len().saturating_sub(1)]
-        .iter()
-        .any(|n| {
-            matches!(
-                n.kind(),
-                "subshell" | "command_substitution" | "process_substitution"
-            ) || (n.kind() == "pipeline" && parent != Some(*n))
-        });
+    let parent = kin.parent(statement);
+    let nested = std::iter::successors(parent, |n| kin.parent(*n)).any(|n| {
+        matches!(
+            n.kind(),
+            "subshell" | "command_substitution" | "process_substitution"
+        ) || (n.kind() == "pipeline" && parent != Some(n))
+    });
     if nested {
         return false;
     }
-    let mut node = statement;
-    for _ in 0..MAX_DEPTH {
-        let mut next = node.next_named_sibling();
-        while let Some(sibling) = next {
-            match sibling.kind() {
-                "comment" => {}
-                // The end of an `if` branch: on after the `if`.
-                "elif_clause" | "else_clause" => break,
-                "command" => {
-                    if let Some(b"exit" | b"return") = command_name_bytes(sibling, source) {
-                        return fails(sibling, source);
-                    }
+    // Every statement the walk goes on after shares its answer: kept, so a later walk that
+    // reaches one stops there.
+    let mut passed = vec![statement];
+    let answer = 'answer: {
+        let mut node = statement;
+        for _ in 0..MAX_DEPTH {
+            let mut next = kin.next_named(node);
+            while let Some(sibling) = next {
+                if let Some(&known) = flow.after.borrow().get(&sibling.id()) {
+                    break 'answer known;
                 }
-                "redirected_statement"
-                | "variable_assignment"
-                | "declaration_command"
-                | "test_command"
-                | "pipeline" => {}
-                _ => return false,
+                match sibling.kind() {
+                    "comment" => {}
+                    // The end of an `if` branch: on after the `if`.
+                    "elif_clause" | "else_clause" => break,
+                    "command" => {
+                        if let Some(b"exit" | b"return") = command_name_bytes(sibling, source) {
+                            break 'answer fails(sibling, source);
+                        }
+                    }
+                    "redirected_statement"
+                    | "variable_assignment"
+                    | "declaration_command"
+                    | "test_command"
+                    | "pipeline" => {}
+                    _ => break 'answer false,
+                }
+                passed.push(sibling);
+                next = kin.next_named(sibling);
             }
-            next = sibling.next_named_sibling();
+            let Some(parent) = kin.parent(node) else {
+                break 'answer false;
+            };
+            // Past the end of a list: go on after the construct holding it, when that one runs
+            // no further (a group, a branch of an `if` or a `case`, an `&&`/`||` chain).
+            node = match parent.kind() {
+                "compound_statement" | "list" | "redirected_statement" | "pipeline" => parent,
+                "else_clause" | "elif_clause" => match kin.parent(parent) {
+                    Some(if_statement) if if_statement.kind() == "if_statement" => if_statement,
+                    _ => break 'answer false,
+                },
+                "if_statement" | "case_statement" => parent,
+                "case_item" => match kin.parent(parent) {
+                    Some(case) if case.kind() == "case_statement" => case,
+                    _ => break 'answer false,
+                },
+                _ => break 'answer false,
+            };
+            if let Some(&known) = flow.after.borrow().get(&node.id()) {
+                break 'answer known;
+            }
+            passed.push(node);
         }
-        let Some(parent) = node.parent() else {
-            return false;
-        };
-        // Past the end of a list: go on after the construct holding it, when that one runs no
-        // further (a group, a branch of an `if` or a `case`, an `&&`/`||` chain).
-        node = match parent.kind() {
-            "compound_statement" | "list" | "redirected_statement" | "pipeline" => parent,
-            "else_clause" | "elif_clause" => match parent.parent() {
-                Some(if_statement) if if_statement.kind() == "if_statement" => if_statement,
-                _ => return false,
-            },
-            "if_statement" | "case_statement" => parent,
-            "case_item" => match parent.parent() {
-                Some(case) if case.kind() == "case_statement" => case,
-                _ => return false,
-            },
-            _ => return false,
-        };
+        false
+    };
+    let mut after = flow.after.borrow_mut();
+    for node in passed {
+        after.insert(node.id(), answer);
     }
-    false
+    answer
 }
 
 /// `exit N` or `return N` with a literal N other than 0.
@@ -229,7 +283,11 @@ mod tests {
         )
         .find(|n| n.kind() == "command")
         .expect("command");
-        on_failure_path(tree.root_node(), echo, source.as_bytes())
+        on_failure_path(
+            &Flow::of(tree.root_node(), source.as_bytes()),
+            echo,
+            source.as_bytes(),
+        )
     }
 
     #[test]
@@ -319,24 +377,28 @@ if x; then exit 1; fi
 /// row of dots), or a call of a function of the script whose last printing statement does.
 /// Anything else in between (a `case`, a function's start, a command that may print) and the
 /// answer is no.
-pub fn continues_line(command: Node<'_>, source: &[u8]) -> bool {
-    let mut node = statement_of(command);
+pub(crate) fn continues_line<'t>(flow: &Flow<'t>, command: Node<'t>, source: &[u8]) -> bool {
+    let kin = &flow.kin;
+    let mut node = match kin.parent(command) {
+        Some(p) if p.kind() == "redirected_statement" => p,
+        _ => command,
+    };
     for _ in 0..MAX_DEPTH {
-        let mut previous = node.prev_named_sibling();
+        let mut previous = kin.prev_named(node);
         while let Some(before) = previous {
             if before.kind() == "comment" || prints_nothing(before, source) {
-                previous = before.prev_named_sibling();
+                previous = kin.prev_named(before);
                 continue;
             }
-            return leaves_line_open(before, source, 0);
+            return line_left_open(before, source, 0, &flow.functions);
         }
-        let Some(parent) = node.parent() else {
+        let Some(parent) = kin.parent(node) else {
             return false;
         };
         node = match parent.kind() {
             "compound_statement" => parent,
             "if_statement" | "elif_clause" | "else_clause" => {
-                let statement = std::iter::successors(Some(parent), |n| n.parent())
+                let statement = std::iter::successors(Some(parent), |n| kin.parent(*n))
                     .find(|n| n.kind() == "if_statement")
                     .unwrap_or(parent);
                 let mut cursor = statement.walk();
@@ -353,14 +415,6 @@ pub fn continues_line(command: Node<'_>, source: &[u8]) -> bool {
         };
     }
     false
-}
-
-/// The statement a command stands for in its list: the command, or the redirection around it.
-fn statement_of(command: Node<'_>) -> Node<'_> {
-    match command.parent() {
-        Some(p) if p.kind() == "redirected_statement" => p,
-        _ => command,
-    }
 }
 
 /// A statement that writes nothing to stdout whatever it does: an assignment, a declaration
@@ -404,7 +458,12 @@ fn is_quiet_grep(command: Node<'_>, source: &[u8]) -> bool {
 /// with a newline, printing on stdout: it leaves its line open. So does a loop whose printing
 /// statements all leave it open, and a call of a function of the script whose last printing
 /// statement does (`depth` bounds the functions followed).
-fn leaves_line_open(statement: Node<'_>, source: &[u8], depth: usize) -> bool {
+fn line_left_open<'t>(
+    statement: Node<'t>,
+    source: &[u8],
+    depth: usize,
+    functions: &Functions<'t>,
+) -> bool {
     if depth > 4 {
         return false;
     }
@@ -414,7 +473,7 @@ fn leaves_line_open(statement: Node<'_>, source: &[u8], depth: usize) -> bool {
     ) {
         return statement
             .child_by_field_name("body")
-            .is_some_and(|body| only_open_fragments(body, source, depth));
+            .is_some_and(|body| only_open_fragments(body, source, depth, functions));
     }
     if statement.kind() != "command" {
         return false;
@@ -422,8 +481,8 @@ fn leaves_line_open(statement: Node<'_>, source: &[u8], depth: usize) -> bool {
     let Some(invocation) = super::context::invocation(statement, source) else {
         return false;
     };
-    if let Some(body) = function_body(statement, invocation.name.as_bytes(), source) {
-        return last_print_leaves_line_open(body, source, depth + 1);
+    if let Some(body) = functions.get(invocation.name.as_bytes()) {
+        return last_print_leaves_line_open(*body, source, depth + 1, functions);
     }
     let arguments = invocation.arguments(statement, source);
     let literal = |n: &Node<'_>| super::words::word_value(*n, source).as_literal();
@@ -440,50 +499,43 @@ fn leaves_line_open(statement: Node<'_>, source: &[u8], depth: usize) -> bool {
     }
 }
 
-/// Whether the `printf` command starting at byte `start` leaves its line open (its literal
-/// format does not end with a newline).
-pub fn printf_leaves_line_open(tree: &tree_sitter::Tree, source: &[u8], start: usize) -> bool {
-    std::iter::successors(
-        tree.root_node().descendant_for_byte_range(start, start),
-        |n| n.parent(),
-    )
-    .find(|n| n.kind() == "command" && n.start_byte() == start)
-    .is_some_and(|command| leaves_line_open(command, source, 0))
+/// Whether the echo or printf `command` leaves its line open (`echo -n`, a `printf` whose
+/// literal format does not end with a newline).
+pub(crate) fn leaves_line_open<'t>(flow: &Flow<'t>, command: Node<'t>, source: &[u8]) -> bool {
+    line_left_open(command, source, 0, &flow.functions)
 }
 
 /// Whether a loop's body prints something, and only fragments that leave the line open.
-fn only_open_fragments(body: Node<'_>, source: &[u8], depth: usize) -> bool {
+fn only_open_fragments<'t>(
+    body: Node<'t>,
+    source: &[u8],
+    depth: usize,
+    functions: &Functions<'t>,
+) -> bool {
     let mut cursor = body.walk();
     let printing: Vec<Node<'_>> = body
         .named_children(&mut cursor)
         .filter(|n| n.kind() != "comment" && !prints_nothing(*n, source))
         .collect();
-    !printing.is_empty() && printing.iter().all(|n| leaves_line_open(*n, source, depth))
+    !printing.is_empty()
+        && printing
+            .iter()
+            .all(|n| line_left_open(*n, source, depth, functions))
 }
 
 /// Whether the last statement of a function's body that prints leaves the line open.
-fn last_print_leaves_line_open(body: Node<'_>, source: &[u8], depth: usize) -> bool {
+fn last_print_leaves_line_open<'t>(
+    body: Node<'t>,
+    source: &[u8],
+    depth: usize,
+    functions: &Functions<'t>,
+) -> bool {
     let mut cursor = body.walk();
     let last = body
         .named_children(&mut cursor)
         .filter(|n| n.kind() != "comment" && !prints_nothing(*n, source))
         .last();
-    last.is_some_and(|n| leaves_line_open(n, source, depth))
-}
-
-/// The body of the script's function `name`, when `command` calls one defined at the top level.
-fn function_body<'t>(command: Node<'t>, name: &[u8], source: &[u8]) -> Option<Node<'t>> {
-    let root = std::iter::successors(Some(command), |n| n.parent()).last()?;
-    let mut cursor = root.walk();
-    let found = root
-        .named_children(&mut cursor)
-        .filter(|n| n.kind() == "function_definition")
-        .filter(|n| {
-            n.child_by_field_name("name")
-                .is_some_and(|id| &source[id.byte_range()] == name)
-        })
-        .last();
-    found?.child_by_field_name("body")
+    last.is_some_and(|n| line_left_open(n, source, depth, functions))
 }
 
 #[cfg(test)]

@@ -98,7 +98,7 @@ pub(super) fn calls(
         .filter_map(|(name, node)| {
             // The script's own definition wins over a sourced file's, as the last one bash read.
             let helper = helpers.get(name).or_else(|| imported.get(name))?;
-            statement(survey.root, node, source, helper, vocabulary)
+            statement(survey.flow(source), node, source, helper, vocabulary)
         })
         .collect()
 }
@@ -360,7 +360,7 @@ fn argument_copies(function: Node<'_>, source: &[u8]) -> HashMap<String, Passes>
 /// The call as a legacy statement, when what the helper prints of it is a legacy line whose
 /// marker the call's own arguments carry (the runtime reads the value from them).
 fn statement<'t>(
-    root: Node<'t>,
+    flow: &flow::Flow<'t>,
     command: Node<'t>,
     source: &[u8],
     helper: &Helper,
@@ -401,8 +401,9 @@ fn statement<'t>(
         end: command.end_byte(),
         printer: name.byte_range(),
         form: Form::Helper(passes),
-        on_failure_path: flow::on_failure_path(root, command, source),
+        on_failure_path: flow::on_failure_path(flow, command, source),
         ends_shell: helper.ends_shell,
+        leaves_line_open: false,
     })
 }
 

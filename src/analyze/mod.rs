@@ -66,6 +66,10 @@ pub struct LegacyStatement {
     /// ends there, so no document can follow it.
     #[serde(skip)]
     pub ends_shell: bool,
+    /// A `printf` whose format ends its text without a newline (`printf 'Confidence: %s' 0.7`):
+    /// what follows joins its line, so capture mode shows it with `echo -n`.
+    #[serde(skip)]
+    pub leaves_line_open: bool,
 }
 
 impl LegacyStatement {
@@ -463,7 +467,9 @@ fn survey_tree(
         .echoes
         .iter()
         .filter(|site| survey.reach(site) == Err(context::NotStdout::ParseError))
-        .filter_map(|site| legacy_statement(survey.root, site.node, source, vocabulary, dialect))
+        .filter_map(|site| {
+            legacy_statement(survey.flow(source), site.node, source, vocabulary, dialect)
+        })
         .map(|s| (s.line, s.column))
         .min();
     let legacy = legacy_statements(&survey, source, vocabulary, dialect, imported);
@@ -539,11 +545,14 @@ fn legacy_statements(
         .iter()
         .chain(&survey.printfs)
         .filter(|site| survey.reach(site).is_ok())
-        .filter_map(|site| legacy_statement(survey.root, site.node, source, vocabulary, dialect))
+        .filter_map(|site| {
+            legacy_statement(survey.flow(source), site.node, source, vocabulary, dialect)
+        })
         .collect();
     legacy.extend(survey.echoes.iter().filter_map(|site| {
         let tee = survey.tee_after(site, source)?;
-        let mut statement = legacy_statement(survey.root, site.node, source, vocabulary, dialect)?;
+        let mut statement =
+            legacy_statement(survey.flow(source), site.node, source, vocabulary, dialect)?;
         statement.end = tee.end_byte();
         statement.text =
             String::from_utf8_lossy(&one_line(&source[statement.start..statement.end]))
@@ -616,7 +625,7 @@ fn other_writes(
 
 /// A legacy statement when the echo prints a legacy line.
 fn legacy_statement<'t>(
-    root: Node<'t>,
+    flow: &flow::Flow<'t>,
     command: Node<'t>,
     source: &[u8],
     vocabulary: Vocabulary,
@@ -633,7 +642,7 @@ fn legacy_statement<'t>(
     let (kind, values) = vocabulary.classify_text(&printed)?;
     let mut values = values.into_iter();
     // The end of a line an `echo -n` began is no line of its own (validate reads it whole).
-    if flow::continues_line(command, source) {
+    if flow::continues_line(flow, command, source) {
         return None;
     }
     // From the command's name (after any `VAR=value` prefix) to the word naming the utility.
@@ -657,8 +666,9 @@ fn legacy_statement<'t>(
         end,
         printer,
         form,
-        on_failure_path: flow::on_failure_path(root, command, source),
+        on_failure_path: flow::on_failure_path(flow, command, source),
         ends_shell: invocation.replaces_shell,
+        leaves_line_open: form == Form::Printf && flow::leaves_line_open(flow, command, source),
     })
 }
 

@@ -189,6 +189,58 @@ pub fn ancestry<'t>(root: Node<'t>, node: Node<'t>) -> Vec<Node<'t>> {
     path
 }
 
+/// The parent and the named siblings of every node of a tree, read in one walk. tree-sitter's
+/// `parent`, `next_named_sibling` and `prev_named_sibling` look the parent up again from the
+/// root each time, so walking a list of n statements with them costs n² (a script of 2,000
+/// legacy lines took seconds).
+#[derive(Debug)]
+pub(crate) struct Kin<'t> {
+    /// Each named node's parent and its index among the parent's named children, by node id.
+    place: std::collections::HashMap<usize, (Node<'t>, usize)>,
+    /// Each parent's named children, by parent id.
+    named: std::collections::HashMap<usize, Vec<Node<'t>>>,
+}
+
+impl<'t> Kin<'t> {
+    pub(crate) fn of(root: Node<'t>) -> Kin<'t> {
+        let mut kin = Kin {
+            place: std::collections::HashMap::new(),
+            named: std::collections::HashMap::new(),
+        };
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            let mut cursor = node.walk();
+            let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+            if children.is_empty() {
+                continue;
+            }
+            for (i, child) in children.iter().enumerate() {
+                kin.place.insert(child.id(), (node, i));
+                stack.push(*child);
+            }
+            kin.named.insert(node.id(), children);
+        }
+        kin
+    }
+
+    pub(crate) fn parent(&self, node: Node<'t>) -> Option<Node<'t>> {
+        self.place.get(&node.id()).map(|(parent, _)| *parent)
+    }
+
+    pub(crate) fn next_named(&self, node: Node<'t>) -> Option<Node<'t>> {
+        let (parent, i) = self.place.get(&node.id())?;
+        self.named.get(&parent.id())?.get(i + 1).copied()
+    }
+
+    pub(crate) fn prev_named(&self, node: Node<'t>) -> Option<Node<'t>> {
+        let (parent, i) = self.place.get(&node.id())?;
+        self.named
+            .get(&parent.id())?
+            .get(i.checked_sub(1)?)
+            .copied()
+    }
+}
+
 /// Whether `node` runs in the background: `&` follows it (not `&&`, nor the redirection `&>`).
 /// Read from the text, as `next_sibling` would look for the parent again.
 pub fn backgrounded(node: Node<'_>, source: &[u8]) -> bool {

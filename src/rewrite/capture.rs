@@ -542,11 +542,7 @@ fn record_legacy(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role
             plan.push(
                 end,
                 end,
-                captured_close(
-                    role,
-                    kind_of(statement.kind),
-                    open_line(analysis, source, statement),
-                ),
+                captured_close(role, kind_of(statement.kind), statement.leaves_line_open),
                 Reason::DisableLegacy { line },
             );
         }
@@ -589,7 +585,7 @@ fn record_legacy(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role
                 // recorder returns it, so set -e stops on a printf or tee that fails, as it
                 // did, once the line is recorded.
                 Role::Script => "{ __skm_o=$(".to_string(),
-                Role::Library if open_line(analysis, source, statement) => {
+                Role::Library if statement.leaves_line_open => {
                     format!("{recorder} {kind} -n \"$(")
                 }
                 Role::Library => format!("{recorder} {kind} \"$("),
@@ -634,17 +630,6 @@ fn captured_close(role: Role, kind: &str, open_line: bool) -> String {
         Role::Script => format!(") || __skm_q=$?; __skm_out {kind} {flag}\"${{__skm_o}}\"; }}"),
         Role::Library => ")\"".to_string(),
     }
-}
-
-/// A `printf` whose format ends its text without a newline (`printf 'Confidence: %s' 0.7`): the
-/// recorder shows it with `echo -n`, so what follows joins its line as before.
-fn open_line(
-    analysis: &Analysis,
-    source: &[u8],
-    statement: &crate::analyze::LegacyStatement,
-) -> bool {
-    statement.form == Form::Printf
-        && crate::analyze::flow::printf_leaves_line_open(&analysis.tree, source, statement.start)
 }
 
 /// The script's own `trap … EXIT` commands run before the document is printed instead of
