@@ -163,7 +163,7 @@ pub fn distrust(root: &Path, runs: &[String]) -> Vec<Option<Untrusted>> {
                     format!("this user's journal of runs cannot be used: {why}"),
                 )
             } else if let named @ (Named::Yes | Named::Replaced) =
-                journal.names(run, backup::manifest_of(root, run).as_ref().map(|(m, b)| (m, &b[..])))
+                journal.names(run, backup::manifest_of(root, run).as_deref())
             {
                 if named == Named::Yes {
                     return None;
@@ -171,7 +171,7 @@ pub fn distrust(root: &Path, runs: &[String]) -> Vec<Option<Untrusted>> {
                 (
                     Distrust::Replaced,
                     format!(
-                        "{journal_path} names run {run}, but its manifest is not the one that migrate wrote: another run was put in its place"
+                        "{journal_path} names run {run}, but its manifest does not start with the lines that migrate sealed: another run was put in its place"
                     ),
                 )
             } else if journal.is_empty() {

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::STATE_DIR;
-use super::journal::Mark;
+use super::journal::Seal;
 use crate::error::{Error, Result};
 use sha2::{Digest, Sha256};
 
@@ -106,16 +106,15 @@ pub struct Backups {
 }
 
 struct Run {
-    root: PathBuf,
     dir: PathBuf,
     manifest: File,
     /// Length of the manifest's complete lines: a failed append is cut back to it.
     len: u64,
-    /// The hash of those lines, for the journal's seal.
+    /// The hash of those lines, for the seal.
     hash: Sha256,
     count: usize,
-    /// The journal names the run (its seal is written only then).
-    recorded: bool,
+    /// The run's seal, when the journal names the run.
+    seal: Option<Seal>,
 }
 
 impl Default for Backups {
@@ -138,20 +137,15 @@ impl Backups {
         self.notes.lock().map(|n| n.clone()).unwrap_or_default()
     }
 
-    /// Seal each run that holds backups in the journal with the hash of its manifest, once the
-    /// run is complete: restore then takes the run for this user's own only while its manifest
-    /// holds these bytes. A run cut short has no seal; the identity of its manifest file stands.
+    /// Sync each run's seal to disk, once the run is complete (each line's update was written
+    /// as it came).
     pub fn seal(&self) {
         let Ok(runs) = self.runs.lock() else {
             return;
         };
-        for run in runs.values().filter(|r| r.recorded && r.len > 0) {
-            let Some(id) = run.dir.file_name().map(|n| n.to_string_lossy()) else {
-                continue;
-            };
-            let digest = hex::encode(run.hash.clone().finalize());
-            if let Err(e) = super::journal::record(&run.root, &id, Mark::Sealed(digest)) {
-                unrecorded(&self.notes, &e, &id);
+        for run in runs.values() {
+            if let Some(Err(e)) = run.seal.as_ref().map(Seal::sync) {
+                unrecorded(&self.notes, &e, &run.id());
             }
         }
     }
@@ -290,11 +284,23 @@ impl Backups {
         }
         run.len += line.len() as u64;
         run.hash.update(&line);
+        // Before the file is replaced: restore trusts only the lines the seal names.
+        let sha256 = hex::encode(run.hash.clone().finalize());
+        if let Some(Err(e)) = run.seal.as_mut().map(|seal| seal.update(run.len, &sha256)) {
+            run.seal = None;
+            unrecorded(&self.notes, &e, &run.id());
+        }
         Ok(backup_path)
     }
 }
 
 impl Run {
+    fn id(&self) -> String {
+        self.dir
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    }
+
     fn create(root: &Path, stamp: &str, notes: &Mutex<Vec<String>>) -> Result<Run> {
         let state = state_dir(root)?;
         let backups = state.join("backups");
@@ -330,21 +336,17 @@ impl Run {
                         .map_err(|e| Error::io(codes::BACKUP_FAILED, "cannot sync", &dir, &e))?;
                     // Recorded before any backup is written in it: restore picks only runs
                     // this user's migrate recorded.
-                    let identity = manifest
-                        .metadata()
-                        .ok()
-                        .and_then(|m| super::journal::identity(&m));
-                    let recorded = super::journal::record(root, &id, Mark::Created(identity))
+                    let seal = super::journal::record(root, &id)
+                        .and_then(|()| Seal::create(root, &id))
                         .map_err(|e| unrecorded(notes, &e, &id))
-                        .is_ok();
+                        .ok();
                     return Ok(Run {
-                        root: root.to_path_buf(),
                         dir,
                         manifest,
                         len: 0,
                         hash: Sha256::new(),
                         count: 0,
-                        recorded,
+                        seal,
                     });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
@@ -360,17 +362,15 @@ impl Run {
     }
 }
 
-/// The metadata and bytes of run `id`'s manifest, for the journal to compare (None when it is
+/// The bytes of run `id`'s manifest, for the journal to compare with its seal (None when it is
 /// no regular file or cannot be read).
-pub(crate) fn manifest_of(root: &Path, id: &str) -> Option<(std::fs::Metadata, Vec<u8>)> {
+pub(crate) fn manifest_of(root: &Path, id: &str) -> Option<Vec<u8>> {
     let path = state_dir(root)
         .ok()?
         .join("backups")
         .join(id)
         .join(MANIFEST);
-    let file = super::limited::open(&path, false).ok()?;
-    let meta = file.metadata().ok()?;
-    Some((meta, super::limited::read_from(file, MANIFEST_LIMIT).ok()?))
+    super::limited::read(&path, MANIFEST_LIMIT, false).ok()
 }
 
 /// Note for the end of the run that the journal could not record run `id`.
@@ -571,6 +571,17 @@ pub fn load_run(root: &Path, id: &str) -> Result<LoadedRun> {
         }
     };
     let mut loaded = LoadedRun::default();
+    // Lines after those migrate sealed were not written by it (or came after its last word).
+    let mut text = text;
+    if let Some((len, sha256)) = super::journal::sealed(root, id)
+        && text.len() > len
+        && super::sha256_hex(&text[..len]) == sha256
+    {
+        text.truncate(len);
+        loaded.warnings.push(format!(
+            "the manifest of run '{id}' holds bytes after the lines its migrate sealed (a write cut short, or lines added since); they are left out"
+        ));
+    }
     let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
     let last = lines.len().saturating_sub(1);
     for (i, line) in lines.iter().enumerate() {

@@ -3,12 +3,14 @@
 //! JSON Lines file per project root (named by a hash of its real path). `migrate` appends a run's
 //! line (synced) when it creates the run's folder, before any backup is written in it; `restore`
 //! picks only runs its journal names, so a run that came with a repository is never taken for
-//! the user's own. Each line also names the manifest file migrate created (device and inode), so
-//! a run put in the place of a recorded one, under the same id, is not taken for it either. A run
+//! the user's own. Beside it, each run has a seal file that migrate rewrites after every line it
+//! appends to the run's manifest: the length and sha256 of the manifest so far. Restore trusts
+//! only those bytes, so a run put in the place of a recorded one under the same id, or lines
+//! added to its manifest, are not taken for the user's (a run cut short included). A run
 //! recorded nowhere can still be restored by name, with `--trust`.
 
 use crate::codes;
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -24,35 +26,6 @@ const LIMIT: u64 = 64 << 20;
 struct Line {
     root: String,
     run: String,
-    /// The identity (`identity`) of the manifest file migrate created (the run's first line).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    manifest: Option<String>,
-    /// The sha256 of the whole manifest, once the run is complete (its second line).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    sealed: Option<String>,
-}
-
-/// What a journal line records of a run.
-pub enum Mark {
-    /// Migrate created the run, whose manifest file has this identity.
-    Created(Option<String>),
-    /// The run is complete, and its manifest has this sha256.
-    Sealed(String),
-}
-
-/// The identity of a file, as the journal records it: its device and inode (None where the
-/// system has none). A file written again in place keeps it; a file put in its place does not.
-pub(crate) fn identity(meta: &std::fs::Metadata) -> Option<String> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some(format!("{}:{}", meta.dev(), meta.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        None
-    }
 }
 
 /// The user's state folder for skillmod: `$XDG_STATE_HOME/skillmod`, else
@@ -89,44 +62,110 @@ fn root_text(root: &Path) -> String {
     crate::fsio::canonical(root).to_string_lossy().into_owned()
 }
 
-/// Record what this user's migrate did of run `id` under `root`, synced to disk.
-pub fn record(root: &Path, id: &str, mark: Mark) -> Result<()> {
-    let path = path_of(root).ok_or_else(|| {
-        Error::new(
-            codes::JOURNAL_FAILED,
-            "neither XDG_STATE_HOME nor HOME is set, so the run cannot be recorded in the journal",
-        )
-    })?;
-    let failed = |what: &str, e: &std::io::Error| Error::io(codes::JOURNAL_FAILED, what, &path, e);
+/// The seal file of run `id` under `root`.
+fn seal_path(root: &Path, id: &str) -> Option<PathBuf> {
+    user_state_base().map(|base| {
+        base.join("journal")
+            .join(format!("{}-{id}.seal", root_key(root)))
+    })
+}
+
+/// Open `path` for this user's writes: created with mode 0600, never through a symlink or on a
+/// FIFO, and refused unless a regular file.
+fn open_own(path: &Path, options: &mut std::fs::OpenOptions) -> Result<std::fs::File> {
+    let failed = |what: &str, e: &std::io::Error| Error::io(codes::JOURNAL_FAILED, what, path, e);
     let folder = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(folder).map_err(|e| failed("cannot create the folder of", &e))?;
-    let mut options = std::fs::OpenOptions::new();
-    options.create(true).append(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
         options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
         options.mode(0o600);
     }
-    let mut file = options.open(&path).map_err(|e| failed("cannot open", &e))?;
+    let file = options.open(path).map_err(|e| failed("cannot open", &e))?;
     if !file.metadata().is_ok_and(|m| m.is_file()) {
         return Err(Error::new(
             codes::JOURNAL_FAILED,
             format!("{} is not a regular file", path.display()),
         ));
     }
+    Ok(file)
+}
+
+/// A run's seal: the length and sha256 of the manifest lines migrate has written so far.
+pub struct Seal {
+    file: std::fs::File,
+    path: PathBuf,
+}
+
+impl Seal {
+    /// The seal of run `id` under `root`, of an empty manifest.
+    pub fn create(root: &Path, id: &str) -> Result<Seal> {
+        let path = seal_path(root, id).ok_or_else(|| {
+            Error::new(
+                codes::JOURNAL_FAILED,
+                "neither XDG_STATE_HOME nor HOME is set, so the run cannot be sealed",
+            )
+        })?;
+        let file = open_own(
+            &path,
+            std::fs::OpenOptions::new()
+                .create(true)
+                .write(true)
+                .truncate(true),
+        )?;
+        let mut seal = Seal { file, path };
+        seal.update(0, &crate::fsio::sha256_hex(b""))?;
+        Ok(seal)
+    }
+
+    /// Say the manifest now holds `len` bytes hashing to `sha256`: one write of one fixed-size
+    /// record at the start, so a run killed at any moment leaves a whole record. Not synced:
+    /// `sync` does that once, at the end of the run.
+    pub fn update(&mut self, len: u64, sha256: &str) -> Result<()> {
+        let record = format!("{len:020} {sha256}\n");
+        #[cfg(unix)]
+        let written = {
+            use std::os::unix::fs::FileExt;
+            self.file.write_all_at(record.as_bytes(), 0)
+        };
+        #[cfg(not(unix))]
+        let written = {
+            use std::io::Seek;
+            self.file
+                .seek(std::io::SeekFrom::Start(0))
+                .and_then(|_| self.file.write_all(record.as_bytes()))
+        };
+        written.map_err(|e| Error::io(codes::JOURNAL_FAILED, "cannot write", &self.path, &e))
+    }
+
+    pub fn sync(&self) -> Result<()> {
+        self.file
+            .sync_data()
+            .map_err(|e| Error::io(codes::JOURNAL_FAILED, "cannot sync", &self.path, &e))
+    }
+}
+
+/// What run `id`'s seal says: the length and sha256 of the manifest migrate wrote.
+pub fn sealed(root: &Path, id: &str) -> Option<(usize, String)> {
+    let bytes = crate::fsio::limited::read(&seal_path(root, id)?, 128, false).ok()?;
+    let text = std::str::from_utf8(&bytes).ok()?;
+    let (len, sha256) = text.trim_end().split_once(' ')?;
+    Some((len.parse().ok()?, sha256.to_string()))
+}
+
+/// Record that this user's migrate made run `id` under `root`, synced to disk.
+pub fn record(root: &Path, id: &str) -> Result<()> {
+    let path = path_of(root).ok_or_else(|| {
+        Error::new(
+            codes::JOURNAL_FAILED,
+            "neither XDG_STATE_HOME nor HOME is set, so the run cannot be recorded in the journal",
+        )
+    })?;
+    let mut file = open_own(&path, std::fs::OpenOptions::new().create(true).append(true))?;
     let line = Line {
         root: root_text(root),
         run: id.to_string(),
-        manifest: None,
-        sealed: None,
-    };
-    let line = match mark {
-        Mark::Created(manifest) => Line { manifest, ..line },
-        Mark::Sealed(sha256) => Line {
-            sealed: Some(sha256),
-            ..line
-        },
     };
     let mut bytes = serde_json::to_vec(&line)
         .map_err(|e| Error::new(codes::JOURNAL_FAILED, format!("cannot encode a line: {e}")))?;
@@ -135,15 +174,7 @@ pub fn record(root: &Path, id: &str, mark: Mark) -> Result<()> {
     // interleave their lines.
     file.write_all(&bytes)
         .and_then(|_| file.sync_data())
-        .map_err(|e| failed("cannot append to", &e))?;
-    Ok(())
-}
-
-/// What the journal holds of one run.
-#[derive(Debug, Default)]
-struct Recorded {
-    manifest: Option<String>,
-    sealed: Option<String>,
+        .map_err(|e| Error::io(codes::JOURNAL_FAILED, "cannot append to", &path, &e))
 }
 
 /// Whether the journal names a run.
@@ -151,7 +182,7 @@ struct Recorded {
 pub enum Named {
     Yes,
     No,
-    /// It names the id, but the run's manifest is not the file migrate created.
+    /// It names the id, but the run's manifest does not start with the bytes its seal names.
     Replaced,
 }
 
@@ -159,7 +190,9 @@ pub enum Named {
 #[derive(Debug, Default)]
 pub struct Journal {
     /// The runs recorded under the root.
-    runs: HashMap<String, Recorded>,
+    runs: HashSet<String>,
+    /// The root they were made under.
+    root: PathBuf,
     /// The oldest run the journal file holds: runs older than it predate the journal.
     oldest: Option<String>,
     /// Why the journal could not be read, when it could not.
@@ -174,21 +207,20 @@ impl Journal {
         self.runs.is_empty()
     }
 
-    /// What the journal says of run `id`, whose manifest is `manifest` now (its file's metadata
-    /// and bytes, None when it cannot be read): named, and the same file with the same bytes
-    /// when the run was sealed.
-    pub fn names(&self, id: &str, manifest: Option<(&std::fs::Metadata, &[u8])>) -> Named {
-        let Some(recorded) = self.runs.get(id).filter(|_| self.unusable.is_none()) else {
+    /// What the journal says of run `id`, whose manifest holds `manifest` now (None when it
+    /// cannot be read): named, and its manifest's first bytes the ones its seal names.
+    pub fn names(&self, id: &str, manifest: Option<&[u8]>) -> Named {
+        if self.unusable.is_some() || !self.runs.contains(id) {
             return Named::No;
-        };
-        let same = manifest.is_some_and(|(meta, bytes)| {
-            identity(meta) == recorded.manifest
-                && recorded
-                    .sealed
-                    .as_ref()
-                    .is_none_or(|sha| *sha == crate::fsio::sha256_hex(bytes))
-        });
-        if same { Named::Yes } else { Named::Replaced }
+        }
+        match (sealed(&self.root, id), manifest) {
+            (Some((len, sha256)), Some(bytes))
+                if bytes.len() >= len && crate::fsio::sha256_hex(&bytes[..len]) == sha256 =>
+            {
+                Named::Yes
+            }
+            _ => Named::Replaced,
+        }
     }
 
     /// True when `id` is older than every run the journal holds (or it holds none): such a run
@@ -211,6 +243,7 @@ pub fn load(root: &Path, tracks: impl FnOnce(&Path, &Path) -> bool) -> Journal {
     };
     let mut journal = Journal {
         path: Some(path.clone()),
+        root: root.to_path_buf(),
         ..Journal::default()
     };
     let real_root = crate::fsio::canonical(root);
@@ -246,12 +279,7 @@ pub fn load(root: &Path, tracks: impl FnOnce(&Path, &Path) -> bool) -> Journal {
             journal.oldest = Some(line.run.clone());
         }
         if line.root == root_text {
-            let recorded = journal.runs.entry(line.run).or_default();
-            if line.sealed.is_some() {
-                recorded.sealed = line.sealed;
-            } else {
-                recorded.manifest = line.manifest;
-            }
+            journal.runs.insert(line.run);
         }
     }
     journal

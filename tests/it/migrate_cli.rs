@@ -703,9 +703,10 @@ fn outside_git_the_named_folder_is_the_root_whatever_the_working_folder() {
             1,
             "{how}"
         );
+        // The journal and the run's seal.
         assert_eq!(
             std::fs::read_dir(&journal).expect("journal").count(),
-            1,
+            2,
             "{how}"
         );
         results.push((how, after));

@@ -515,8 +515,8 @@ fn an_edited_runtime_file_is_never_removed() {
     );
 }
 
-/// A state folder the tests share keeps the journal: a migrate run is recorded there, in two
-/// lines naming the project's real path and the run: its manifest file, and then its seal.
+/// A state folder the tests share keeps the journal: a migrate run is recorded there, one line
+/// naming the project's real path and the run, and its seal beside it.
 #[test]
 fn migrate_records_its_run_in_the_users_journal() {
     let tmp = tempfile::tempdir().expect("tmp");
@@ -528,39 +528,34 @@ fn migrate_records_its_run_in_the_users_journal() {
         .args(["migrate", "--format", "json", "s"]));
     let report: Value = serde_json::from_slice(&out.stdout).expect("json");
     let id = report["backup_run"].as_str().expect("run");
-    let files: Vec<PathBuf> = std::fs::read_dir(state.join("skillmod/journal"))
+    let mut files: Vec<PathBuf> = std::fs::read_dir(state.join("skillmod/journal"))
         .expect("journal folder")
         .flatten()
         .map(|e| e.path())
         .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    let text = std::fs::read_to_string(&files[0]).expect("journal");
-    let lines: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON line"))
-        .collect();
-    let [created, sealed] = &lines[..] else {
-        panic!("two lines: {text}")
+    files.sort_by_key(|f| f.extension().is_some_and(|e| e == "seal"));
+    let [journal, seal] = &files[..] else {
+        panic!("a journal and a seal: {files:?}")
     };
-    let real = std::fs::canonicalize(root.join("s")).expect("real path");
-    for line in &lines {
-        assert_eq!(line["run"], id);
-        assert_eq!(line["root"], real.to_str().expect("utf-8"));
-    }
-    // The manifest file migrate created, by device and inode, then the hash of its bytes.
-    let manifest = root
-        .join("s/.skillmod/backups")
-        .join(id)
-        .join("manifest.jsonl");
-    let meta = std::fs::metadata(&manifest).expect("manifest");
-    use std::os::unix::fs::MetadataExt;
-    assert_eq!(
-        created["manifest"],
-        format!("{}:{}", meta.dev(), meta.ino())
+    assert!(
+        seal.to_string_lossy().ends_with(&format!("-{id}.seal")),
+        "{files:?}"
     );
+    let text = std::fs::read_to_string(journal).expect("journal");
+    let line: Value = serde_json::from_str(text.trim_end()).expect("one line");
+    assert_eq!(line["run"], id);
+    let real = std::fs::canonicalize(root.join("s")).expect("real path");
+    assert_eq!(line["root"], real.to_str().expect("utf-8"));
+    // The seal names the manifest's length and sha256.
+    let manifest = std::fs::read(
+        root.join("s/.skillmod/backups")
+            .join(id)
+            .join("manifest.jsonl"),
+    )
+    .expect("manifest");
     assert_eq!(
-        sealed["sealed"],
-        sha256(&std::fs::read(&manifest).expect("read"))
+        std::fs::read_to_string(seal).expect("seal"),
+        format!("{:020} {}\n", manifest.len(), sha256(&manifest))
     );
     assert!(!root.join("s/.skillmod/journal").exists());
 }
@@ -842,8 +837,8 @@ fn a_users_own_run_whose_folder_now_leads_into_git_is_refused_and_not_called_for
 
 /// A run put in the place of one this user's migrate recorded, under the same id, is not taken
 /// for it: neither a run folder made anew (as an unpacked archive or a checkout makes it) nor a
-/// manifest written over in place (as `cp -r` writes it). The journal names the manifest file
-/// migrate created and seals the run with the manifest's hash.
+/// manifest written over in place (as `cp -r` writes it), whatever inode it gets. The run's
+/// seal names the manifest's length and hash.
 #[test]
 fn a_run_put_in_the_place_of_the_users_own_is_not_picked() {
     for in_place in [false, true] {
@@ -873,7 +868,7 @@ fn a_run_put_in_the_place_of_the_users_own_is_not_picked() {
         }
         let out = restore(&root, &["s"]);
         assert!(
-            stderr(&out).contains(&format!("names run {id}, but its manifest is not the one"))
+            stderr(&out).contains(&format!("names run {id}, but its manifest does not start"))
                 && stderr(&out).contains("nothing to restore"),
             "in place {in_place}: {}",
             stderr(&out)
@@ -882,4 +877,35 @@ fn a_run_put_in_the_place_of_the_users_own_is_not_picked() {
         let list = stdout(&restore(&root, &["--list", "s"]));
         assert!(list.contains("replaced since"), "{list}");
     }
+}
+
+/// A line appended to the manifest of the user's own run (or left by a run cut short after the
+/// seal's last update) is left out with a warning; the lines migrate sealed are restored.
+#[test]
+fn lines_appended_after_the_seal_are_left_out() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path().join("p");
+    let script = write_script(&root, "s/execute.sh", LEGACY);
+    let notes = root.join("s/notes.txt");
+    std::fs::write(&notes, "mine\n").expect("notes");
+    let out = run(skillmod(&root).args(["migrate", "--format", "json", "s"]));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let id = report["backup_run"].as_str().expect("run").to_string();
+    let dir = root.join("s/.skillmod/backups").join(&id);
+    let forged = b"PWNED\n";
+    std::fs::write(dir.join("files/999999-x"), forged).expect("backup");
+    let entry = json!({"path": "notes.txt", "backup": "files/999999-x", "mode": 0o755,
+        "sha256_before": sha256(forged), "sha256_after": sha256(b"mine\n")});
+    let mut manifest = std::fs::read(dir.join("manifest.jsonl")).expect("manifest");
+    manifest.extend(format!("{entry}\n").bytes());
+    std::fs::write(dir.join("manifest.jsonl"), &manifest).expect("append");
+    let out = restore(&root, &["s"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("after the lines its migrate sealed"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&notes).expect("notes"), b"mine\n");
+    assert_eq!(std::fs::read(&script).expect("script"), LEGACY);
 }

@@ -292,24 +292,33 @@ fn a_torn_last_manifest_line_is_left_out_with_a_warning() {
     let torn_bytes = std::fs::read(&torn_script).expect("torn script");
     assert_ne!(torn_bytes, LEGACY);
     text.truncate(text.len() - 20);
-    std::fs::write(&manifest, text).expect("write");
-    // A run cut short never reached its seal in the journal: only the line naming it stays.
-    for journal in std::fs::read_dir(state.join("skillmod/journal")).expect("journal") {
-        let journal = journal.expect("entry").path();
-        let lines = std::fs::read_to_string(&journal).expect("read");
-        let unsealed: String = lines
-            .lines()
-            .filter(|l| !l.contains("\"sealed\""))
-            .map(|l| format!("{l}\n"))
-            .collect();
-        assert_ne!(unsealed, lines, "a seal");
-        std::fs::write(&journal, unsealed).expect("write");
-    }
+    std::fs::write(&manifest, &text).expect("write");
+    // A run cut short: its seal names the lines before the torn one (it is rewritten after
+    // each whole line).
+    let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let seals: Vec<PathBuf> = std::fs::read_dir(state.join("skillmod/journal"))
+        .expect("journal")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "seal"))
+        .collect();
+    assert_eq!(seals.len(), 1, "{seals:?}");
+    std::fs::write(
+        &seals[0],
+        format!("{whole:020} {}\n", {
+            use sha2::Digest;
+            hex::encode(sha2::Sha256::digest(&text[..whole]))
+        }),
+    )
+    .expect("seal");
     let out = run(skillmod(root)
         .env("XDG_STATE_HOME", &state)
         .args(["restore", "s"]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stderr(&out).contains("torn line"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("after the lines its migrate sealed (a write cut short"),
+        "{}",
+        stderr(&out)
+    );
     // The torn line is left out: the other script and both runtime files (created by the run)
     // are undone, and the torn line's script is left as it is. (In a real crash that script was
     // never replaced, since its line is synced before the replace, so it needs no runtime.)
