@@ -623,11 +623,13 @@ fn stdout_gone(root: Node<'_>, source: &[u8]) -> Vec<std::ops::Range<usize>> {
     let mut cursor = root.walk();
     let statements: Vec<Node<'_>> = root.named_children(&mut cursor).collect();
     let functions = functions_with_execs(&statements, source);
+    let bodies = function_bodies(&statements, source);
     for statement in &statements {
-        // A compound statement that may run an `exec` giving stdout back (`if …; then exec >&3;
-        // fi`, `[ … ] && exec >&3`): from that `exec` on, stdout may be the script's again.
+        // A statement that may run an `exec` giving stdout back (`if …; then exec >&3; fi`,
+        // `[ … ] && exec >&3`, a function that does): from that `exec` on, stdout may be the
+        // script's again.
         if let Some(start) = since
-            && let Some(exec) = conditional_execs(*statement, source)
+            && let Some(exec) = possible_execs(*statement, source, &bodies)
                 .into_iter()
                 .find(|exec| {
                     let mut maybe = shell.clone();
@@ -640,7 +642,9 @@ fn stdout_gone(root: Node<'_>, source: &[u8]) -> Vec<std::ops::Range<usize>> {
             shell.exec(exec, source);
             continue;
         }
-        let execs: Vec<Node<'_>> = if is_bare_exec(*statement, source) {
+        let execs: Vec<Node<'_>> = if super::parser::backgrounded(*statement, source) {
+            Vec::new()
+        } else if is_bare_exec(*statement, source) {
             vec![*statement]
         } else if functions.is_empty() || statement.kind() != "command" {
             Vec::new()
@@ -674,49 +678,77 @@ fn stdout_gone(root: Node<'_>, source: &[u8]) -> Vec<std::ops::Range<usize>> {
     gone
 }
 
-/// The bare `exec`s a top-level compound statement (a branch, a loop, a `{…}` group, an
-/// `&&`/`||` list) may run in the main shell: not those in a subshell, a pipeline, a
-/// substitution or a function it defines.
-fn conditional_execs<'t>(statement: Node<'t>, source: &[u8]) -> Vec<Node<'t>> {
-    const COMPOUND: [&str; 7] = [
-        "if_statement",
-        "for_statement",
-        "c_style_for_statement",
-        "while_statement",
-        "case_statement",
-        "compound_statement",
-        "list",
-    ];
-    // `[ … ] && exec >&3`: tree-sitter-bash gives the redirection to the list, bash to its
-    // last command.
-    let list_exec =
-        |node: Node<'_>| list_tail(node).is_some_and(|tail| bare_exec_command(tail, source));
-    fn walk<'t>(
-        node: Node<'t>,
-        source: &[u8],
-        list_exec: &dyn Fn(Node<'_>) -> bool,
-        out: &mut Vec<Node<'t>>,
-    ) {
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
-            match child.kind() {
+/// The bare `exec`s a top-level statement may run in the main shell, in order: in a branch, a
+/// loop, a `{…}` group, after `!`, at the end of an `&&`/`||` list, in a compound statement whose
+/// own redirections leave descriptor 1 alone (bash restores the ones they move), and in the
+/// script's functions it calls (`bodies`, followed 4 calls deep). Not those in a subshell, a
+/// pipeline, a substitution, the background or a function it defines.
+fn possible_execs<'t>(
+    statement: Node<'t>,
+    source: &[u8],
+    bodies: &HashMap<&[u8], Node<'t>>,
+) -> Vec<Node<'t>> {
+    struct Search<'a, 't> {
+        source: &'a [u8],
+        bodies: &'a HashMap<&'a [u8], Node<'t>>,
+        found: Vec<Node<'t>>,
+    }
+    impl<'t> Search<'_, 't> {
+        fn visit(&mut self, node: Node<'t>, depth: usize) {
+            let source = self.source;
+            if super::parser::backgrounded(node, source) {
+                return;
+            }
+            // `[ … ] && exec >&3`: tree-sitter-bash gives the redirection to the list, bash to
+            // its last command.
+            let list_exec = list_tail(node).is_some_and(|tail| bare_exec_command(tail, source));
+            match node.kind() {
                 "subshell"
                 | "pipeline"
                 | "function_definition"
                 | "command_substitution"
                 | "process_substitution" => {}
-                _ if is_bare_exec(child, source) || list_exec(child) => out.push(child),
-                _ => walk(child, source, list_exec, out),
+                _ if is_bare_exec(node, source) || list_exec => self.found.push(node),
+                "redirected_statement" if super::redirects::redirects_stdout(node, source) => {}
+                "command" => {
+                    let body = command_name_bytes(node, source).and_then(|n| self.bodies.get(n));
+                    if let Some(body) = body.filter(|_| depth < 4) {
+                        self.visit(*body, depth + 1);
+                    }
+                }
+                _ => {
+                    let mut cursor = node.walk();
+                    let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+                    for child in children {
+                        self.visit(child, depth);
+                    }
+                }
             }
         }
     }
-    let mut out = Vec::new();
-    if list_exec(statement) {
-        out.push(statement);
-    } else if COMPOUND.contains(&statement.kind()) {
-        walk(statement, source, &list_exec, &mut out);
-    }
-    out
+    let mut search = Search {
+        source,
+        bodies,
+        found: Vec::new(),
+    };
+    search.visit(statement, 0);
+    search.found
+}
+
+/// The bodies of the script's top-level functions, by name (the last definition wins, as in
+/// bash).
+fn function_bodies<'s, 't>(
+    statements: &[Node<'t>],
+    source: &'s [u8],
+) -> HashMap<&'s [u8], Node<'t>> {
+    statements
+        .iter()
+        .filter(|s| s.kind() == "function_definition")
+        .filter_map(|f| {
+            let name = f.child_by_field_name("name")?;
+            Some((&source[name.byte_range()], f.child_by_field_name("body")?))
+        })
+        .collect()
 }
 
 /// An `exec` that runs no command, only redirections. Its only words may be descriptors written
@@ -724,18 +756,29 @@ fn conditional_execs<'t>(statement: Node<'t>, source: &[u8]) -> Vec<Node<'t>> {
 /// command.
 fn is_bare_exec(statement: Node<'_>, source: &[u8]) -> bool {
     statement.kind() == "redirected_statement"
-        && statement
-            .child_by_field_name("body")
-            .is_some_and(|body| bare_exec_command(body, source))
+        && statement.child_by_field_name("body").is_some_and(|body| {
+            // `! exec >&3`: the redirection is the statement's, the `exec` is negated.
+            let command = match body.kind() {
+                "negated_command" => body.named_child(0),
+                _ => Some(body),
+            };
+            command.is_some_and(|command| bare_exec_command(command, source))
+        })
 }
 
-/// A command `exec` whose only words name descriptors.
+/// A command `exec` (or `command exec`, `builtin exec`, `time exec`) whose only other words name descriptors
+/// (or end the options, `--`).
 fn bare_exec_command(command: Node<'_>, source: &[u8]) -> bool {
-    let mut words = command.walk();
-    command_name_bytes(command, source) == Some(b"exec".as_slice())
-        && command
-            .children_by_field_name("argument", &mut words)
-            .all(|word| names_a_descriptor(word, source))
+    let mut cursor = command.walk();
+    let mut words = command.children_by_field_name("argument", &mut cursor);
+    let named_exec = match command_name_bytes(command, source) {
+        Some(b"exec") => true,
+        Some(b"command" | b"builtin" | b"time") => words
+            .next()
+            .is_some_and(|w| &source[w.byte_range()] == b"exec"),
+        _ => false,
+    };
+    named_exec && words.all(|w| names_a_descriptor(w, source) || &source[w.byte_range()] == b"--")
 }
 
 /// The top-level functions whose body runs bare `exec`s, by name (the last definition wins, as

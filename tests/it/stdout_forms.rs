@@ -831,6 +831,16 @@ fn stdout_given_back_by_other_routes_is_stdout_again_and_a_group_to_a_descriptor
         ("for i in 1; do exec 1>&3; done", "4:1"),
         ("[ -n \"$HOME\" ] && exec >&3", "4:1"),
         ("{ exec >&3; }", "4:1"),
+        // A hostile review: a prefix, a negation, a compound statement with redirections of
+        // other descriptors, a function the branch or the list calls.
+        ("! exec >&3", "4:1"),
+        ("command exec >&3", "4:1"),
+        ("time exec >&3", "4:1"),
+        ("{ exec >&3; } 2>/dev/null", "4:1"),
+        ("while read -r l; do exec >&3; done <<< x", "4:1"),
+        ("f() { exec >&3; }\nif true; then f; fi", "5:1"),
+        ("f() { exec >&3; }\n[ 1 ] && f", "5:1"),
+        ("f() { if true; then exec >&3; fi; }\nf", "5:1"),
     ] {
         let script = format!("#!/bin/bash\nexec 3>&1 >/dev/null\n{restore}\necho SUCCESS\n");
         let tmp = tempfile::tempdir().expect("tmp");
@@ -846,6 +856,17 @@ fn stdout_given_back_by_other_routes_is_stdout_again_and_a_group_to_a_descriptor
             text.contains(&format!("s/execute.sh:{place}: SKM001 success")),
             "{script}: {text}"
         );
+    }
+    // An exec in the background, or in a group whose own redirection of stdout bash undoes,
+    // gives nothing back.
+    for kept_away in ["exec >&3 &\nwait", "{ exec >&3; } >/dev/null"] {
+        let script = format!("#!/bin/bash\nexec 3>&1 >/dev/null\n{kept_away}\necho SUCCESS\n");
+        let tmp = tempfile::tempdir().expect("tmp");
+        write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
+        let (printed, _) = run_skill("bash", &tmp.path().join("s"));
+        assert_eq!(printed, "", "{script}");
+        let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+        assert_eq!(out.status.code(), Some(0), "{script}: {}", stdout(&out));
     }
     let script = "#!/bin/bash\nexec 3>&1 >/dev/null\n{ echo SUCCESS; } >&3\n";
     let tmp = tempfile::tempdir().expect("tmp");
