@@ -335,7 +335,7 @@ fn filled(format: &[u8], arguments: &[Vec<u8>]) -> Vec<u8> {
             }
             let spec = format[i + 1..]
                 .iter()
-                .take_while(|b| b"-+ #0123456789.".contains(b))
+                .take_while(|b| b"-+ #0123456789.*".contains(b))
                 .count();
             let (flags, conversion) = (&format[i + 1..i + 1 + spec], format.get(i + 1 + spec));
             i += spec + 2;
@@ -344,6 +344,12 @@ fn filled(format: &[u8], arguments: &[Vec<u8>]) -> Vec<u8> {
                 continue;
             }
             conversions += 1;
+            // A `*` takes its number from the next argument.
+            let mut flags = flags.to_vec();
+            while let Some(star) = flags.iter().position(|&b| b == b'*') {
+                let number = next.next().map_or(&[][..], Vec::as_slice);
+                flags.splice(star..=star, number.iter().copied());
+            }
             let argument = next.next().map_or(&[][..], Vec::as_slice);
             let precision = flags
                 .iter()
@@ -664,7 +670,7 @@ mod tests {
 
     #[test]
     fn a_printf_building_a_marker_from_its_arguments_needs_a_parse() {
-        let cases: [(&[u8], bool); 10] = [
+        let cases: [(&[u8], bool); 11] = [
             (b"printf 'SUCC%cSS\\n' E\n", true),
             (b"printf 'SUCC%s\\n' ESS\n", true),
             (b"printf '%s: %s\\n' Created out.txt\n", true),
@@ -673,6 +679,7 @@ mod tests {
             // The format is used again while arguments are left.
             (b"printf '%s' SUCC ESS; echo\n", true),
             (b"printf x; printf 'SUCC%s' ESS\n", true),
+            (b"printf '%.*s%s\\n' 4 SUCCxx ESS\n", true),
             (b"echo 'SUCC%cSS' E\n", false),
             (b"printf '%s\\n' SUCC ESS\n", false),
             (b"printf '%-10s %s\\n' \"$name\" \"$value\"\n", false),

@@ -283,15 +283,28 @@ fn printf_round(
             continue;
         }
         let mut spec = String::new();
-        while let Some(&f) = chars.peek().filter(|f| "-+ #0123456789.".contains(**f)) {
-            spec.push(f);
+        // `*` takes its number from the next argument (`%.*s 7 SUCCESSXX`).
+        let mut computed = false;
+        while let Some(&f) = chars.peek().filter(|f| "-+ #0123456789.*".contains(**f)) {
             chars.next();
+            if f != '*' {
+                spec.push(f);
+                continue;
+            }
+            match values.next().and_then(|v| v.as_literal()) {
+                Some(n) if n.parse::<u16>().is_ok() => spec.push_str(&n),
+                _ => computed = true,
+            }
         }
         let conversion = chars.next()?;
         conversions += 1;
         printed.push_literal(&escapes(&text, Escapes::PrintfFormat));
         text.clear();
         let value = values.next().unwrap_or_default();
+        if computed {
+            printed.push_dynamic(format!("%{spec}{conversion}"));
+            continue;
+        }
         match (conversion, spec.is_empty(), value.as_literal()) {
             ('s', true, _) => printed.append(value),
             ('c', true, Some(text)) => {
@@ -309,16 +322,35 @@ fn printf_round(
                 }
             }
             ('d' | 'i', true, Some(n)) if n.parse::<i64>().is_ok() => printed.push_literal(&n),
-            // `%.7s`, `%-10s`: a literal ASCII value cut and padded as printf does.
-            ('s', false, Some(text)) if text.is_ascii() => match sized(&text, &spec) {
-                Some(text) => printed.push_literal(&text),
-                None => printed.push_dynamic(format!("%{spec}{conversion}")),
-            },
+            // `%q` of a word that needs no quoting prints it as it is.
+            ('q', true, Some(text)) if shell_safe(&text) => printed.push_literal(&text),
+            // `%.7s`, `%-10s` (and `%b` after its escapes, `%q` of a word that needs no
+            // quoting): a literal ASCII value cut and padded as printf does.
+            ('s' | 'b' | 'q', false, Some(text)) => {
+                let text = match conversion {
+                    'b' => escapes(&text, Escapes::Echo(dialect)),
+                    _ => text,
+                };
+                match sized(&text, &spec)
+                    .filter(|_| text.is_ascii() && (conversion != 'q' || shell_safe(&text)))
+                {
+                    Some(text) => printed.push_literal(&text),
+                    None => printed.push_dynamic(format!("%{spec}{conversion}")),
+                }
+            }
             _ => printed.push_dynamic(format!("%{spec}{conversion}")),
         }
     }
     printed.push_literal(&escapes(&text, Escapes::PrintfFormat));
     Some(conversions)
+}
+
+/// Whether printf's `%q` prints `text` unchanged: it holds nothing the shell would read.
+fn shell_safe(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./:=@%+,-".contains(&b))
 }
 
 /// `text` as `%{spec}s` prints it, for a spec of an optional `-`, a width and a precision
