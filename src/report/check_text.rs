@@ -130,6 +130,9 @@ pub(crate) fn write_summary(
         if let Some(off) = narrowed_by_settings(report) {
             write!(out, " ({off})")?;
         }
+        if s.notes > 0 {
+            write!(out, "; {} (shown with -v)", hidden_notes(s.notes))?;
+        }
     } else if s.findings == 0 {
         let readings: Vec<&str> = report.vocabularies.iter().map(|v| v.as_str()).collect();
         write!(

@@ -717,3 +717,21 @@ fn a_committed_gitignore_cannot_hide_a_tracked_skill_script() {
         "{report}"
     );
 }
+
+#[test]
+fn a_not_clear_summary_counts_its_hidden_notes_too() {
+    // A hostile review: "Not clear" left out the SKM010 notes the other summaries count.
+    let tmp = repo_with_oversize_execute();
+    write_script(
+        tmp.path(),
+        "skills/clean/note.sh",
+        b"#!/bin/bash\nmsg=\"Created: x\"\n",
+    );
+    let (code, text) = check(tmp.path(), &["--include", "*.sh", "."]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("Not clear: 1 script could not be checked")
+            && text.contains("; 1 SKM010 note (shown with -v)"),
+        "{text}"
+    );
+}
