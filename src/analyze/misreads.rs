@@ -27,6 +27,8 @@
 //! - `cat << 'USAGE'` … `USAGE:` … `USAGE`: a heredoc line that starts with the delimiter ends
 //!   the heredoc for tree-sitter-bash (bash ends it at the line that is the delimiter alone). The
 //!   first byte of such a line is masked (`_`, or `x` for a delimiter starting with `_`).
+//! - A carriage return that starts a line and a word (`\recho SUCCESS`): tree-sitter-bash reads
+//!   it as a blank, bash as part of the word (a command named `\recho`). Masked as `x`.
 
 use std::borrow::Cow;
 
@@ -102,6 +104,15 @@ pub fn mask(source: &[u8]) -> Cow<'_, [u8]> {
     for at in memchr::memmem::find_iter(source, b"=~") {
         for brace in regex_braces(source, at) {
             put(brace, b"x");
+        }
+    }
+    for at in memchr::memchr_iter(b'\r', source) {
+        let starts_line = at == 0 || source[at - 1] == b'\n';
+        let starts_word = source
+            .get(at + 1)
+            .is_some_and(|&b| !is_blank(b) && !matches!(b, b'\n' | b'\r'));
+        if starts_line && starts_word {
+            put(at, b"x");
         }
     }
     match masked {
@@ -464,6 +475,17 @@ mod tests {
     }
 
     #[test]
+    fn a_carriage_return_starting_a_line_is_part_of_the_command_name() {
+        // A fuzz case: `\recho COMPLETE` runs a command named `\recho` in bash and dash.
+        let mut parser = BashParser::new().expect("parser");
+        let script = b"#!/bin/sh\nx=1\n\recho COMPLETE | tee log\n";
+        let analysis =
+            crate::analyze::analyze(&mut parser, script, crate::analyze::Vocabulary::Exact)
+                .expect("analysis");
+        assert!(analysis.legacy.is_empty(), "{:?}", analysis.legacy);
+    }
+
+    #[test]
     fn ordinary_text_is_left_alone() {
         for script in [
             "echo a\\<b # see #12\n",
@@ -473,6 +495,7 @@ mod tests {
             "echo fi }; echo done } esac }\n",
             "cat <<EOF\nEOF\n# cat << EOF\nEOFX\necho $((1<<2))\n",
             "[[ $x =~ ^${p}[0-9]+$ ]] && [[ $y =~ \"a}\" ]]\n",
+            "echo a\r\n\r\necho b\r\n",
         ] {
             let masked = mask(script.as_bytes());
             assert!(
