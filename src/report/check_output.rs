@@ -86,8 +86,8 @@ impl Renderer {
                 quiet: false,
                 silent: false,
                 palette,
-                ..
-            } => check_text::write_summary(out, report, palette),
+                verbose,
+            } => check_text::write_summary(out, report, palette, verbose),
             Renderer::Text { .. } => Ok(()),
             Renderer::Github { .. } => {
                 super::github::write_notes(out, &check_text::run_notes(report))

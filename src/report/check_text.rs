@@ -99,6 +99,7 @@ pub(crate) fn write_summary(
     out: &mut dyn Write,
     report: &CheckReport,
     palette: Palette,
+    verbose: bool,
 ) -> io::Result<()> {
     let s = &report.summary;
     // Nothing looked at: the command says why (NOTHING_CHECKED), not "All clear".
@@ -131,7 +132,7 @@ pub(crate) fn write_summary(
             write!(out, " ({off})")?;
         }
         if s.notes > 0 {
-            write!(out, "; {} (shown with -v)", hidden_notes(s.notes))?;
+            write!(out, "; {}", hidden_notes(s.notes, verbose))?;
         }
     } else if s.findings == 0 {
         let readings: Vec<&str> = report.vocabularies.iter().map(|v| v.as_str()).collect();
@@ -152,7 +153,7 @@ pub(crate) fn write_summary(
         }
         // Notes say what check could not read; "All clear" never hides that there are some.
         if s.notes > 0 {
-            write!(out, "; {} (shown with -v)", hidden_notes(s.notes))?;
+            write!(out, "; {}", hidden_notes(s.notes, verbose))?;
         }
     } else {
         // Findings are errors: legacy statements, and malformed directives (SKM006).
@@ -184,7 +185,7 @@ pub(crate) fn write_summary(
             write!(out, " ({off})")?;
         }
         if s.notes > 0 {
-            write!(out, "; {} (shown with -v)", hidden_notes(s.notes))?;
+            write!(out, "; {}", hidden_notes(s.notes, verbose))?;
         }
     }
     if s.suppressed > 0 {
@@ -193,10 +194,14 @@ pub(crate) fn write_summary(
     writeln!(out)
 }
 
-/// The SKM010 notes the text report shows only with `-v`, named by their rule: other notes
-/// (SKM009) are shown without it.
-fn hidden_notes(count: usize) -> String {
-    super::plural(count, &format!("{} note", Rule::OutOfReach.code()))
+/// The SKM010 notes the text report shows only with `-v` (`verbose`: shown above), named by
+/// their rule: other notes (SKM009) are shown without it.
+fn hidden_notes(count: usize, verbose: bool) -> String {
+    let notes = super::plural(count, &format!("{} note", Rule::OutOfReach.code()));
+    match verbose {
+        true => format!("{notes} (above)"),
+        false => format!("{notes} (shown with -v)"),
+    }
 }
 
 /// What the run says beside the findings, for the machine formats that have no summary (GitHub

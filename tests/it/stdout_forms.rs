@@ -465,6 +465,14 @@ fn what_migrate_cannot_record_is_said_in_its_report_and_in_checks_summary() {
             && text.contains("; 1 SKM010 note (shown with -v)"),
         "{text}"
     );
+    // With -v the notes are printed, and the summary says so.
+    let text = stdout(&run(skillmod(tmp.path()).args([
+        "check",
+        "--no-cache",
+        "-v",
+        "s",
+    ])));
+    assert!(text.contains("; 1 SKM010 note (above)"), "{text}");
     // migrate's report holds an OUT_OF_REACH note at `place`.
     let noted = |report: &Value, place: &str| {
         report["files"][0]["notes"]
