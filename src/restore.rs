@@ -106,6 +106,8 @@ pub enum Distrust {
     Future,
     /// The user's journal cannot be read (or lies where a repository could put it).
     JournalUnusable,
+    /// The journal names no run of this project at all.
+    NoJournal,
     /// The journal does not name it, and it is older than every run the journal names.
     PredatesJournal,
     /// The journal does not name it.
@@ -121,6 +123,7 @@ impl Distrust {
             Distrust::Tracked => "tracked by git",
             Distrust::Future => "in the future",
             Distrust::JournalUnusable => "journal unusable",
+            Distrust::NoJournal => "no run of this project in the journal",
             Distrust::PredatesJournal => "older than the journal",
             Distrust::NotRecorded => "not in the journal",
             Distrust::Replaced => "replaced since",
@@ -176,7 +179,7 @@ pub fn distrust(root: &Path, runs: &[String]) -> Vec<Option<Untrusted>> {
                 )
             } else if journal.is_empty() {
                 (
-                    Distrust::PredatesJournal,
+                    Distrust::NoJournal,
                     format!(
                         "{journal_path} records no run of this project: it came with the files, another user made it, or a skillmod before 0.3.0 did, which kept no journal"
                     ),

@@ -909,3 +909,23 @@ fn lines_appended_after_the_seal_are_left_out() {
     assert_eq!(std::fs::read(&notes).expect("notes"), b"mine\n");
     assert_eq!(std::fs::read(&script).expect("script"), LEGACY);
 }
+
+/// A run planted in a project the journal names no run of is listed with that reason, not as
+/// "older than the journal" (a hostile review: a run planted a minute ago was called older).
+#[test]
+fn a_run_in_a_project_the_journal_never_saw_says_so() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path().join("p");
+    write_script(&root, "s/execute.sh", LEGACY);
+    let id = run_id(0);
+    plant_run(&root.join("s"), &id, &[], &[]);
+    let state = tmp.path().join("state");
+    let list = stdout(&run(skillmod(&root)
+        .env("XDG_STATE_HOME", &state)
+        .args(["restore", "--list", "s"])));
+    assert!(
+        list.lines().any(|l| l.starts_with(&id)
+            && l.ends_with("not recorded: no run of this project in the journal")),
+        "{list}"
+    );
+}
