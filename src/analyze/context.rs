@@ -622,8 +622,8 @@ fn stdout_gone(root: Node<'_>, source: &[u8]) -> Vec<std::ops::Range<usize>> {
     let mut shell = super::redirects::ShellDescriptors::new();
     let mut cursor = root.walk();
     let statements: Vec<Node<'_>> = root.named_children(&mut cursor).collect();
-    let functions = functions_with_execs(&statements, source);
-    let bodies = function_bodies(&statements, source);
+    let bodies = super::flow::top_functions(root, source);
+    let functions = functions_with_execs(&bodies, source);
     for statement in &statements {
         // A statement that may run an `exec` giving stdout back (`if …; then exec >&3; fi`,
         // `[ … ] && exec >&3`, a function that does): from that `exec` on, stdout may be the
@@ -686,11 +686,11 @@ fn stdout_gone(root: Node<'_>, source: &[u8]) -> Vec<std::ops::Range<usize>> {
 fn possible_execs<'t>(
     statement: Node<'t>,
     source: &[u8],
-    bodies: &HashMap<&[u8], Node<'t>>,
+    bodies: &super::flow::Functions<'t>,
 ) -> Vec<Node<'t>> {
     struct Search<'a, 't> {
         source: &'a [u8],
-        bodies: &'a HashMap<&'a [u8], Node<'t>>,
+        bodies: &'a super::flow::Functions<'t>,
         found: Vec<Node<'t>>,
     }
     impl<'t> Search<'_, 't> {
@@ -735,22 +735,6 @@ fn possible_execs<'t>(
     search.found
 }
 
-/// The bodies of the script's top-level functions, by name (the last definition wins, as in
-/// bash).
-fn function_bodies<'s, 't>(
-    statements: &[Node<'t>],
-    source: &'s [u8],
-) -> HashMap<&'s [u8], Node<'t>> {
-    statements
-        .iter()
-        .filter(|s| s.kind() == "function_definition")
-        .filter_map(|f| {
-            let name = f.child_by_field_name("name")?;
-            Some((&source[name.byte_range()], f.child_by_field_name("body")?))
-        })
-        .collect()
-}
-
 /// An `exec` that runs no command, only redirections. Its only words may be descriptors written
 /// against their operators (`exec 0<&3`, `exec {o}>&3`), which tree-sitter-bash gives to the
 /// command.
@@ -781,32 +765,23 @@ fn bare_exec_command(command: Node<'_>, source: &[u8]) -> bool {
     named_exec && words.all(|w| names_a_descriptor(w, source) || &source[w.byte_range()] == b"--")
 }
 
-/// The top-level functions whose body runs bare `exec`s, by name (the last definition wins, as
-/// in bash), with those `exec`s: looked up once, not per call.
-fn functions_with_execs<'s, 't>(
-    statements: &[Node<'t>],
-    source: &'s [u8],
-) -> HashMap<&'s [u8], Vec<Node<'t>>> {
-    let mut found = HashMap::new();
-    for function in statements
+/// The top-level functions whose body runs bare `exec`s, by name, with those `exec`s: looked
+/// up once, not per call.
+fn functions_with_execs<'f, 't>(
+    bodies: &'f super::flow::Functions<'t>,
+    source: &[u8],
+) -> HashMap<&'f [u8], Vec<Node<'t>>> {
+    bodies
         .iter()
-        .filter(|s| s.kind() == "function_definition")
-    {
-        let (Some(name), Some(body)) = (
-            function.child_by_field_name("name"),
-            function.child_by_field_name("body"),
-        ) else {
-            continue;
-        };
-        let mut cursor = body.walk();
-        let execs: Vec<Node<'t>> = body
-            .named_children(&mut cursor)
-            .filter(|s| is_bare_exec(*s, source))
-            .collect();
-        found.insert(&source[name.byte_range()], execs);
-    }
-    found.retain(|_, execs| !execs.is_empty());
-    found
+        .filter_map(|(name, body)| {
+            let mut cursor = body.walk();
+            let execs: Vec<Node<'t>> = body
+                .named_children(&mut cursor)
+                .filter(|s| is_bare_exec(*s, source))
+                .collect();
+            (!execs.is_empty()).then_some((name.as_slice(), execs))
+        })
+        .collect()
 }
 
 fn has_descendant(node: Node<'_>, kind: &str) -> bool {

@@ -33,9 +33,9 @@ impl<'t> Flow<'t> {
 
 /// The bodies of the script's top-level functions, by name (the last definition wins, as in
 /// bash).
-type Functions<'t> = HashMap<Vec<u8>, Node<'t>>;
+pub(crate) type Functions<'t> = HashMap<Vec<u8>, Node<'t>>;
 
-fn top_functions<'t>(root: Node<'t>, source: &[u8]) -> Functions<'t> {
+pub(crate) fn top_functions<'t>(root: Node<'t>, source: &[u8]) -> Functions<'t> {
     let mut cursor = root.walk();
     root.named_children(&mut cursor)
         .filter(|n| n.kind() == "function_definition")

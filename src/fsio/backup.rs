@@ -139,7 +139,7 @@ impl Backups {
 
     /// Sync each run's seal to disk, once the run is complete (each line's update was written
     /// as it came).
-    pub fn seal(&self) {
+    pub fn sync_seals(&self) {
         let Ok(runs) = self.runs.lock() else {
             return;
         };

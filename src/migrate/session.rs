@@ -246,7 +246,7 @@ impl Session {
                 report.migrated.push((path.clone(), abs.clone()));
             }
         }
-        backups.seal();
+        backups.sync_seals();
         report.backup_run = backups.run_id();
         for note in backups.notes() {
             eprintln!("note: {}", crate::bytes_text::visible(&note));
