@@ -133,8 +133,23 @@ pub(super) fn find(
     let mut out: Vec<OutOfReach> = Vec::new();
     // Whether the script loads code from elsewhere, read only when a call needs the answer.
     let elsewhere = std::cell::OnceCell::new();
+    // The statements' ranges by start, searched per marker: a file of n legacy lines has n
+    // markers, so a scan of the list per marker would cost n².
+    // With each start, the furthest end of the ranges starting there or before: `at` lies in
+    // one of them when that end passes it.
+    let mut taken: Vec<(usize, usize)> = legacy.iter().map(|s| (s.start, s.end)).collect();
+    taken.sort_unstable();
+    let mut furthest = 0;
+    for range in &mut taken {
+        furthest = furthest.max(range.1);
+        range.1 = furthest;
+    }
+    let inside = |at: usize| {
+        let after = taken.partition_point(|&(start, _)| start <= at);
+        after > 0 && taken[after - 1].1 > at
+    };
     for at in vocabulary.marker_offsets(source) {
-        if legacy.iter().any(|s| (s.start..s.end).contains(&at)) {
+        if inside(at) {
             continue;
         }
         let Some(form) = root
