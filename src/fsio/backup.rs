@@ -33,7 +33,8 @@ pub struct ManifestEntry {
     /// back exactly.
     #[serde(with = "git_quoted")]
     pub path: PathBuf,
-    /// Path of the saved original, relative to the run folder (`files/NNNNNN-name`).
+    /// Path of the saved original, relative to the run folder (`files/NNNNNN-name.bak`; 0.2.0
+    /// wrote no `.bak`). The suffix keeps backups out of linters that walk `*.sh` files.
     pub backup: String,
     pub mode: u32,
     pub sha256_before: String,
@@ -239,7 +240,7 @@ impl Backups {
             .file_name()
             .map_or_else(|| "script".into(), |n| n.to_string_lossy().into_owned())
             .replace(['/', '\\'], "_");
-        let backup = format!("files/{:06}-{name}", run.count);
+        let backup = format!("files/{:06}-{name}.bak", run.count);
         let backup_path = run.dir.join(&backup);
         if let Err(e) =
             write_synced(&backup_path, original).and_then(|_| sync_dir(&run.dir.join("files")))

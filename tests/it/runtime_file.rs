@@ -477,6 +477,55 @@ fn shellcheck_finds_nothing_new_in_migrated_scripts_or_the_runtime() {
     }
 }
 
+/// Every file under `dir` whose name ends in `.sh`, relative to `dir`, as `find -name '*.sh'`
+/// lists them (hidden folders included).
+fn shell_named_files(dir: &Path, root: &Path, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).expect("ls").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            shell_named_files(&path, root, out);
+        } else if path.extension().is_some_and(|e| e == "sh") {
+            let relative = path.strip_prefix(root).expect("under root");
+            out.push(relative.to_string_lossy().into_owned());
+        }
+    }
+}
+
+#[test]
+fn a_linter_walking_the_tree_meets_no_backup_as_a_shell_script() {
+    // `shellcheck $(find . -name '*.sh')` after a migration: the backups (a script's original
+    // and the empty "before" of a created runtime, SC2148 to ShellCheck) are not `*.sh`.
+    let tmp = tempfile::tempdir().expect("tmp");
+    git_init(tmp.path());
+    write_skill_md(tmp.path(), "s");
+    write_script(
+        tmp.path(),
+        "s/scripts/run.sh",
+        b"#!/bin/bash\necho SUCCESS\n",
+    );
+    git(tmp.path(), &["add", "-A"]);
+    git(tmp.path(), &["commit", "-qm", "skill"]);
+    let (code, report) = json_report(tmp.path(), &["migrate", "."]);
+    assert_eq!(code, 0, "{report}");
+    let files = std::fs::read_dir(tmp.path().join(".skillmod/backups"))
+        .expect("backups")
+        .flatten()
+        .map(|run| {
+            std::fs::read_dir(run.path().join("files"))
+                .expect("files")
+                .count()
+        })
+        .sum::<usize>();
+    assert_eq!(
+        files, 2,
+        "the script's original and the runtime's empty before"
+    );
+    let mut named = Vec::new();
+    shell_named_files(tmp.path(), tmp.path(), &mut named);
+    named.sort();
+    assert_eq!(named, ["s/scripts/run.sh", "s/skillmod-runtime.sh"]);
+}
+
 #[test]
 fn a_refused_restore_keeps_the_runtime_its_script_still_sources() {
     let tmp = tempfile::tempdir().expect("tmp");
