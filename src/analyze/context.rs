@@ -752,7 +752,7 @@ fn is_bare_exec(statement: Node<'_>, source: &[u8]) -> bool {
 
 /// A command `exec` (or `command exec`, `builtin exec`, `time exec`) whose only other words name descriptors
 /// (or end the options, `--`).
-fn bare_exec_command(command: Node<'_>, source: &[u8]) -> bool {
+pub(crate) fn bare_exec_command(command: Node<'_>, source: &[u8]) -> bool {
     let mut cursor = command.walk();
     let mut words = command.children_by_field_name("argument", &mut cursor);
     let named_exec = match command_name_bytes(command, source) {

@@ -420,7 +420,8 @@ fn replaces_shell(root: tree_sitter::Node<'_>, source: &[u8]) -> Option<usize> {
         .filter(|command| {
             crate::analyze::context::invocation(*command, source).is_some_and(|run| {
                 run.replaces_shell
-                    || (run.name == "exec" && !run.arguments(*command, source).is_empty())
+                    || (run.name == "exec"
+                        && !crate::analyze::context::bare_exec_command(*command, source))
             })
         })
         .find(|command| {

@@ -550,11 +550,12 @@ fn exec_running_a_command_in_the_scripts_shell_is_refused_in_capture_mode() {
         "v/execute.sh",
         b"#!/bin/bash\n[ -n \"${AGAIN:-}\" ] || AGAIN=1 \\exec bash \"$0\"\necho SUCCESS\n",
     );
-    // `exec` that keeps the shell: redirections alone, or in a subshell, a substitution, a pipe.
+    // `exec` that keeps the shell: redirections alone (after `--` too), or in a subshell, a
+    // substitution, a pipe.
     write_script(
         tmp.path(),
         "t/execute.sh",
-        b"#!/bin/bash\nexec 2>/dev/null\ncommand exec 3>&1\n( exec true )\nx=$(exec date)\nexec cat </dev/null | cat\necho \"$x\" >&2\necho SUCCESS\n",
+        b"#!/bin/bash\nexec 2>/dev/null\nexec -- 2>/dev/null\ncommand exec 3>&1\n( exec true )\nx=$(exec date)\nexec cat </dev/null | cat\necho \"$x\" >&2\necho SUCCESS\n",
     );
     let check = run(skillmod(tmp.path()).args(["check", "s", "t", "u", "v"]));
     assert_eq!(check.status.code(), Some(1), "{}", stdout(&check));
