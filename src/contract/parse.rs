@@ -134,7 +134,14 @@ pub fn parse_output(stdout: &str, options: &ParseOptions) -> Result<Parsed, Cont
             if last_fence(stdout).is_some() {
                 return found(fenced(stdout, options.strict)?, Protocol::Fenced);
             }
+            // The contract's document among other text: the text is stray, whatever it holds (a
+            // migrated skill whose stderr a harness merged into stdout).
+            let contract_document =
+                first_object(stdout).is_some_and(|(_, _, object)| object.contains_key("success"));
             if options.strict {
+                if let Some(stray) = stray_document(stdout).filter(|_| contract_document) {
+                    return Err(stray);
+                }
                 // Text a legacy skill prints: say so, rather than that it is not JSON.
                 if legacy(stdout, options).is_ok() {
                     return Err(ContractError::new(
@@ -148,8 +155,7 @@ pub fn parse_output(stdout: &str, options: &ParseOptions) -> Result<Parsed, Cont
             if let Some(stray) = stray_document(stdout) {
                 // Legacy lines around an object that is no contract document (an API reply, a
                 // config a log quotes) are a legacy skill's output, as check and migrate read it.
-                let quoted = first_object(stdout)
-                    .is_some_and(|(_, _, object)| !object.contains_key("success"))
+                let quoted = !contract_document
                     && legacy_text::parse(stdout, 0.0, options.vocabulary, None).is_ok();
                 if !quoted {
                     return Err(stray);

@@ -204,9 +204,16 @@ fn legacy_lines_around_a_quoted_json_object_are_legacy_output() {
     assert_eq!(status, Some(1), "{result}");
     // The contract's own document among legacy lines: stray text, as before.
     let doc = "Created: notes.md\n{\"success\": true, \"confidence\": 0.9}\nSUCCESS\n";
-    let (status, result) = read(doc, &[]);
-    assert_eq!(status, Some(1), "{result}");
-    assert_eq!(result["errors"][0]["code"], "STRAY_OUTPUT", "{result}");
+    for extra in [&[][..], &["--strict"][..]] {
+        // Strict reading says so too, not "legacy output" (a migrated skill whose stderr a
+        // harness merged into stdout: a new user's trial).
+        let (status, result) = read(doc, extra);
+        assert_eq!(status, Some(1), "{result}");
+        assert_eq!(
+            result["errors"][0]["code"], "STRAY_OUTPUT",
+            "{extra:?} {result}"
+        );
+    }
     // No legacy line around the object: still stray.
     let (_, result) = read("Generating...\n{\"id\": 7}\n", &[]);
     assert_eq!(result["errors"][0]["code"], "STRAY_OUTPUT", "{result}");
