@@ -15,8 +15,9 @@
 //!   pattern character (the analysis never looks inside a pattern).
 //! - `[[ $l =~ ^([^}]*)$ ]]`: a `}` in an unquoted regex (outside a `${…}`) breaks the test.
 //!   Masked as `x` (the analysis never looks inside a regex).
-//! - `"${c:+ ($c)}"`, `"${A:+$A; }"`: parentheses around an expansion, or a `;`, in the word of a
-//!   `:+`, `:-`, `:=` or `:?` expansion break it. Masked as `?` and `,` (the whole expansion is a
+//! - `"${c:+ ($c)}"`, `"${A:+$A; }"`, `"${r:-_(none)_}"`: parentheses around an expansion or
+//!   right after a word's character, a `)` that closes none, or a `;`, in the word of a `:+`,
+//!   `:-`, `:=` or `:?` expansion break it. Masked as `?` and `,` (the whole expansion is a
 //!   run-time value to the analysis).
 //! - `${text:$i:1}`: an expansion as a substring's offset or length. Its `$` is masked as a blank
 //!   (`${text: i:1}`, which tree-sitter-bash reads).
@@ -280,6 +281,8 @@ fn operator_word(source: &[u8], at: usize) -> (Vec<usize>, Vec<usize>) {
     }
     let (mut parens, mut semicolons) = (Vec::new(), Vec::new());
     let (mut open, mut depth, mut expansion_inside) = (0usize, 0usize, false);
+    // A `(` right after a word's character (`_(none)_`) or a `)` that closes none breaks it too.
+    let mut glued = false;
     for (i, &b) in source[start + 1..].iter().enumerate() {
         let at = start + 1 + i;
         match b {
@@ -296,8 +299,11 @@ fn operator_word(source: &[u8], at: usize) -> (Vec<usize>, Vec<usize>) {
             b'}' => depth -= 1,
             b'(' | b')' if depth == 0 && !escaped(source, at) => {
                 if b == b'(' {
+                    glued |=
+                        at > start + 1 && !matches!(source[at - 1], b' ' | b'\t' | b'(' | b')');
                     open += 1;
                 } else {
+                    glued |= open == 0;
                     open = open.saturating_sub(1);
                 }
                 parens.push(at);
@@ -305,7 +311,7 @@ fn operator_word(source: &[u8], at: usize) -> (Vec<usize>, Vec<usize>) {
             _ => {}
         }
     }
-    if !expansion_inside {
+    if !(expansion_inside || glued) {
         parens.clear();
     }
     (parens, semicolons)
@@ -439,6 +445,7 @@ mod tests {
         "[[ $l =~ ^${p}([^}]*)$ ]] && echo hi\necho SUCCESS\n",
         "c=x\necho \"x${c:+ ($c)}\" ${c:-(C: ${c})}\necho SUCCESS\n",
         "echo \"${A:+$A; }fallback\"\necho SUCCESS\n",
+        "echo \"${r:-_(none)_}\" ${r:-x(y)} \"${r:-a)b}\"\n# Completed\necho SUCCESS\n",
         "echo -n \"${text:$i:1}\" ${text:$i:$n}\necho SUCCESS\n",
         "exec 3<>/dev/tcp/${H}/${P}\ncat <> file\necho SUCCESS\n",
         "log() { if true; then echo \"  $1\"; fi }\nw() { while :; do break; done }\necho SUCCESS\n",
