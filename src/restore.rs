@@ -76,7 +76,8 @@ pub struct RestoredFile {
     pub path: String,
     pub status: Status,
     pub errors: Vec<Error>,
-    /// A file the run created (a runtime file), removed by this restore.
+    /// A file the run created (a runtime file), gone after this restore: removed by it, or found
+    /// gone already (git's index may still list it).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub removed: bool,
 }
@@ -766,7 +767,8 @@ fn restore_run(
         report.files.push(RestoredFile {
             run: run.to_string(),
             path: display_path(&entry.target, base),
-            removed: status == Status::Restored,
+            // A created file is gone when restore removed it, or found it gone already.
+            removed: entry.entry.created && matches!(status, Status::Restored | Status::Unchanged),
             status,
             errors: error.into_iter().collect(),
         });

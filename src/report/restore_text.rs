@@ -56,18 +56,19 @@ pub fn write(out: &mut dyn Write, report: &Report, verbose: bool) {
         .map(|f| crate::bytes_text::command_arg(&f.path))
         .collect();
     if !removed.is_empty() && report.in_git {
-        let why = "(intent-to-add, or committed by `migrate --commit`); commit afterwards if a commit held them";
+        let why = "as migrate marked them (intent-to-add), and restore leaves the index alone; drop them from it (and commit, if `migrate --commit` committed them)";
+        let command = "git rm --cached --quiet --ignore-unmatch --";
         if removed.len() <= 3 {
             let _ = writeln!(
                 out,
-                "git's index still lists the removed file(s) {why}: `git rm --cached --quiet -- {}`",
+                "git's index may still list the removed file(s), {why}: `{command} {}`",
                 removed.join(" ")
             );
         } else {
             // One path a line, as a command that pastes whole.
             let _ = writeln!(
                 out,
-                "git's index still lists the {} removed files {why}:\n  git rm --cached --quiet -- \\\n    {}",
+                "git's index may still list the {} removed files, {why}:\n  {command} \\\n    {}",
                 removed.len(),
                 removed.join(" \\\n    ")
             );
