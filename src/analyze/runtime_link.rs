@@ -147,12 +147,15 @@ fn is_runtime_2_line(text: &str) -> bool {
         && &rest[end..] == "\" || { echo \"run: skillmod migrate $0\" >&2; exit 70; }"
 }
 
-/// A runtime path as skillmod writes it: `../` steps, then a runtime file's name.
+/// A runtime path as skillmod writes it: `../` steps, `scripts/` or not, then a runtime file's
+/// name.
 fn safe_relative(relative: &str) -> bool {
     let mut name = relative;
     while let Some(rest) = name.strip_prefix("../") {
         name = rest;
     }
+    // A skill's runtime lies in its `scripts/` when it has one.
+    let name = name.strip_prefix("scripts/").unwrap_or(name);
     name.starts_with(FILE_STEM)
         && name.ends_with(".sh")
         && name

@@ -104,6 +104,7 @@ impl Profile {
             vocabulary: resolved.vocabulary,
             mode: resolved.mode,
             keep_stdout: resolved.keep_stdout,
+            placement: resolved.runtime.canonical(),
         })
     }
 }
@@ -122,6 +123,9 @@ pub struct Profile {
     pub mode: crate::domain::modes::Mode,
     /// Capture mode would leave other output on stdout (the `keep-stdout` setting).
     pub keep_stdout: bool,
+    /// Where migrate puts the runtime (the `runtime` setting): a source line naming another
+    /// place is one migrate would convert.
+    pub placement: crate::domain::modes::Placement,
 }
 
 fn file_finding(rule: Rule, path: &str, error: &Error) -> Finding {
@@ -505,10 +509,12 @@ fn runtime_finding(
     shown: &str,
     script: &Path,
     entry: &cache::Entry,
-    runtimes: &crate::unit::runtime::States,
+    options: &Options,
+    profile: &Profile,
     cache: &Cache,
 ) -> Option<Finding> {
     use crate::rewrite::capture::RUNTIME_VERSION;
+    let runtimes = &options.runtimes;
     let (severity, reason, message) = match &entry.runtime {
         cache::Runtime::None => return None,
         cache::Runtime::Foreign => (
@@ -534,9 +540,8 @@ fn runtime_finding(
         cache::Runtime::File { version, relative, .. } if *version < RUNTIME_VERSION => {
             old_file_runtime(script, relative, *version, runtimes, cache)
         }
-        cache::Runtime::File { relative, .. } => {
-            file_runtime(script, relative, runtimes, cache)?
-        }
+        cache::Runtime::File { relative, .. } => file_runtime(script, relative, runtimes, cache)
+            .or_else(|| elsewhere(script, relative, &options.named, profile.placement))?,
     };
     // The runtime line follows the shebang in both forms.
     let finding = Finding::new(Rule::RuntimeOutOfDate, shown, (2, 1), message)
@@ -667,6 +672,29 @@ fn file_runtime(
             ),
         ),
     })
+}
+
+/// SKM007 warning for a script whose current runtime lies where migrate would not put it now
+/// (another `runtime` setting, or a skill root where the skill has `scripts/`): migrate moves it.
+fn elsewhere(
+    script: &Path,
+    relative: &str,
+    named: &[std::path::PathBuf],
+    placement: crate::domain::modes::Placement,
+) -> Option<(rules::Severity, Code, String)> {
+    use crate::domain::modes::Placement;
+    let name = relative.rsplit('/').next().unwrap_or(relative);
+    let (_, expected) = crate::unit::runtime::location(script, named, placement, name);
+    let message = match placement {
+        Placement::Inline => format!(
+            "sources {relative}, where the `runtime` setting asks for the inline block; migrate converts it"
+        ),
+        _ if expected == relative => return None,
+        _ => format!(
+            "sources {relative}, where migrate now names {expected} from this script's folder (the `runtime` setting; in a skill, its scripts/ when it has one, which builds that copy SKILL.md and scripts/ alone keep); migrate moves it"
+        ),
+    };
+    Some((rules::Severity::Warning, codes::RUNTIME_OUTDATED, message))
 }
 
 /// SKM009 for each file a script of a skill folder sources from outside that folder (one that
@@ -890,11 +918,7 @@ fn report(
     findings.extend(unparsable);
     if let Some(path) = origin.script {
         findings.extend(runtime_finding(
-            shown,
-            path,
-            &entry,
-            &options.runtimes,
-            cache,
+            shown, path, &entry, options, profile, cache,
         ));
         findings.extend(outside_sources(shown, path, &entry));
     }

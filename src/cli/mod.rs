@@ -91,7 +91,8 @@ pub struct MigrateArgs {
     #[arg(long, value_enum)]
     pub mode: Option<crate::domain::modes::Mode>,
     /// Capture mode's runtime: `skill` (one skillmod-runtime.sh per skill folder, the folder
-    /// holding SKILL.md, sourced by one line: the folder runs wherever it is copied), `project`
+    /// holding SKILL.md, in its scripts/ when it has one, sourced by one line: the folder runs
+    /// wherever it is copied), `project`
     /// (one file at the project root, 0.2.0's layout) or `inline` (a block after each shebang).
     /// Already-migrated scripts are converted to it [default: skill].
     #[arg(long, value_enum, value_name = "WHERE")]

@@ -18,8 +18,9 @@ pub enum Mode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Placement {
-    /// One `skillmod-runtime.sh` per skill folder (the folder holding SKILL.md), sourced by one
-    /// line after each shebang: a skill folder copied alone still runs.
+    /// One `skillmod-runtime.sh` per skill folder (the folder holding SKILL.md; in its scripts/
+    /// when it has one), sourced by one line after each shebang: a skill folder copied alone
+    /// still runs.
     #[default]
     Skill,
     /// One `skillmod-runtime.sh` at the project root (0.2.0's layout).

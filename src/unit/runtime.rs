@@ -1,5 +1,6 @@
 //! A skill's runtime file as check and migrate both read it: where it lies for a script (by
-//! default its skill folder, the nearest folder above it holding SKILL.md; with
+//! default its skill folder, the nearest folder above it holding SKILL.md, in the skill's
+//! `scripts/` when it has one; with
 //! `runtime = "project"` the project root), which file a migrated script's source line names, and
 //! what state the file is in (missing, older, current, foreign), read once per run.
 
@@ -25,15 +26,30 @@ pub fn location(
     let real = fsio::canonical(script);
     let folder = real.parent().unwrap_or(&real).to_path_buf();
     let root = fsio::canonical(&fsio::file_root(script, named));
-    let home = match placement {
-        Placement::Project | Placement::File => root,
-        Placement::Skill | Placement::Inline => fsio::skill_folder(&real, &root),
+    let (base, down) = match placement {
+        Placement::Project | Placement::File => (root, ""),
+        Placement::Skill | Placement::Inline => {
+            let skill = fsio::skill_folder(&real, &root);
+            // Builds that copy a skill's SKILL.md and scripts/ (and not the rest) keep it there.
+            let scripts = std::fs::symlink_metadata(skill.join(SCRIPTS))
+                .is_ok_and(|m| m.is_dir() && fsio::is_skill_folder(&skill));
+            match (scripts, folder.starts_with(skill.join(SCRIPTS))) {
+                (true, true) => (skill.join(SCRIPTS), ""),
+                (true, false) => (skill, "scripts/"),
+                (false, _) => (skill, ""),
+            }
+        }
     };
     let depth = folder
-        .strip_prefix(&home)
+        .strip_prefix(&base)
         .map_or(0, |p| p.components().count());
-    (home.join(file_name), "../".repeat(depth) + file_name)
+    let relative = format!("{}{down}{file_name}", "../".repeat(depth));
+    (base.join(down).join(file_name), relative)
 }
+
+/// The folder of a skill's scripts (the Agent Skills layout), where the skill's runtime goes
+/// when the skill has one.
+const SCRIPTS: &str = "scripts";
 
 /// The runtime file a migrated script's source line names, resolved from the script's folder.
 pub(crate) fn named_by(script: &Path, relative: &str) -> PathBuf {
@@ -154,5 +170,58 @@ impl States {
             known.insert(path.to_path_buf(), found.clone());
         }
         found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_skills_runtime_goes_in_its_real_scripts_folder() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = fsio::canonical(tmp.path());
+        let skill = root.join("skill");
+        std::fs::create_dir_all(skill.join("scripts/deep")).expect("mkdir");
+        std::fs::write(skill.join("SKILL.md"), "---\nname: s\n---\n").expect("skill");
+        let named = [root.clone()];
+        let at = |script: &str| {
+            let path = skill.join(script);
+            std::fs::write(&path, "#!/bin/sh\n").expect("script");
+            location(&path, &named, Placement::Skill, "skillmod-runtime.sh")
+        };
+        let runtime = skill.join("scripts/skillmod-runtime.sh");
+        assert_eq!(
+            at("run.sh"),
+            (runtime.clone(), "scripts/skillmod-runtime.sh".into())
+        );
+        assert_eq!(
+            at("scripts/a.sh"),
+            (runtime.clone(), "skillmod-runtime.sh".into())
+        );
+        assert_eq!(
+            at("scripts/deep/b.sh"),
+            (runtime, "../skillmod-runtime.sh".into())
+        );
+        // A scripts/ that is a symlink (it may lead anywhere) is not the skill's folder.
+        let other = root.join("other");
+        std::fs::create_dir_all(other.join("elsewhere")).expect("mkdir");
+        std::fs::write(other.join("SKILL.md"), "---\nname: o\n---\n").expect("skill");
+        std::os::unix::fs::symlink(other.join("elsewhere"), other.join("scripts")).expect("link");
+        let script = other.join("run.sh");
+        std::fs::write(&script, "#!/bin/sh\n").expect("script");
+        assert_eq!(
+            location(&script, &named, Placement::Skill, "skillmod-runtime.sh"),
+            (
+                other.join("skillmod-runtime.sh"),
+                "skillmod-runtime.sh".into()
+            )
+        );
+        // The project placement ignores scripts/.
+        let path = skill.join("scripts/a.sh");
+        assert_eq!(
+            location(&path, &named, Placement::Project, "skillmod-runtime.sh").1,
+            "../../skillmod-runtime.sh"
+        );
     }
 }

@@ -640,9 +640,9 @@ fn outside_git_the_named_folder_is_the_root_whatever_the_working_folder() {
             [
                 "skills/a/SKILL.md",
                 "skills/a/scripts/run.sh",
-                "skills/a/skillmod-runtime.sh"
+                "skills/a/scripts/skillmod-runtime.sh"
             ],
-            "{how}: only the runtime file is new, in the skill folder"
+            "{how}: only the runtime file is new, in the skill's scripts/"
         );
         assert_eq!(after[0], before[0], "{how}: SKILL.md untouched");
         assert_ne!(after[1].1, script, "{how}: the script was migrated");
@@ -662,7 +662,7 @@ fn outside_git_the_named_folder_is_the_root_whatever_the_working_folder() {
         recorded.sort();
         assert_eq!(
             recorded,
-            ["a/scripts/run.sh", "a/skillmod-runtime.sh"],
+            ["a/scripts/run.sh", "a/scripts/skillmod-runtime.sh"],
             "{how}"
         );
         let kept = std::fs::read_dir(backups.join(run_id).join("files"))

@@ -523,7 +523,7 @@ fn a_linter_walking_the_tree_meets_no_backup_as_a_shell_script() {
     let mut named = Vec::new();
     shell_named_files(tmp.path(), tmp.path(), &mut named);
     named.sort();
-    assert_eq!(named, ["s/scripts/run.sh", "s/skillmod-runtime.sh"]);
+    assert_eq!(named, ["s/scripts/run.sh", "s/scripts/skillmod-runtime.sh"]);
 }
 
 #[test]

@@ -25,23 +25,41 @@ const BASH_SKILL: &[u8] =
     b"#!/bin/bash\nset -eu\ntouch out.txt\necho \"Created: out.txt\"\necho progress >&2\necho SUCCESS\n";
 const SH_SKILL: &[u8] = b"#!/bin/sh\necho \"Confidence: 0.8\"\necho SUCCESS\n";
 
-/// A repository with the four layouts: (the script, the skill folder it belongs to).
-fn four_layouts(root: &Path) -> Vec<(PathBuf, PathBuf)> {
+/// A repository with the four layouts: (the script, the skill folder it belongs to, where in
+/// that folder its runtime goes: the skill's `scripts/` when it has one).
+fn four_layouts(root: &Path) -> Vec<(PathBuf, PathBuf, &'static str)> {
     let mut out = Vec::new();
-    for (skill, script, text) in [
-        ("skills/one", "execute.sh", BASH_SKILL),
-        ("skills/two", "scripts/run.sh", SH_SKILL),
-        ("plugins/P/skills/three", "scripts/deep/go.sh", BASH_SKILL),
+    for (skill, script, text, runtime) in [
+        (
+            "skills/one",
+            "execute.sh",
+            BASH_SKILL,
+            "skillmod-runtime.sh",
+        ),
+        (
+            "skills/two",
+            "scripts/run.sh",
+            SH_SKILL,
+            "scripts/skillmod-runtime.sh",
+        ),
+        (
+            "plugins/P/skills/three",
+            "scripts/deep/go.sh",
+            BASH_SKILL,
+            "scripts/skillmod-runtime.sh",
+        ),
     ] {
         write_skill_md(root, skill);
         out.push((
             write_script(root, &format!("{skill}/{script}"), text),
             root.join(skill),
+            runtime,
         ));
     }
     out.push((
         write_script(root, "tools/x.sh", SH_SKILL),
         root.join("tools"),
+        "skillmod-runtime.sh",
     ));
     out
 }
@@ -60,15 +78,24 @@ fn every_layout_copied_alone_runs_from_anywhere_in_every_way() {
     assert_eq!(report["summary"]["migrated"], 4, "{report}");
     let scratch = tempfile::tempdir().expect("scratch");
     let installed = tempfile::tempdir().expect("installed");
-    for (i, (script, skill)) in layouts.iter().enumerate() {
+    for (i, (script, skill, runtime)) in layouts.iter().enumerate() {
         // Each skill folder holds its runtime; nothing at the repository root.
-        assert!(
-            skill.join("skillmod-runtime.sh").is_file(),
-            "{}",
-            skill.display()
-        );
+        assert!(skill.join(runtime).is_file(), "{}", skill.display());
         let copy = installed.path().join(format!("skill{i}"));
         copy_tree(skill, &copy);
+        // A build that copies SKILL.md and scripts/ alone (a dist/ or a plugin: a new user's
+        // trial) keeps the runtime of a skill that has scripts/.
+        if runtime.starts_with("scripts/") {
+            let built = installed.path().join(format!("built{i}"));
+            copy_tree(&skill.join("scripts"), &built.join("scripts"));
+            std::fs::copy(skill.join("SKILL.md"), built.join("SKILL.md")).expect("copy");
+            let inside = script.strip_prefix(skill).expect("inside");
+            let out = run(Command::new("bash")
+                .arg(built.join(inside))
+                .current_dir(scratch.path()));
+            assert_eq!(out.status.code(), Some(0), "built: {}", stderr(&out));
+            assert_eq!(strict(&stdout(&out), "built")["success"], true);
+        }
         let inside = script.strip_prefix(skill).expect("inside");
         let copied = copy.join(inside);
         set_mode(&copied, 0o755);
@@ -244,7 +271,7 @@ fn a_project_migrated_by_0_2_0_becomes_self_contained_in_one_run_and_restore_bri
     let (code, report) = json_report(root, &["migrate", "--include", "*.sh", "."]);
     assert_eq!(code, 0, "{report}");
     assert_eq!(report["files"][0]["status"], "migrated", "{report}");
-    assert!(root.join("skills/a/skillmod-runtime.sh").is_file());
+    assert!(root.join("skills/a/scripts/skillmod-runtime.sh").is_file());
     assert!(!root.join("skillmod-runtime.sh").exists(), "{report}");
     let copy = tempfile::tempdir().expect("copy");
     copy_tree(&root.join("skills/a"), &copy.path().join("a"));
@@ -275,7 +302,7 @@ fn a_project_migrated_by_0_2_0_becomes_self_contained_in_one_run_and_restore_bri
         std::fs::read(root.join("skillmod-runtime.sh")).expect("v2 back"),
         std::fs::read(v2.join("skillmod-runtime.sh")).expect("v2")
     );
-    assert!(!root.join("skills/a/skillmod-runtime.sh").exists());
+    assert!(!root.join("skills/a/scripts/skillmod-runtime.sh").exists());
 }
 
 #[test]
@@ -340,7 +367,7 @@ fn an_installed_skill_outside_git_keeps_state_out_of_the_skill_and_the_working_f
         !skill.join(".skillmod").exists(),
         "nothing ships with the skill"
     );
-    assert!(skill.join("skillmod-runtime.sh").is_file());
+    assert!(skill.join("scripts/skillmod-runtime.sh").is_file());
     let runs = std::fs::read_dir(state.join("skillmod/skills"))
         .expect("state folder")
         .count();
@@ -991,4 +1018,50 @@ fn check_staged_counts_an_empty_skill_md_that_head_holds() {
     git(repo, &["add", "other/run.sh"]);
     let (_, report) = json_report(repo, &["check", "--staged", "other"]);
     assert_eq!(report["summary"]["scripts_checked"], 0, "{report}");
+}
+
+#[test]
+fn a_skill_that_gains_scripts_keeps_one_runtime_and_check_says_what_migrate_will_move() {
+    // The runtime goes in a skill's scripts/ when it has one (builds that copy SKILL.md and
+    // scripts/ alone keep it: a new user's trial). A skill migrated before it had scripts/ keeps
+    // running; check warns, and migrate moves the runtime so the skill's scripts share one.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path();
+    git_init(root);
+    write_skill_md(root, "skills/a");
+    write_script(root, "skills/a/execute.sh", BASH_SKILL);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "skill"]);
+    let (code, report) = json_report(root, &["migrate", "."]);
+    assert_eq!(code, 0, "{report}");
+    assert!(root.join("skills/a/skillmod-runtime.sh").is_file());
+    write_script(root, "skills/a/scripts/more.sh", SH_SKILL);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "more"]);
+    let (code, report) = json_report(root, &["check", "."]);
+    assert_eq!(code, 1, "more.sh's legacy lines: {report}");
+    let warning = &report["warnings"][0];
+    assert_eq!(warning["reason"], "RUNTIME_OUTDATED", "{report}");
+    assert_eq!(warning["path"], "skills/a/execute.sh", "{report}");
+    let (code, report) = json_report(root, &["migrate", "."]);
+    assert_eq!(code, 0, "{report}");
+    assert!(root.join("skills/a/scripts/skillmod-runtime.sh").is_file());
+    assert!(
+        !root.join("skills/a/skillmod-runtime.sh").exists(),
+        "{report}"
+    );
+    git(root, &["add", "-A"]);
+    let (code, report) = json_report(root, &["check", "."]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["warnings"], serde_json::json!([]), "{report}");
+    // Both scripts run from a build that copied SKILL.md and scripts/ (and execute.sh).
+    let built = tempfile::tempdir().expect("built");
+    copy_tree(&root.join("skills/a"), built.path());
+    for script in ["execute.sh", "scripts/more.sh"] {
+        let out = run(Command::new("bash")
+            .arg(built.path().join(script))
+            .current_dir(built.path()));
+        assert_eq!(out.status.code(), Some(0), "{script}: {}", stderr(&out));
+        assert_eq!(strict(&stdout(&out), script)["success"], true);
+    }
 }
