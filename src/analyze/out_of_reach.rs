@@ -320,6 +320,9 @@ fn command_form(
         _ if runs_a_printer(command, source) && reaches_stdout(survey, command) => {
             Some(Form::Runner)
         }
+        // The runtime's own functions (an inline block's `__skm_rec created "Created: a"`):
+        // a script of its own cannot use the names (NAME_CLASH).
+        name if name.starts_with(super::runtime_link::RESERVED_PREFIX) => None,
         // A call of a function of the script that is no helper (its calls would be legacy
         // statements): what it does with a result line is not followed.
         name if survey.defines(name.as_bytes()) => {

@@ -15,6 +15,9 @@ use std::ops::Range;
 /// (symlinks resolved where `readlink -f` exists) gives the runtime's path. The line is written
 /// for ShellCheck's optional checks too (`-o all`): `test` for `[`, braces on every variable, no
 /// command substitution inside another command's arguments.
+/// The runtime's names all start with this; a script that uses it itself is refused.
+pub(crate) const RESERVED_PREFIX: &str = "__skm_";
+
 pub(crate) const LINE_START: &str = "test -n \"${__skm_rt-}\" || { __skm_f=$(readlink -f -- \"";
 /// What runtime 2's source line started with, after any per-script settings.
 pub(crate) const SOURCE_PREFIX: &str = "command . \"$(dirname -- \"$0\")/";

@@ -522,7 +522,17 @@ fn runtime_finding(
             codes::RUNTIME_FOREIGN,
             "line 2 stands where skillmod puts the runtime, but is not what skillmod writes (edited, or written by someone else): it is read as the script's own code; migrate --replace-runtime rewrites it".to_string(),
         ),
-        cache::Runtime::Block { version, .. } if *version >= RUNTIME_VERSION => return None,
+        cache::Runtime::Block { version, .. }
+            if *version >= RUNTIME_VERSION
+                && profile.placement == crate::domain::modes::Placement::Inline =>
+        {
+            return None;
+        }
+        cache::Runtime::Block { version, .. } if *version >= RUNTIME_VERSION => (
+            rules::Severity::Warning,
+            codes::RUNTIME_OUTDATED,
+            "carries the inline runtime block, where the `runtime` setting asks for a runtime file (set `runtime = \"inline\"` in skillmod.toml to keep the block); migrate converts it".to_string(),
+        ),
         cache::Runtime::Block { version, .. } => (
             rules::Severity::Warning,
             codes::RUNTIME_OUTDATED,

@@ -20,6 +20,7 @@ use super::template::{NOW_TOKEN, RUNTIME_SENTINEL, Template};
 use crate::analyze::parser::{ancestry, backgrounded};
 use crate::analyze::runtime_link::{
     self, BLOCK_END, BLOCK_START, CAUSE_ARGUMENT, FILE_STEM, LineParts, NOW_ARGUMENT,
+    RESERVED_PREFIX,
 };
 use crate::analyze::{Analysis, Form, LegacyKind};
 use crate::error::{Error, Result};
@@ -33,9 +34,6 @@ pub(crate) const RUNTIME_VERSION: u32 = 3;
 
 /// The template whose runtime file is plain `skillmod-runtime.sh`.
 const DEFAULT_TEMPLATE: &str = "skill-output-v1";
-
-/// The runtime's names all start with this; a script that uses it itself is refused.
-pub(crate) const RESERVED_PREFIX: &str = "__skm_";
 
 /// What a library's legacy lines call: the sourcing script's recorder, or `:` without one.
 const LIBRARY_RECORDER: &str = "${__skm_r:-:}";

@@ -1065,3 +1065,34 @@ fn a_skill_that_gains_scripts_keeps_one_runtime_and_check_says_what_migrate_will
         assert_eq!(strict(&stdout(&out), script)["success"], true);
     }
 }
+
+#[test]
+fn an_inline_runtime_the_settings_do_not_ask_for_is_a_warning_migrate_acts_on() {
+    // `migrate --runtime inline` once, then plain commands: migrate would convert the block to a
+    // runtime file, so check says so; with `runtime = "inline"` both leave it. The block's own
+    // `__skm_rec created "Created: …"` calls are no SKM010 notes.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path();
+    write_skill_md(root, "s");
+    write_script(root, "s/execute.sh", BASH_SKILL);
+    let (code, report) = json_report(
+        root,
+        &["migrate", "--no-backup", "--runtime", "inline", "s"],
+    );
+    assert_eq!(code, 0, "{report}");
+    let (code, report) = json_report(root, &["check", "-v", "s"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(
+        report["warnings"][0]["reason"], "RUNTIME_OUTDATED",
+        "{report}"
+    );
+    assert_eq!(report["summary"]["notes"], 0, "{report}");
+    let (_, report) = json_report(root, &["migrate", "--dry-run", "s"]);
+    assert_eq!(report["summary"]["would_migrate"], 1, "{report}");
+    std::fs::write(root.join("s/skillmod.toml"), "runtime = \"inline\"\n").expect("settings");
+    let (code, report) = json_report(root, &["check", "-v", "s"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["warnings"], serde_json::json!([]), "{report}");
+    let (_, report) = json_report(root, &["migrate", "--dry-run", "s"]);
+    assert_eq!(report["summary"]["already_migrated"], 1, "{report}");
+}
