@@ -135,10 +135,12 @@ pub(crate) fn has_library_hooks(source: &[u8]) -> bool {
 }
 
 /// The commands the runtime runs by name, which a function of the script would replace for it
-/// (a `printf` that writes to stderr leaves the document empty).
-const RUNTIME_COMMANDS: [&str; 17] = [
+/// (a `printf` that writes to stderr leaves the document empty; a `test` that runs the skill's
+/// tests makes the exit trap loop forever).
+const RUNTIME_COMMANDS: [&str; 28] = [
     "printf", "command", "awk", "sed", "mktemp", "mkfifo", "rm", "date", "dirname", "readlink",
-    "trap", "eval", "set", "exec", "shopt", "alias", "unalias",
+    "trap", "eval", "set", "exec", "shopt", "alias", "unalias", "test", "[", "echo", "kill",
+    "shift", "exit", "return", "true", "false", "break", "continue",
 ];
 
 /// A function the script defines under one of `RUNTIME_COMMANDS`: its line and name. The text is

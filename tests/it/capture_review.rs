@@ -727,6 +727,8 @@ fn a_function_named_like_a_command_the_runtime_runs_is_refused() {
         ("printf() { builtin printf \"%s\" \"$@\" >&2; }\n", "printf"),
         ("function awk { :; }\n", "awk"),
         ("command () { \"$@\"; }\n", "command"),
+        // A skill's `test` (its unit tests) ran in the exit trap, forever (hostile review).
+        ("test() { echo tests >&2; return 0; }\ntest\n", "test"),
     ] {
         let tmp = tempfile::tempdir().expect("tmp");
         let text = format!("#!/bin/bash\n{definition}echo \"printf (x)\" >&2\necho SUCCESS\n");
