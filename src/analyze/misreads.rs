@@ -28,6 +28,9 @@
 //! - `cat << 'USAGE'` … `USAGE:` … `USAGE`: a heredoc line that starts with the delimiter ends
 //!   the heredoc for tree-sitter-bash (bash ends it at the line that is the delimiter alone). The
 //!   first byte of such a line is masked (`_`, or `x` for a delimiter starting with `_`).
+//! - `<<EOF''`, `<<E''OF`, `<<$'EOF'`: a heredoc delimiter with quotes other than one pair around
+//!   it all ends, for tree-sitter-bash, only at a line spelled like the word; bash ends it at the
+//!   name alone. Masked as the name quoted whole, blanks before it (`<<  'EOF'`).
 //! - A carriage return that starts a line and a word (`\recho SUCCESS`): tree-sitter-bash reads
 //!   it as a blank, bash as part of the word (a command named `\recho`). Masked as `x`.
 
@@ -88,6 +91,9 @@ pub fn mask(source: &[u8]) -> Cow<'_, [u8]> {
         }
     }
     for at in memchr::memmem::find_iter(source, b"<<") {
+        if let Some((start, word)) = quoted_delimiter(source, at) {
+            put(start, &word);
+        }
         for line in heredoc_prefix_lines(source, at) {
             put(line, if source[line] == b'_' { b"x" } else { b"_" });
         }
@@ -395,6 +401,50 @@ fn heredoc_prefix_lines(source: &[u8], at: usize) -> Vec<usize> {
     Vec::new()
 }
 
+/// For a heredoc whose `<<` is at `at` and whose delimiter word has quotes other than one pair
+/// around it all (`EOF''`, `E''OF`, `EOF""`, `$'EOF'`, `$"EOF"`): where the word starts, and the
+/// same name quoted whole, blanks before it to keep the length (`  'EOF'`). bash ends the body at
+/// the name alone; tree-sitter-bash at a line spelled like the word.
+fn quoted_delimiter(source: &[u8], at: usize) -> Option<(usize, Vec<u8>)> {
+    if source.get(at + 2) == Some(&b'<') || (at > 0 && source[at - 1] == b'<') {
+        return None;
+    }
+    let mut start = at + 2;
+    if source.get(start) == Some(&b'-') {
+        start += 1;
+    }
+    while source.get(start).is_some_and(|&b| is_blank(b)) {
+        start += 1;
+    }
+    let len = source[start..]
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'\'' | b'"' | b'$'))
+        .count();
+    let word = &source[start..start + len];
+    let name: Vec<u8> = word
+        .iter()
+        .copied()
+        .filter(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .collect();
+    let whole = word.len() == name.len() + 2
+        && matches!(word[0], b'\'' | b'"')
+        && word[word.len() - 1] == word[0];
+    let plain = word.len() == name.len();
+    // A `$` counts only right before a quote (`$'EOF'`); anywhere else the word is no name.
+    let dollars_ok = word
+        .iter()
+        .enumerate()
+        .all(|(i, &b)| b != b'$' || matches!(word.get(i + 1), Some(b'\'' | b'"')));
+    if name.is_empty() || plain || whole || !dollars_ok {
+        return None;
+    }
+    let mut masked = vec![b' '; word.len() - name.len() - 2];
+    masked.push(b'\'');
+    masked.extend(&name);
+    masked.push(b'\'');
+    Some((start, masked))
+}
+
 /// For the `}` at `at`: the blank before it, when that blank follows `fi`, `done` or `esac` as
 /// a word of its own (`fi }`), which bash reads as the end of the command before `}`.
 fn brace_after_keyword(source: &[u8], at: usize) -> Option<usize> {
@@ -450,6 +500,7 @@ mod tests {
         "exec 3<>/dev/tcp/${H}/${P}\ncat <> file\necho SUCCESS\n",
         "log() { if true; then echo \"  $1\"; fi }\nw() { while :; do break; done }\necho SUCCESS\n",
         "usage() {\n    cat << 'USAGE'\nHome\nUSAGE:\n  x\nUSAGE\n}\ncat <<-EOF\n\tEOF2\n\tEOF\necho SUCCESS\n",
+        "cat <<EOF''\nEOF\ncat <<E''OF\nEOF\ncat <<-$'EOF'\nEOF\ncat <<$\"EOF\"\nEOF\necho SUCCESS\n",
     ];
 
     #[test]

@@ -788,3 +788,25 @@ fn skill_scripts_of_every_shell_family_are_selected() {
     assert_eq!(code, 1, "{report}");
     assert_eq!(report["summary"]["scripts_checked"], 4, "{report}");
 }
+
+#[test]
+fn a_heredoc_whose_delimiter_is_quoted_in_part_ends_where_bash_ends_it() {
+    // `<<EOF''` ends at a line `EOF` for bash; the `echo SUCCESS` after it runs (hostile review).
+    for delimiter in [
+        "EOF''", "EOF\"\"", "E''OF", "$'EOF'", "$\"EOF\"", "-\"E\"OF",
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let text =
+            format!("#!/bin/bash\ncat >/dev/null <<{delimiter}\nEOF\necho SUCCESS\n{delimiter}\n");
+        let script = write_script(tmp.path(), "s/execute.sh", text.as_bytes());
+        let ran = run(std::process::Command::new("bash").arg(&script));
+        assert_eq!(stdout(&ran), "SUCCESS\n", "{delimiter}");
+        let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+        assert_eq!(out.status.code(), Some(1), "{delimiter}: {}", stdout(&out));
+        assert!(
+            stdout(&out).contains("s/execute.sh:4:1: SKM001 success"),
+            "{delimiter}: {}",
+            stdout(&out)
+        );
+    }
+}
