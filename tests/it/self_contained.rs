@@ -597,10 +597,10 @@ fn skills_installed_with_npx_skills_add_run_in_the_project_they_were_copied_to()
     let project = tmp.path().join("project");
     std::fs::create_dir_all(&project).expect("project");
     let elsewhere = tempfile::tempdir().expect("cwd");
-    for (name, script) in [
-        ("one", "execute.sh"),
-        ("two", "scripts/run.sh"),
-        ("three", "scripts/deep/go.sh"),
+    for (name, script, runtime) in [
+        ("one", "execute.sh", "skillmod-runtime.sh"),
+        ("two", "scripts/run.sh", "scripts/skillmod-runtime.sh"),
+        ("three", "scripts/deep/go.sh", "scripts/skillmod-runtime.sh"),
     ] {
         let out = run(Command::new(&cli)
             .args(["add"])
@@ -625,10 +625,7 @@ fn skills_installed_with_npx_skills_add_run_in_the_project_they_were_copied_to()
             stderr(&out)
         );
         let installed = project.join(".claude/skills").join(name);
-        assert!(
-            installed.join("skillmod-runtime.sh").is_file(),
-            "{name}: runtime copied"
-        );
+        assert!(installed.join(runtime).is_file(), "{name}: runtime copied");
         let out = run(Command::new("bash")
             .arg(installed.join(script))
             .current_dir(elsewhere.path()));
