@@ -223,20 +223,41 @@ fn fails(command: Node<'_>, source: &[u8]) -> bool {
         })
 }
 
-/// True when a `return` runs outside every function: the script is meant to be sourced.
+/// True when a `return` runs outside every function: the script is meant to be sourced. Some do
+/// not say so, as the script runs on its own too: one in a subshell (`(return 0 2>/dev/null)`,
+/// the test whether the script is sourced), one in a statement that compares `BASH_SOURCE` with
+/// `$0` (`[[ ${BASH_SOURCE[0]} != "$0" ]] && return`), and a conditional one in a script that
+/// makes the subshell test (`[ "$sourced" = 1 ] && return`).
 pub(crate) fn has_top_level_return(root: Node<'_>, source: &[u8]) -> bool {
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
+    let mut returns: Vec<(Node<'_>, bool)> = Vec::new();
+    let mut stack = vec![(root, false)];
+    while let Some((node, in_subshell)) = stack.pop() {
         if node.kind() == "function_definition" {
             continue;
         }
+        let in_subshell = in_subshell
+            || matches!(
+                node.kind(),
+                "subshell" | "command_substitution" | "process_substitution"
+            );
         if node.kind() == "command" && command_name_bytes(node, source) == Some(b"return") {
-            return true;
+            returns.push((node, in_subshell));
         }
         let mut cursor = node.walk();
-        stack.extend(node.named_children(&mut cursor));
+        stack.extend(node.named_children(&mut cursor).map(|n| (n, in_subshell)));
     }
-    false
+    let tests_if_sourced = returns.iter().any(|&(_, in_subshell)| in_subshell);
+    returns.iter().any(|&(node, in_subshell)| {
+        let statement = std::iter::successors(Some(node), |n| n.parent())
+            .find(|n| n.parent().is_some_and(|p| p.id() == root.id()))
+            .unwrap_or(node);
+        let text = &source[statement.byte_range()];
+        let compares = memchr::memmem::find(text, b"BASH_SOURCE").is_some()
+            && (memchr::memmem::find(text, b"$0").is_some()
+                || memchr::memmem::find(text, b"${0}").is_some());
+        let conditional = statement.id() != node.id();
+        !in_subshell && !compares && !(conditional && tests_if_sourced)
+    })
 }
 
 #[cfg(test)]
@@ -356,6 +377,19 @@ if x; then exit 1; fi
         for (source, want) in [
             ("[ -n \"$X\" ] && return 0\nx=1\n", true),
             ("f() { return 1; }\nf\n", false),
+            // Scripts that ask whether they are sourced run on their own as well.
+            (
+                "(return 0 2>/dev/null) && echo sourced >&2\necho SUCCESS\n",
+                false,
+            ),
+            (
+                "(return 0 2>/dev/null) && s=1 || s=0\n[ $s = 1 ] && return\necho SUCCESS\n",
+                false,
+            ),
+            (
+                "[[ \"${BASH_SOURCE[0]}\" != \"$0\" ]] && return 0\nmain\n",
+                false,
+            ),
         ] {
             let tree = parser.parse(source.as_bytes()).expect("parse");
             assert_eq!(

@@ -412,6 +412,41 @@ fn a_library_sourced_by_an_unmigrated_script_runs_quietly() {
 }
 
 #[test]
+fn a_script_that_asks_whether_it_is_sourced_runs_on_its_own_after_migration() {
+    // `(return 0 2>/dev/null)` and `[[ $BASH_SOURCE != $0 ]] && return` made execute.sh a
+    // library: its result lines recorded nothing, and the skill printed nothing (hostile review).
+    for guard in [
+        "(return 0 2>/dev/null) && echo \"being sourced\" >&2\n",
+        "(return 0 2>/dev/null) && sourced=1 || sourced=0\n[ \"$sourced\" = 1 ] && return 0\n",
+        "[[ \"${BASH_SOURCE[0]}\" != \"$0\" ]] && return 0\n",
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let text =
+            format!("#!/bin/bash\n{guard}touch out.txt\necho \"Created: out.txt\"\necho SUCCESS\n");
+        let script = write_script(tmp.path(), "s/execute.sh", text.as_bytes());
+        let report = migrate(tmp.path(), "capture", &[]);
+        assert_eq!(
+            report["files"][0]["status"], "migrated",
+            "{guard}: {report}"
+        );
+        assert_eq!(
+            report["files"][0]["notes"],
+            serde_json::json!([]),
+            "{guard}: {report}"
+        );
+        let ran = run_script("bash", tmp.path(), &script, Duration::from_secs(30));
+        assert_eq!(ran.status, Some(0), "{guard}: {}", ran.stderr);
+        let document: Value = serde_json::from_str(&ran.stdout).expect("one document");
+        assert_eq!(document["success"], true, "{guard}");
+        assert_eq!(
+            document["deliverables"],
+            serde_json::json!(["out.txt"]),
+            "{guard}"
+        );
+    }
+}
+
+#[test]
 fn a_top_level_return_makes_a_script_a_library() {
     let tmp = tempfile::tempdir().expect("tmp");
     let script = write_script(
