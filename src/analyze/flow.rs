@@ -256,7 +256,7 @@ pub(crate) fn has_top_level_return(root: Node<'_>, source: &[u8]) -> bool {
             && (memchr::memmem::find(text, b"$0").is_some()
                 || memchr::memmem::find(text, b"${0}").is_some());
         let conditional = statement.id() != node.id();
-        !in_subshell && !compares && !(conditional && tests_if_sourced)
+        !(in_subshell || compares || (conditional && tests_if_sourced))
     })
 }
 
