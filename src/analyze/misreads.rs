@@ -435,10 +435,14 @@ fn quoted_delimiter(source: &[u8], at: usize) -> Option<(usize, Vec<u8>)> {
         .iter()
         .enumerate()
         .all(|(i, &b)| b != b'$' || matches!(word.get(i + 1), Some(b'\'' | b'"')));
-    if name.is_empty() || plain || whole || !dollars_ok {
+    // Quotes in pairs only: an open one runs on past the word.
+    let paired = [b'\'', b'"']
+        .iter()
+        .all(|q| word.iter().filter(|&b| b == q).count() % 2 == 0);
+    if name.is_empty() || plain || whole || !dollars_ok || !paired {
         return None;
     }
-    let mut masked = vec![b' '; word.len() - name.len() - 2];
+    let mut masked = vec![b' '; word.len().checked_sub(name.len() + 2)?];
     masked.push(b'\'');
     masked.extend(&name);
     masked.push(b'\'');
@@ -554,6 +558,8 @@ mod tests {
             "cat <<EOF\nEOF\n# cat << EOF\nEOFX\necho $((1<<2))\n",
             "[[ $x =~ ^${p}[0-9]+$ ]] && [[ $y =~ \"a}\" ]]\n",
             "echo a\r\n\r\necho b\r\n",
+            // An open quote runs past the word: no delimiter to mask (a fuzz case).
+            "cat <<EOF'\nx\n'\nEOF\n",
         ] {
             let masked = mask(script.as_bytes());
             assert!(
