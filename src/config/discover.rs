@@ -427,6 +427,95 @@ fn error_path(error: &ignore::Error) -> Option<PathBuf> {
     }
 }
 
+/// The ignore files a walk with the standard filters reads in each folder.
+const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
+/// Larger ignore files are refused: the `ignore` crate holds each one's globs in memory, some
+/// hundred bytes for each byte of the file.
+const IGNORE_FILE_MAX: u64 = 256 * 1024;
+const IGNORE_TOTAL_MAX: u64 = 2 * 1024 * 1024;
+
+/// The ignore files a walk may still read, in bytes, across its folders; the first one refused.
+pub(crate) struct IgnoreBudget {
+    left: std::sync::atomic::AtomicU64,
+    refused: Mutex<Option<Error>>,
+}
+
+impl IgnoreBudget {
+    pub(crate) fn new() -> IgnoreBudget {
+        IgnoreBudget {
+            left: std::sync::atomic::AtomicU64::new(IGNORE_TOTAL_MAX),
+            refused: Mutex::new(None),
+        }
+    }
+
+    /// Whether the ignore files of `dir` may be read: regular files within the caps (each one
+    /// read is taken from the budget). A refusal is kept for the end of the walk.
+    pub(crate) fn admits(&self, dir: &Path) -> bool {
+        let refusal = IGNORE_FILES.iter().find_map(|name| {
+            let path = dir.join(name);
+            let meta = std::fs::symlink_metadata(&path).ok()?;
+            let why = if !meta.is_file() {
+                "is not a regular file (a symlink, a FIFO or a device)"
+            } else if meta.len() > IGNORE_FILE_MAX {
+                "is over 256 KiB"
+            } else {
+                let taken = self.left.fetch_update(
+                    std::sync::atomic::Ordering::SeqCst,
+                    std::sync::atomic::Ordering::SeqCst,
+                    |left| left.checked_sub(meta.len()),
+                );
+                if taken.is_ok() {
+                    return None;
+                }
+                "takes the ignore files read past 2 MiB in all"
+            };
+            Some(Error::new(
+                codes::IGNORE_FILE_UNSAFE,
+                format!(
+                    "{} {why}: reading it could exhaust memory or never end, so nothing was walked past it; replace it by a regular file, or run with --no-ignore",
+                    crate::bytes_text::quote_os(&path)
+                ),
+            ))
+        });
+        let Some(error) = refusal else {
+            return true;
+        };
+        self.refused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get_or_insert(error);
+        false
+    }
+
+    /// The folder `dir` and those above it up to its project root, whose ignore files a walk
+    /// from `dir` reads first.
+    pub(crate) fn admits_from(&self, dir: &Path) -> Result<()> {
+        let dir = canonical(dir);
+        let root = crate::fsio::project_root(&dir);
+        for folder in dir.ancestors() {
+            if !self.admits(folder) {
+                return self.result();
+            }
+            if folder == root {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn result(&self) -> Result<()> {
+        match self
+            .refused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+        {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+}
+
 /// A walker with skillmod's rules: hidden folders included (skills live in `.claude/`), ignore
 /// files honored unless `no_ignore`, symlinks not followed, `.git` and `.skillmod` never entered,
 /// excluded paths pruned (each by the filters of its own folder, and counted in `left_out`).
@@ -434,6 +523,7 @@ fn walker(
     dir: &Path,
     no_ignore: bool,
     filters: Option<(Arc<FilterSet>, Arc<LeftOut>)>,
+    budget: Option<Arc<IgnoreBudget>>,
 ) -> WalkBuilder {
     let mut builder = WalkBuilder::new(dir);
     let (given, absolute) = (dir.to_path_buf(), canonical(dir));
@@ -446,6 +536,13 @@ fn walker(
             let name = entry.file_name();
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
             if entry.depth() > 0 && is_dir && (name == ".git" || name == STATE_DIR) {
+                return false;
+            }
+            // The folder's ignore files are read when the walk enters it.
+            if entry.depth() > 0
+                && is_dir
+                && budget.as_ref().is_some_and(|b| !b.admits(entry.path()))
+            {
                 return false;
             }
             // Files are filtered where they are taken (`walk`): one lookup each.
@@ -499,7 +596,15 @@ impl IgnoreCache {
 }
 
 fn list_kept(dir: &Path) -> HashSet<OsString> {
-    walker(dir, false, None)
+    // An ignore file that cannot be read safely keeps nothing out.
+    let budget = Arc::new(IgnoreBudget::new());
+    if budget.admits_from(dir).is_err() {
+        return std::fs::read_dir(dir)
+            .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
+            .unwrap_or_default();
+    }
+    // One level: no folder below is entered, so none of their ignore files is read.
+    walker(dir, false, None, None)
         .max_depth(Some(1))
         .build()
         .flatten()
@@ -616,38 +721,48 @@ fn walk(
 ) -> Result<Vec<PathBuf>> {
     let (tx, rx) = std::sync::mpsc::channel();
     let (given, absolute) = (dir.to_path_buf(), canonical(dir));
-    walker(dir, no_ignore, Some((filters.clone(), left_out.clone())))
-        .build_parallel()
-        .run(|| {
-            let tx = tx.clone();
-            let filters = filters.clone();
-            let skills = skills.clone();
-            let left_out = left_out.clone();
-            let (given, absolute) = (given.clone(), absolute.clone());
-            Box::new(move |entry| {
-                match entry {
-                    Ok(entry) if entry.file_type().is_some_and(|t| !t.is_dir()) => {
-                        let relative = entry.path().strip_prefix(&given).unwrap_or(entry.path());
-                        let path = absolute.join(relative);
-                        if take(&entry, &path, &filters, &skills, &left_out) {
-                            let _ = tx.send(entry.into_path());
-                        }
-                    }
-                    Ok(_) => {}
-                    // A folder or file the walk could not read is returned too: reading it then
-                    // fails with the reason, so it shows in the report and the exit status
-                    // instead of vanishing from the run.
-                    Err(error) => {
-                        if let Some(path) = error_path(&error) {
-                            let _ = tx.send(path);
-                        }
+    let budget = Arc::new(IgnoreBudget::new());
+    if !no_ignore {
+        budget.admits_from(dir)?;
+    }
+    walker(
+        dir,
+        no_ignore,
+        Some((filters.clone(), left_out.clone())),
+        (!no_ignore).then(|| budget.clone()),
+    )
+    .build_parallel()
+    .run(|| {
+        let tx = tx.clone();
+        let filters = filters.clone();
+        let skills = skills.clone();
+        let left_out = left_out.clone();
+        let (given, absolute) = (given.clone(), absolute.clone());
+        Box::new(move |entry| {
+            match entry {
+                Ok(entry) if entry.file_type().is_some_and(|t| !t.is_dir()) => {
+                    let relative = entry.path().strip_prefix(&given).unwrap_or(entry.path());
+                    let path = absolute.join(relative);
+                    if take(&entry, &path, &filters, &skills, &left_out) {
+                        let _ = tx.send(entry.into_path());
                     }
                 }
-                ignore::WalkState::Continue
-            })
-        });
+                Ok(_) => {}
+                // A folder or file the walk could not read is returned too: reading it then
+                // fails with the reason, so it shows in the report and the exit status
+                // instead of vanishing from the run.
+                Err(error) => {
+                    if let Some(path) = error_path(&error) {
+                        let _ = tx.send(path);
+                    }
+                }
+            }
+            ignore::WalkState::Continue
+        })
+    });
     drop(tx);
     let found = rx.into_iter().collect();
+    budget.result()?;
     match filters.take_error() {
         Some(error) => Err(error),
         None => Ok(found),

@@ -125,9 +125,19 @@ impl LeftOut {
                 }
                 continue;
             }
+            // Ignore files that cannot be read safely: the main walk reports them.
+            let budget = super::discover::IgnoreBudget::new();
+            if budget.admits_from(&path).is_err() {
+                continue;
+            }
             let walk = ignore::WalkBuilder::new(&path)
                 .hidden(false)
-                .filter_entry(|e| !matches!(e.file_name().to_str(), Some(".git" | ".skillmod")))
+                .filter_entry(move |e| {
+                    !matches!(e.file_name().to_str(), Some(".git" | ".skillmod"))
+                        && (e.depth() == 0
+                            || !e.file_type().is_some_and(|t| t.is_dir())
+                            || budget.admits(e.path()))
+                })
                 .build();
             found.extend(
                 walk.flatten()

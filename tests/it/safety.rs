@@ -990,3 +990,47 @@ fn control_bytes_from_a_repository_never_reach_the_terminal() {
             .any(|w| w == b"\x1b]0")
     );
 }
+
+#[test]
+fn an_ignore_file_that_is_a_link_or_too_large_is_refused_not_read() {
+    // A committed `.gitignore -> /dev/zero` made the walk allocate until it aborted, one to
+    // /dev/stdin hung it, and large ones cost gigabytes (hostile review). Each is refused, with
+    // its path, at the root or in a folder below; nothing is called clean.
+    let big = "x\n".repeat(200 * 1024);
+    let cases: [(&str, Option<&str>); 4] = [
+        (".gitignore", None),
+        ("sub/.gitignore", None),
+        ("sub/.ignore", None),
+        ("sub/.gitignore", Some(big.as_str())),
+    ];
+    for (place, text) in cases {
+        let tmp = legacy_repo();
+        write_script(
+            tmp.path(),
+            "sub/x/execute.sh",
+            b"#!/bin/bash\necho SUCCESS\n",
+        );
+        let path = tmp.path().join(place);
+        match text {
+            None => std::os::unix::fs::symlink("/dev/zero", &path).expect("link"),
+            Some(text) => std::fs::write(&path, text).expect("write"),
+        }
+        for command in [&["check", "."][..], &["migrate", "--dry-run", "."][..]] {
+            let out = run_bounded(skillmod(tmp.path()).args(command), 30);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{place} {command:?}: {}",
+                stderr(&out)
+            );
+            assert!(
+                stderr(&out).contains("IGNORE_FILE_UNSAFE") && stderr(&out).contains(place),
+                "{place}: {}",
+                stderr(&out)
+            );
+        }
+        // --no-ignore reads no ignore file, and finds the scripts.
+        let out = run_bounded(skillmod(tmp.path()).args(["check", "--no-ignore", "."]), 30);
+        assert_eq!(out.status.code(), Some(1), "{place}: {}", stderr(&out));
+    }
+}
