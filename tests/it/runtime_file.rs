@@ -115,6 +115,44 @@ fn sigterm_and_sigint_end_the_run_with_a_document_that_says_so() {
 }
 
 #[test]
+fn a_skill_killed_by_a_cpu_limit_or_an_abort_reports_that_signal_not_success() {
+    // SIGXCPU (a CPU-time limit), SIGXFSZ, SIGABRT and SIGSYS ended a migrated skill with
+    // `success: true` (hostile review): each now gives a SIGNAL document, and the shell still
+    // dies of the signal, as the original did.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/sh\necho \"Created: a.txt\"\nwhile :; do :; done\necho SUCCESS\n";
+    let script = write_script(tmp.path(), "s/x/execute.sh", text);
+    json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    for shell in ["bash", "dash"] {
+        for name in ["XCPU", "XFSZ", "ABRT", "SYS", "USR1"] {
+            let out_file = tmp.path().join("out.json");
+            let mut child = Command::new(shell)
+                .arg(&script)
+                .current_dir(tmp.path())
+                .stdout(std::fs::File::create(&out_file).expect("out"))
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn");
+            std::thread::sleep(Duration::from_millis(300));
+            let killed = Command::new("kill")
+                .args([&format!("-{name}"), &child.id().to_string()])
+                .status()
+                .expect("kill");
+            assert!(killed.success());
+            let done = child
+                .wait_timeout(Duration::from_secs(10))
+                .expect("wait")
+                .unwrap_or_else(|| panic!("{shell} {name}: still running"));
+            assert_eq!(done.code(), None, "{shell} {name}: died of the signal");
+            let doc = strict_document(&std::fs::read_to_string(&out_file).expect("read"));
+            assert_eq!(doc["success"], false, "{shell} {name}");
+            assert_eq!(doc["errors"][0]["code"], "SIGNAL", "{shell} {name}: {doc}");
+            assert_eq!(doc["errors"][0]["context"]["signal"], name);
+        }
+    }
+}
+
+#[test]
 fn a_missing_runtime_prints_a_failure_document_and_exits_70_telling_to_reinstall() {
     let tmp = tempfile::tempdir().expect("tmp");
     let script = write_script(tmp.path(), "s/x/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
