@@ -21,6 +21,13 @@ fn names_printer(line: &[u8]) -> bool {
         .any(|finder| finder.find(line).is_some())
 }
 
+/// Whether `source` is worth a parse for check and migrate alike: it may hold a legacy statement,
+/// or a marker anywhere, which may be printed by a command spelled in a way no byte scan reads
+/// (`e"ch"o SUCCESS`, `e\cho`) or be out of reach (SKM010).
+pub fn worth_parsing(source: &[u8], vocabulary: Vocabulary) -> bool {
+    may_hold_legacy(source, vocabulary) || !vocabulary.marker_offsets(source).is_empty()
+}
+
 /// False only when no legacy statement can be in `source`, so the parse can be skipped. Markers
 /// and `<<` are found in the whole file first; only the lines holding one get a closer look.
 pub fn may_hold_legacy(source: &[u8], vocabulary: Vocabulary) -> bool {

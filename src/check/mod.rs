@@ -393,10 +393,7 @@ fn check_body_at(
     parser: &mut BashParser,
     place: Option<cache::Key>,
 ) -> FileCheck {
-    // A marker anywhere is worth a parse: outside an echo it may be out of reach (SKM010).
-    if !prefilter::may_hold_legacy(body, profile.vocabulary)
-        && profile.vocabulary.marker_offsets(body).is_empty()
-    {
+    if !prefilter::worth_parsing(body, profile.vocabulary) {
         let entry = unmarked_entry(body);
         return match entry {
             Some(entry) => {
