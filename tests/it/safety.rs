@@ -1034,3 +1034,37 @@ fn an_ignore_file_that_is_a_link_or_too_large_is_refused_not_read() {
         assert_eq!(out.status.code(), Some(1), "{place}: {}", stderr(&out));
     }
 }
+
+#[test]
+fn a_state_gitignore_from_the_repository_is_replaced_so_backups_stay_uncommitted() {
+    // A committed `.skillmod/.gitignore` holding `!*` (it ends in `*`) was kept: the user's
+    // backups were committed, and restore then refused the user's own run (hostile review).
+    let tmp = legacy_repo();
+    std::fs::create_dir_all(tmp.path().join(".skillmod")).expect("state");
+    std::fs::write(tmp.path().join(".skillmod/.gitignore"), "!*\n").expect("planted");
+    git(tmp.path(), &["add", "-A"]);
+    git(tmp.path(), &["commit", "-qm", "skill"]);
+    let out = run(skillmod(tmp.path()).args(["migrate", "."]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    git(tmp.path(), &["add", "-A"]);
+    let staged = git(tmp.path(), &["ls-files", ".skillmod"]);
+    assert_eq!(
+        staged.trim(),
+        ".skillmod/.gitignore",
+        "backups staged: {staged}"
+    );
+    git(tmp.path(), &["commit", "-qm", "migrated"]);
+    let out = run(skillmod(tmp.path()).args(["restore"]));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("restored s/execute.sh"),
+        "{}",
+        stdout(&out)
+    );
+}
