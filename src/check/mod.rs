@@ -186,13 +186,20 @@ pub(crate) fn check_file(
         _ => {}
     }
     match read_script_at(path, &meta, options.max_size) {
-        Ok(script) if !Dialect::is_shell_file(selected, &script.body) => unread(
-            &shown,
-            selected,
-            ReadOutcome::Skipped(crate::domain::refusal::not_shell()),
-            options,
-            profile,
-        ),
+        // A file a selected script sources is shell, whatever its name (`helpers.inc`), as
+        // migrate reads it.
+        Ok(script)
+            if !Dialect::is_shell_file(selected, &script.body)
+                && options.sourcing.sourced_by(path).is_none() =>
+        {
+            unread(
+                &shown,
+                selected,
+                ReadOutcome::Skipped(crate::domain::refusal::not_shell()),
+                options,
+                profile,
+            )
+        }
         Ok(script) => check_body_at(
             &shown,
             origin,

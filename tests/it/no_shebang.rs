@@ -350,3 +350,34 @@ fn a_library_with_nothing_to_change_is_not_called_already_migrated() {
     assert_eq!(report["summary"]["no_legacy"], 1, "{report}");
     assert_eq!(std::fs::read(&common).expect("read"), common_text);
 }
+
+#[test]
+fn a_sourced_library_without_a_shell_name_is_checked_as_migrate_reads_it() {
+    // `helpers.inc` sourced by execute.sh was NOT_SHELL in check ("no selected script sources
+    // it"), while migrate took it for the library it is (hostile review).
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_skill_md(tmp.path(), "s");
+    write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/bash\n. \"$(dirname \"$0\")/helpers.inc\"\necho SUCCESS\n",
+    );
+    write_script(
+        tmp.path(),
+        "s/helpers.inc",
+        b"touch out.txt\necho \"Created: out.txt\"\n",
+    );
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("s/helpers.inc:2:1: SKM001 created"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stdout(&out).contains("NOT_SHELL"), "{}", stdout(&out));
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["summary"]["migrated"], 2, "{report}");
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
