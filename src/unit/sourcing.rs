@@ -252,8 +252,10 @@ pub fn unselected_libraries(
                             .get_or_init(|| files.iter().filter_map(|f| id_of(f)).collect())
                             .contains(&id)
                     })
+                    // One that cannot be read (over `max_size`, say) is taken too: the
+                    // check says it could not judge it, instead of nothing.
                     && crate::fsio::limited::read(library, max_size, false)
-                        .is_ok_and(|b| prefilter::may_hold_legacy(&b, Vocabulary::Original))
+                        .map_or(true, |b| prefilter::may_hold_legacy(&b, Vocabulary::Original))
             })
             .collect::<Vec<_>>()
     });

@@ -735,3 +735,24 @@ fn a_not_clear_summary_counts_its_hidden_notes_too() {
         "{text}"
     );
 }
+
+#[test]
+fn an_oversize_library_sourced_from_outside_the_skill_is_not_clean() {
+    // A library outside the skill folder, over --max-size, was dropped from the run without a
+    // word: "All clear" while bash runs its `echo SUCCESS` (hostile review).
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_skill_md(tmp.path(), "skills/s");
+    write_script(
+        tmp.path(),
+        "skills/s/execute.sh",
+        b"#!/bin/bash\n. \"$(dirname \"$0\")/../../lib/big.sh\"\n",
+    );
+    let mut big = b"echo SUCCESS\n".to_vec();
+    big.extend(std::iter::repeat_n(b'#', 2000));
+    big.push(b'\n');
+    write_script(tmp.path(), "lib/big.sh", &big);
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "--max-size", "1000", "."]));
+    let said = stdout(&out);
+    assert!(said.contains("lib/big.sh: SKM004 FILE_TOO_LARGE"), "{said}");
+    assert!(!said.contains("All clear"), "{said}");
+}
