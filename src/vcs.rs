@@ -20,6 +20,14 @@ pub enum Staged {
     Refused(Error),
 }
 
+/// git, with the repository's `core.fsmonitor` off: a work tree handed over with its `.git`
+/// (an archive, not a clone) could name a command there that `git status` and `ls-files` run.
+fn git_command() -> Command {
+    let mut command = Command::new("git");
+    command.args(["-c", "core.fsmonitor=false"]);
+    command
+}
+
 /// A git work tree.
 #[derive(Debug, Clone)]
 pub struct Repo {
@@ -30,7 +38,7 @@ pub struct Repo {
 impl Repo {
     /// The work tree holding `dir`, or None outside git (or without a git binary).
     pub fn discover(dir: &Path) -> Option<Repo> {
-        let out = Command::new("git")
+        let out = git_command()
             .args(["rev-parse", "--show-toplevel"])
             .current_dir(dir)
             .output()
@@ -44,7 +52,7 @@ impl Repo {
     }
 
     fn git<S: AsRef<std::ffi::OsStr>>(&self, args: &[S]) -> Result<Vec<u8>> {
-        let out = Command::new("git")
+        let out = git_command()
             .args(args)
             .current_dir(&self.root)
             .output()
@@ -400,7 +408,7 @@ impl Repo {
             request.push(0);
             asked.push(file.clone());
         }
-        let mut child = Command::new("git")
+        let mut child = git_command()
             .args(["cat-file", "--batch", "-Z"])
             .current_dir(&self.root)
             .stdin(std::process::Stdio::piped())

@@ -1068,3 +1068,24 @@ fn a_state_gitignore_from_the_repository_is_replaced_so_backups_stay_uncommitted
         stdout(&out)
     );
 }
+
+#[test]
+fn a_work_trees_own_fsmonitor_command_is_not_run() {
+    // A work tree handed over with its `.git` (an archive) can name a command in
+    // `core.fsmonitor` that `git status` and `ls-files` run (hostile review): skillmod's git
+    // calls turn it off.
+    let tmp = legacy_repo();
+    git(tmp.path(), &["add", "-A"]);
+    git(tmp.path(), &["commit", "-qm", "skill"]);
+    let marker = tmp.path().join("pwned");
+    let command = format!("touch '{}'; echo 0 #", marker.display());
+    git(tmp.path(), &["config", "core.fsmonitor", &command]);
+    for args in [
+        &["check", "--no-cache", "."][..],
+        &["check", "--staged"][..],
+        &["migrate", "--dry-run", "."][..],
+    ] {
+        run(skillmod(tmp.path()).args(args));
+        assert!(!marker.exists(), "{args:?} ran the repository's fsmonitor");
+    }
+}
