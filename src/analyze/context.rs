@@ -557,11 +557,18 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                 }
                 _ => {
                     // A quoted or expanded name (`"env" echo …`) is kept as written: no function
-                    // matches it, but what it runs may still print.
-                    let name = command_name_bytes(node, self.source).or_else(|| {
-                        let name = node.child_by_field_name("name")?;
-                        Some(&self.source[name.byte_range()])
-                    });
+                    // matches it, but what it runs may still print. After `time`, `command`
+                    // or `exec`, the call is of the word they run (`time finish`).
+                    let prefixed = command_name_bytes(node, self.source)
+                        .is_some_and(|n| PREFIXES.iter().any(|p| p.as_bytes() == n));
+                    let name = invocation(node, self.source)
+                        .filter(|_| prefixed)
+                        .map(|run| &self.source[run.word.byte_range()])
+                        .or_else(|| command_name_bytes(node, self.source))
+                        .or_else(|| {
+                            let name = node.child_by_field_name("name")?;
+                            Some(&self.source[name.byte_range()])
+                        });
                     if let Some(name) = name {
                         self.survey.calls.push(Call { name, site });
                     }

@@ -247,33 +247,36 @@ fn forms_out_of_reach_are_notes_shown_with_verbose_only() {
 
 #[test]
 fn a_function_captured_at_one_call_and_printed_at_another_is_found_and_refused() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let script = write_script(
-        &tmp.path().join("s"),
-        "execute.sh",
-        b"#!/bin/bash\nreport() { echo \"Created: out.txt\"; echo SUCCESS; }\nif false; then unused=$(report); fi\nreport\n",
-    );
-    let before = std::fs::read(&script).expect("script");
-    let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
-    assert_eq!(code, 1, "{report}");
-    let codes: Vec<&str> = report["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .filter_map(|f| f["code"].as_str())
-        .collect();
-    assert_eq!(codes, ["SKM008", "SKM001", "SKM001"], "{report}");
-    assert!(
-        report.to_string().contains("CAPTURED_AND_PRINTED"),
-        "{report}"
-    );
-    let out = run(skillmod(tmp.path()).args(["migrate", "--no-backup", "s"]));
-    assert!(
-        stderr(&out).contains("CAPTURED_AND_PRINTED"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(std::fs::read(&script).expect("script"), before);
+    // The direct call may come after `time` or `command` (hostile review: `time report` was
+    // taken for no call, and the function for data).
+    for call in ["report", "time report", "command report"] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let text = format!(
+            "#!/bin/bash\nreport() {{ echo \"Created: out.txt\"; echo SUCCESS; }}\nif false; then unused=$(report); fi\n{call}\n"
+        );
+        let script = write_script(&tmp.path().join("s"), "execute.sh", text.as_bytes());
+        let before = std::fs::read(&script).expect("script");
+        let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
+        assert_eq!(code, 1, "{report}");
+        let codes: Vec<&str> = report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter_map(|f| f["code"].as_str())
+            .collect();
+        assert_eq!(codes, ["SKM008", "SKM001", "SKM001"], "{call}: {report}");
+        assert!(
+            report.to_string().contains("CAPTURED_AND_PRINTED"),
+            "{report}"
+        );
+        let out = run(skillmod(tmp.path()).args(["migrate", "--no-backup", "s"]));
+        assert!(
+            stderr(&out).contains("CAPTURED_AND_PRINTED"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(std::fs::read(&script).expect("script"), before);
+    }
 }
 
 #[test]
