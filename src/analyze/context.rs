@@ -556,20 +556,7 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                     self.survey.traps.push(site)
                 }
                 _ => {
-                    // A quoted or expanded name (`"env" echo …`) is kept as written: no function
-                    // matches it, but what it runs may still print. After `time`, `command`
-                    // or `exec`, the call is of the word they run (`time finish`).
-                    let prefixed = command_name_bytes(node, self.source)
-                        .is_some_and(|n| PREFIXES.iter().any(|p| p.as_bytes() == n));
-                    let name = invocation(node, self.source)
-                        .filter(|_| prefixed)
-                        .map(|run| &self.source[run.word.byte_range()])
-                        .or_else(|| command_name_bytes(node, self.source))
-                        .or_else(|| {
-                            let name = node.child_by_field_name("name")?;
-                            Some(&self.source[name.byte_range()])
-                        });
-                    if let Some(name) = name {
+                    if let Some(name) = call_name(node, self.source) {
                         self.survey.calls.push(Call { name, site });
                     }
                 }
@@ -885,6 +872,19 @@ fn prefix_option(prefix: &str, flag: &str) -> bool {
         "exec" => flag.len() > 1 && flag[1..].bytes().all(|b| b == b'c' || b == b'l'),
         _ => false,
     }
+}
+
+/// The name a command calls: after `time`, `command` or `exec`, the word they run (`time
+/// finish`); a quoted or expanded name (`"env" echo …`) as written, which no function matches,
+/// though what it runs may still print.
+fn call_name<'s>(command: Node<'_>, source: &'s [u8]) -> Option<&'s [u8]> {
+    let prefixed = command_name_bytes(command, source)
+        .is_some_and(|n| PREFIXES.iter().any(|p| p.as_bytes() == n));
+    invocation(command, source)
+        .filter(|_| prefixed)
+        .map(|run| &source[run.word.byte_range()])
+        .or_else(|| command_name_bytes(command, source))
+        .or_else(|| Some(&source[command.child_by_field_name("name")?.byte_range()]))
 }
 
 /// The utility a command runs (see [`Invocation`]); `command -v NAME` runs `command` itself.

@@ -75,37 +75,53 @@ fn keep_stdout_prints_the_other_output_before_the_document_as_0_1_0_did() {
     );
 }
 
+/// A skill stuck in a busy loop of builtins (the shell takes a signal at once; it would wait
+/// for a foreground command to end first, as docs/runtime.md says), migrated.
+fn busy_skill(dir: &Path) -> std::path::PathBuf {
+    let text = b"#!/bin/sh\necho \"Created: a.txt\"\nwhile :; do :; done\necho SUCCESS\n";
+    let script = write_script(dir, "s/x/execute.sh", text);
+    json_report(dir, &["migrate", "--no-backup", "s"]);
+    script
+}
+
+/// Run `script` under `shell`, send it `signal` (`TERM`) after 300 ms: how it ended, and the
+/// document it printed (read as `validate --strict` reads it).
+fn killed(
+    shell: &str,
+    script: &Path,
+    dir: &Path,
+    signal: &str,
+) -> (std::process::ExitStatus, Value) {
+    let out_file = dir.join("out.json");
+    let mut child = Command::new(shell)
+        .arg(script)
+        .current_dir(dir)
+        .stdout(std::fs::File::create(&out_file).expect("out"))
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    let done = child
+        .wait_timeout(Duration::from_secs(10))
+        .expect("wait")
+        .unwrap_or_else(|| panic!("{shell} {signal}: still running"));
+    let printed = std::fs::read_to_string(&out_file).expect("read");
+    (done, strict_document(&printed))
+}
+
 #[test]
 fn sigterm_and_sigint_end_the_run_with_a_document_that_says_so() {
     let tmp = tempfile::tempdir().expect("tmp");
-    // A busy loop of builtins: the shell takes the signal at once (it would wait for a
-    // foreground command to end first, as docs/runtime.md says).
-    let text = b"#!/bin/sh\necho \"Created: a.txt\"\nwhile :; do :; done\necho SUCCESS\n";
-    let script = write_script(tmp.path(), "s/x/execute.sh", text);
-    json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    let script = busy_skill(tmp.path());
     for shell in ["bash", "dash"] {
-        for (signal, name, status) in [("-TERM", "TERM", 143), ("-INT", "INT", 130)] {
-            let out_file = tmp.path().join("out.json");
-            let mut child = Command::new(shell)
-                .arg(&script)
-                .current_dir(tmp.path())
-                .stdout(std::fs::File::create(&out_file).expect("out"))
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("spawn");
-            std::thread::sleep(Duration::from_millis(300));
-            let killed = Command::new("kill")
-                .args([signal, &child.id().to_string()])
-                .status()
-                .expect("kill");
-            assert!(killed.success());
-            let done = child
-                .wait_timeout(Duration::from_secs(10))
-                .expect("wait")
-                .unwrap_or_else(|| panic!("{shell} {name}: still running"));
+        for (name, status) in [("TERM", 143), ("INT", 130)] {
+            let (done, doc) = killed(shell, &script, tmp.path(), name);
             assert_eq!(done.code(), Some(status), "{shell} {name}");
-            let printed = std::fs::read_to_string(&out_file).expect("read");
-            let doc = strict_document(&printed);
             assert_eq!(doc["success"], false, "{shell} {name}");
             assert_eq!(doc["errors"][0]["code"], "SIGNAL", "{shell} {name}: {doc}");
             assert_eq!(doc["errors"][0]["context"]["signal"], name);
@@ -120,31 +136,11 @@ fn a_skill_killed_by_a_cpu_limit_or_an_abort_reports_that_signal_not_success() {
     // `success: true` (hostile review): each now gives a SIGNAL document, and the shell still
     // dies of the signal, as the original did.
     let tmp = tempfile::tempdir().expect("tmp");
-    let text = b"#!/bin/sh\necho \"Created: a.txt\"\nwhile :; do :; done\necho SUCCESS\n";
-    let script = write_script(tmp.path(), "s/x/execute.sh", text);
-    json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    let script = busy_skill(tmp.path());
     for shell in ["bash", "dash"] {
         for name in ["XCPU", "XFSZ", "ABRT", "SYS", "USR1"] {
-            let out_file = tmp.path().join("out.json");
-            let mut child = Command::new(shell)
-                .arg(&script)
-                .current_dir(tmp.path())
-                .stdout(std::fs::File::create(&out_file).expect("out"))
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("spawn");
-            std::thread::sleep(Duration::from_millis(300));
-            let killed = Command::new("kill")
-                .args([&format!("-{name}"), &child.id().to_string()])
-                .status()
-                .expect("kill");
-            assert!(killed.success());
-            let done = child
-                .wait_timeout(Duration::from_secs(10))
-                .expect("wait")
-                .unwrap_or_else(|| panic!("{shell} {name}: still running"));
+            let (done, doc) = killed(shell, &script, tmp.path(), name);
             assert_eq!(done.code(), None, "{shell} {name}: died of the signal");
-            let doc = strict_document(&std::fs::read_to_string(&out_file).expect("read"));
             assert_eq!(doc["success"], false, "{shell} {name}");
             assert_eq!(doc["errors"][0]["code"], "SIGNAL", "{shell} {name}: {doc}");
             assert_eq!(doc["errors"][0]["context"]["signal"], name);
