@@ -375,8 +375,16 @@ fn sized(text: &str, spec: &str) -> Option<String> {
     };
     let width = number(width)?;
     let mut text = text.to_string();
+    // A precision only ever cuts, so any length of digits is read (`%.100000s` prints it whole).
+    let cut = |digits: &str| match number(digits) {
+        Some(n) => Some(n),
+        None => digits
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+            .then_some(usize::MAX),
+    };
     if let Some(precision) = precision {
-        text.truncate(number(precision)?);
+        text.truncate(cut(precision)?.min(text.len()));
     }
     let pad = " ".repeat(width.saturating_sub(text.len()));
     Some(if left { text + &pad } else { pad + &text })

@@ -276,6 +276,14 @@ fn printf_with_a_literal_format_is_legacy_line_by_line_and_other_printfs_are_not
 }
 
 #[test]
+fn a_printf_precision_of_any_length_is_read() {
+    // `%.100000s` cuts nothing: SUCCESS is printed (hostile review: a precision of more than four
+    // digits was a note, not a legacy line); `%.3s` cuts it to no marker.
+    let src = "printf '%.100000s\\n' SUCCESS\nprintf '%.3s\\n' SUCCESS\n";
+    assert_eq!(legacy(src), vec![(LegacyKind::Success, 1, None)]);
+}
+
+#[test]
 fn a_descriptor_written_against_its_operator_is_the_descriptor_not_an_argument() {
     let src = "echo SUCCESS 0</dev/null\necho COMPLETE 2>/dev/null\necho SUCCESS 1>/dev/null\necho \"Created: a\" 0<&0\n";
     assert_eq!(
