@@ -432,54 +432,82 @@ const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
 /// Larger ignore files are refused: the `ignore` crate holds each one's globs in memory, some
 /// hundred bytes for each byte of the file.
 const IGNORE_FILE_MAX: u64 = 256 * 1024;
-const IGNORE_TOTAL_MAX: u64 = 2 * 1024 * 1024;
+/// What all the ignore files of a walk may hold together (thousands of ordinary ones).
+const IGNORE_TOTAL_MAX: u64 = 8 * 1024 * 1024;
 
 /// The ignore files a walk may still read, in bytes, across its folders; the first one refused.
 pub(crate) struct IgnoreBudget {
     left: std::sync::atomic::AtomicU64,
     refused: Mutex<Option<Error>>,
+    /// The project root of the walk: a link to a regular file inside it (`.ignore ->
+    /// .gitignore`) is read as that file.
+    root: PathBuf,
 }
 
 impl IgnoreBudget {
-    pub(crate) fn new() -> IgnoreBudget {
+    /// A budget for a walk from `dir`.
+    pub(crate) fn new(dir: &Path) -> IgnoreBudget {
+        let dir = canonical(dir);
         IgnoreBudget {
             left: std::sync::atomic::AtomicU64::new(IGNORE_TOTAL_MAX),
             refused: Mutex::new(None),
+            root: canonical(&crate::fsio::project_root(&dir)),
         }
     }
 
-    /// Whether the ignore files of `dir` may be read: regular files within the caps (each one
-    /// read is taken from the budget). A refusal is kept for the end of the walk.
+    /// Why the ignore file at `path` must not be read (None: it may be, or it is not there):
+    /// not a regular file, nor a link to one inside the project root (a link may lead to
+    /// `/dev/zero` or a FIFO), over the size cap, or past the walk's total.
+    fn unsafe_file(&self, path: &Path) -> Option<String> {
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        let meta = if meta.file_type().is_symlink() {
+            match std::fs::metadata(path) {
+                Ok(target) if target.is_file() && canonical(path).starts_with(&self.root) => target,
+                _ => {
+                    return Some(
+                        "is a symlink to something other than a regular file in the repository (it may lead to /dev/zero or a FIFO): make it a regular file"
+                            .into(),
+                    );
+                }
+            }
+        } else {
+            meta
+        };
+        if !meta.is_file() {
+            return Some(
+                "is not a regular file (a FIFO or a device): make it a regular file".into(),
+            );
+        }
+        if meta.len() > IGNORE_FILE_MAX {
+            return Some("is over 256 KiB: shorten it".into());
+        }
+        let taken = self.left.fetch_update(
+            std::sync::atomic::Ordering::SeqCst,
+            std::sync::atomic::Ordering::SeqCst,
+            |left| left.checked_sub(meta.len()),
+        );
+        taken
+            .is_err()
+            .then(|| "takes the ignore files read past 8 MiB in all".into())
+    }
+
+    /// Whether the ignore files of `dir` may be read (each one read is taken from the budget).
+    /// A refusal is kept for the end of the walk.
     pub(crate) fn admits(&self, dir: &Path) -> bool {
         let refusal = IGNORE_FILES.iter().find_map(|name| {
             let path = dir.join(name);
-            let meta = std::fs::symlink_metadata(&path).ok()?;
-            let why = if !meta.is_file() {
-                "is not a regular file (a symlink, a FIFO or a device)"
-            } else if meta.len() > IGNORE_FILE_MAX {
-                "is over 256 KiB"
-            } else {
-                let taken = self.left.fetch_update(
-                    std::sync::atomic::Ordering::SeqCst,
-                    std::sync::atomic::Ordering::SeqCst,
-                    |left| left.checked_sub(meta.len()),
-                );
-                if taken.is_ok() {
-                    return None;
-                }
-                "takes the ignore files read past 2 MiB in all"
-            };
-            Some(Error::new(
-                codes::IGNORE_FILE_UNSAFE,
-                format!(
-                    "{} {why}: reading it could exhaust memory or never end, so nothing was walked past it; replace it by a regular file, or run with --no-ignore",
-                    crate::bytes_text::quote_os(&path)
-                ),
-            ))
+            self.unsafe_file(&path).map(|why| (path, why))
         });
-        let Some(error) = refusal else {
+        let Some((path, why)) = refusal else {
             return true;
         };
+        let error = Error::new(
+            codes::IGNORE_FILE_UNSAFE,
+            format!(
+                "{} {why}, or run with --no-ignore; reading it could exhaust memory or never end, so nothing was walked past it",
+                crate::bytes_text::quote_os(&path)
+            ),
+        );
         self.refused
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -488,17 +516,26 @@ impl IgnoreBudget {
     }
 
     /// The folder `dir` and those above it up to its project root, whose ignore files a walk
-    /// from `dir` reads first.
+    /// from `dir` reads first, and the repository's `.git/info/exclude`.
     pub(crate) fn admits_from(&self, dir: &Path) -> Result<()> {
         let dir = canonical(dir);
-        let root = crate::fsio::project_root(&dir);
         for folder in dir.ancestors() {
             if !self.admits(folder) {
                 return self.result();
             }
-            if folder == root {
+            if folder == self.root {
                 break;
             }
+        }
+        let exclude = self.root.join(".git/info/exclude");
+        if let Some(why) = self.unsafe_file(&exclude) {
+            return Err(Error::new(
+                codes::IGNORE_FILE_UNSAFE,
+                format!(
+                    "{} {why}, or run with --no-ignore; reading it could exhaust memory or never end",
+                    crate::bytes_text::quote_os(&exclude)
+                ),
+            ));
         }
         Ok(())
     }
@@ -597,7 +634,7 @@ impl IgnoreCache {
 
 fn list_kept(dir: &Path) -> HashSet<OsString> {
     // An ignore file that cannot be read safely keeps nothing out.
-    let budget = Arc::new(IgnoreBudget::new());
+    let budget = Arc::new(IgnoreBudget::new(dir));
     if budget.admits_from(dir).is_err() {
         return std::fs::read_dir(dir)
             .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
@@ -721,7 +758,7 @@ fn walk(
 ) -> Result<Vec<PathBuf>> {
     let (tx, rx) = std::sync::mpsc::channel();
     let (given, absolute) = (dir.to_path_buf(), canonical(dir));
-    let budget = Arc::new(IgnoreBudget::new());
+    let budget = Arc::new(IgnoreBudget::new(dir));
     if !no_ignore {
         budget.admits_from(dir)?;
     }

@@ -126,7 +126,7 @@ impl LeftOut {
                 continue;
             }
             // Ignore files that cannot be read safely: the main walk reports them.
-            let budget = super::discover::IgnoreBudget::new();
+            let budget = super::discover::IgnoreBudget::new(&path);
             if budget.admits_from(&path).is_err() {
                 continue;
             }

@@ -1033,6 +1033,51 @@ fn an_ignore_file_that_is_a_link_or_too_large_is_refused_not_read() {
         let out = run_bounded(skillmod(tmp.path()).args(["check", "--no-ignore", "."]), 30);
         assert_eq!(out.status.code(), Some(1), "{place}: {}", stderr(&out));
     }
+    // `.git/info/exclude` of a work tree unpacked from an archive is guarded too.
+    let tmp = legacy_repo();
+    let exclude = tmp.path().join(".git/info/exclude");
+    let _ = std::fs::remove_file(&exclude);
+    std::os::unix::fs::symlink("/dev/zero", &exclude).expect("link");
+    let out = run_bounded(skillmod(tmp.path()).args(["check", "."]), 30);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("IGNORE_FILE_UNSAFE"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn ordinary_ignore_files_are_read_a_link_to_one_and_many_small_ones_included() {
+    // The guard above must not turn an ordinary repository away (re-test of the fix): the
+    // common `.ignore -> .gitignore` link, and hundreds of small `.gitignore` files past the
+    // first total of 2 MiB.
+    let tmp = legacy_repo();
+    std::fs::write(tmp.path().join(".gitignore"), "build/\n").expect("gitignore");
+    std::os::unix::fs::symlink(".gitignore", tmp.path().join(".ignore")).expect("link");
+    write_script(
+        tmp.path(),
+        "build/x/execute.sh",
+        b"#!/bin/bash\necho SUCCESS\n",
+    );
+    let line = "# generated\n".repeat(400);
+    for i in 0..600 {
+        let dir = tmp.path().join(format!("pkg/{i}"));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join(".gitignore"), &line).expect("gitignore");
+    }
+    let out = run_bounded(skillmod(tmp.path()).args(["check", "."]), 60);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("s/execute.sh:2:1: SKM001"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        !stdout(&out).contains("build/x"),
+        "ignored by .gitignore: {}",
+        stdout(&out)
+    );
 }
 
 #[test]
