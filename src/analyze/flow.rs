@@ -224,40 +224,55 @@ fn fails(command: Node<'_>, source: &[u8]) -> bool {
 }
 
 /// True when a `return` runs outside every function: the script is meant to be sourced. Some do
-/// not say so, as the script runs on its own too: one in a subshell (`(return 0 2>/dev/null)`,
-/// the test whether the script is sourced), one in a statement that compares `BASH_SOURCE` with
-/// `$0` (`[[ ${BASH_SOURCE[0]} != "$0" ]] && return`), and a conditional one in a script that
-/// makes the subshell test (`[ "$sourced" = 1 ] && return`).
+/// not say so, as the script runs on its own too. A `return` that tests whether the script is
+/// sourced: one in a subshell (`(return 0 2>/dev/null)`) or with its errors hidden (`return 0
+/// 2>/dev/null || true`, `{ return; } 2>/dev/null`). One in a statement that reads `$0`
+/// (`[[ ${BASH_SOURCE[0]} != "$0" ]] && return`, `case ${0##*/} in …) return`). And a conditional
+/// one in a script that makes such a test (`[ "$sourced" = 1 ] && return`).
 pub(crate) fn has_top_level_return(root: Node<'_>, source: &[u8]) -> bool {
+    // Each top-level `return`, and whether it only tests whether the script is sourced.
     let mut returns: Vec<(Node<'_>, bool)> = Vec::new();
     let mut stack = vec![(root, false)];
-    while let Some((node, in_subshell)) = stack.pop() {
+    while let Some((node, testing)) = stack.pop() {
         if node.kind() == "function_definition" {
             continue;
         }
-        let in_subshell = in_subshell
+        let testing = testing
             || matches!(
                 node.kind(),
                 "subshell" | "command_substitution" | "process_substitution"
-            );
+            )
+            || (node.kind() == "redirected_statement" && redirects_stderr(node, source));
         if node.kind() == "command" && command_name_bytes(node, source) == Some(b"return") {
-            returns.push((node, in_subshell));
+            returns.push((node, testing));
         }
         let mut cursor = node.walk();
-        stack.extend(node.named_children(&mut cursor).map(|n| (n, in_subshell)));
+        stack.extend(node.named_children(&mut cursor).map(|n| (n, testing)));
     }
-    let tests_if_sourced = returns.iter().any(|&(_, in_subshell)| in_subshell);
-    returns.iter().any(|&(node, in_subshell)| {
+    let tests_if_sourced = returns.iter().any(|&(_, testing)| testing);
+    returns.iter().any(|&(node, testing)| {
         let statement = std::iter::successors(Some(node), |n| n.parent())
             .find(|n| n.parent().is_some_and(|p| p.id() == root.id()))
             .unwrap_or(node);
         let text = &source[statement.byte_range()];
-        let compares = memchr::memmem::find(text, b"BASH_SOURCE").is_some()
-            && (memchr::memmem::find(text, b"$0").is_some()
-                || memchr::memmem::find(text, b"${0}").is_some());
+        let reads_name = memchr::memmem::find(text, b"$0").is_some()
+            || memchr::memmem::find(text, b"${0").is_some();
         let conditional = statement.id() != node.id();
-        !(in_subshell || compares || (conditional && tests_if_sourced))
+        !(testing || reads_name || (conditional && tests_if_sourced))
     })
+}
+
+/// Whether a redirected statement sends its stderr somewhere (`2>/dev/null`, `&>/dev/null`).
+fn redirects_stderr(statement: Node<'_>, source: &[u8]) -> bool {
+    let mut cursor = statement.walk();
+    statement
+        .children_by_field_name("redirect", &mut cursor)
+        .any(|redirect| {
+            redirect
+                .child_by_field_name("descriptor")
+                .is_some_and(|d| &source[d.byte_range()] == b"2")
+                || source[redirect.byte_range()].starts_with(b"&>")
+        })
 }
 
 #[cfg(test)]
@@ -390,6 +405,11 @@ if x; then exit 1; fi
                 "[[ \"${BASH_SOURCE[0]}\" != \"$0\" ]] && return 0\nmain\n",
                 false,
             ),
+            ("return 0 2>/dev/null || true\nmain\n", false),
+            ("return 2>/dev/null; :\nmain\n", false),
+            ("{ return 0; } 2>/dev/null || :\nmain\n", false),
+            ("case ${0##*/} in bash|sh) return ;; esac\nmain\n", false),
+            ("x=1\nreturn 0\n", true),
         ] {
             let tree = parser.parse(source.as_bytes()).expect("parse");
             assert_eq!(

@@ -419,6 +419,10 @@ fn a_script_that_asks_whether_it_is_sourced_runs_on_its_own_after_migration() {
         "(return 0 2>/dev/null) && echo \"being sourced\" >&2\n",
         "(return 0 2>/dev/null) && sourced=1 || sourced=0\n[ \"$sourced\" = 1 ] && return 0\n",
         "[[ \"${BASH_SOURCE[0]}\" != \"$0\" ]] && return 0\n",
+        // The re-test's spellings.
+        "return 0 2>/dev/null || true\n",
+        "{ return 0; } 2>/dev/null || :\n",
+        "case ${0##*/} in execute.sh) ;; *) return 0 ;; esac\n",
     ] {
         let tmp = tempfile::tempdir().expect("tmp");
         let text =
