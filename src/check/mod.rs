@@ -1027,7 +1027,24 @@ fn migrate_refusal(
         answer_exempt: false,
         read_by,
     };
-    crate::verdict::refusal(&entry.verdict, &ask)
+    // A library's function that shadows a runtime command, read now (the verdict is cached).
+    let shadowed = (entry.verdict.capture.is_none() && ask.rewrites() && !entry.sourced.is_empty())
+        .then(|| {
+            origin.script.and_then(|path| {
+                crate::unit::sourcing::shadowing_library(path, &entry.sourced, options.max_size)
+            })
+        })
+        .flatten();
+    match shadowed {
+        Some(capture) => {
+            let facts = crate::verdict::Facts {
+                capture: Some(capture),
+                ..entry.verdict.clone()
+            };
+            crate::verdict::refusal(&facts, &ask)
+        }
+        None => crate::verdict::refusal(&entry.verdict, &ask),
+    }
 }
 
 /// Whether a file's other stdout writes leave stdout: already (its runtime moves them), once

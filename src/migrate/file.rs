@@ -332,7 +332,11 @@ fn verdict(
         answer_exempt,
         read_by: options.callers.read_by(path),
     };
-    let facts = crate::verdict::Facts::of(analysis, &script.body, ask.rewrites());
+    let mut facts = crate::verdict::Facts::of(analysis, &script.body, ask.rewrites());
+    if facts.capture.is_none() && ask.rewrites() && !analysis.already_migrated {
+        let sourced = crate::unit::sourcing::sourced_in(&analysis.tree, &script.body);
+        facts.capture = crate::unit::sourcing::shadowing_library(path, &sourced, options.max_size);
+    }
     crate::verdict::refusal(&facts, &ask)
 }
 

@@ -145,7 +145,10 @@ const RUNTIME_COMMANDS: [&str; 28] = [
 
 /// A function the script defines under one of `RUNTIME_COMMANDS`: its line and name. The text is
 /// searched first (`printf()`, `function printf`), the tree confirms.
-fn shadowed_command(root: tree_sitter::Node<'_>, source: &[u8]) -> Option<(usize, &'static str)> {
+pub(crate) fn shadowed_command(
+    root: tree_sitter::Node<'_>,
+    source: &[u8],
+) -> Option<(usize, &'static str)> {
     RUNTIME_COMMANDS.iter().find_map(|&name| {
         memchr::memmem::find_iter(source, name.as_bytes()).find_map(|at| {
             let rest = &source[at + name.len()..];

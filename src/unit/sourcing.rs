@@ -315,6 +315,32 @@ pub fn imported_helpers(
     found
 }
 
+/// Capture mode's `NAME_CLASH` for a file `script` sources (`sourced`, as `sourced_in` lists
+/// them) that defines a function under a name the runtime runs (`test`, `printf`…): it would
+/// replace the runtime's command in the script's shell as surely as one the script defines.
+/// Read on every run (a cached verdict does not see the library change).
+pub fn shadowing_library(
+    script: &Path,
+    sourced: &[(usize, PathBuf)],
+    max_size: u64,
+) -> Option<(usize, crate::codes::Code, String)> {
+    let dir = script.parent().unwrap_or(Path::new("."));
+    let mut parser = BashParser::new().ok()?;
+    sourced.iter().find_map(|(line, target)| {
+        let bytes = crate::fsio::limited::read(&dir.join(target), max_size, false).ok()?;
+        let tree = parser.parse(&bytes).ok()?;
+        let (_, name) = crate::rewrite::capture::shadowed_command(tree.root_node(), &bytes)?;
+        Some((
+            *line,
+            crate::codes::NAME_CLASH,
+            format!(
+                "line {line}: the file it sources, {}, defines a function named `{name}`, a command capture mode's runtime runs to make the document; rename it, or migrate with --mode comment",
+                target.display()
+            ),
+        ))
+    })
+}
+
 /// The bytes of each file the script sources with a literal path, read (bounded) from the
 /// script's folder, in order; a file that cannot be read gives nothing.
 fn sourced_bytes(

@@ -758,6 +758,28 @@ fn a_trap_set_through_eval_is_refused() {
 }
 
 #[test]
+fn a_library_function_named_like_a_command_the_runtime_runs_is_refused() {
+    // `test()` in the lib.sh execute.sh sources replaced the runtime's `test` as surely as one
+    // in the script, and the migrated skill never ended (re-test of the hostile fix).
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = b"#!/bin/bash\n. \"$(dirname \"$0\")/lib.sh\"\ntest\necho SUCCESS\n";
+    let script = write_script(&tmp.path().join("s"), "execute.sh", text);
+    write_script(
+        &tmp.path().join("s"),
+        "lib.sh",
+        b"test() { echo tests >&2; return 0; }\n",
+    );
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    assert_eq!(code, 1, "{report}");
+    let file = report_file(&report, "s/execute.sh");
+    assert_eq!(error_codes(&file["errors"]), ["NAME_CLASH"], "{report}");
+    assert_eq!(std::fs::read(&script).expect("read"), text);
+    let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
+    assert_eq!(code, 1, "{report}");
+    assert!(report.to_string().contains("NAME_CLASH"), "{report}");
+}
+
+#[test]
 fn a_function_named_like_a_command_the_runtime_runs_is_refused() {
     // A skill's own `printf` (to stderr) or `awk` would run in place of the runtime's, and the
     // document came out empty or broken (hostile trial): capture mode refuses such a script, in
