@@ -138,7 +138,9 @@ fn a_skill_killed_by_a_cpu_limit_or_an_abort_reports_that_signal_not_success() {
     let tmp = tempfile::tempdir().expect("tmp");
     let script = busy_skill(tmp.path());
     for shell in ["bash", "dash"] {
-        for name in ["XCPU", "XFSZ", "ABRT", "SYS", "USR1"] {
+        for name in [
+            "XCPU", "XFSZ", "ABRT", "SYS", "USR1", "TRAP", "BUS", "SEGV", "FPE", "ILL",
+        ] {
             let (done, doc) = killed(shell, &script, tmp.path(), name);
             assert_eq!(done.code(), None, "{shell} {name}: died of the signal");
             assert_eq!(doc["success"], false, "{shell} {name}");
