@@ -449,7 +449,85 @@ fn quoted_delimiter(source: &[u8], at: usize) -> Option<(usize, Vec<u8>)> {
     Some((start, masked))
 }
 
-/// For the `}` at `at`: the blank before it, when that blank follows `fi`, `done` or `esac` as
+/// Where bash ends an unquoted heredoc at a delimiter it joins from backslash-newlines (`EO\⏎F`),
+/// which tree-sitter-bash reads past: no mask keeps every line in place there, so each is a
+/// misread, and a file holding one and a marker is an error, never a pass.
+pub(crate) fn joined_heredoc_ends(source: &[u8]) -> Vec<usize> {
+    if memchr::memmem::find(source, b"\\\n").is_none() {
+        return Vec::new();
+    }
+    memchr::memmem::find_iter(source, b"<<")
+        .filter_map(|at| joined_delimiter(source, at).map(|(start, _)| start))
+        .collect()
+}
+
+/// The delimiter of an unquoted heredoc whose `<<` (not `<<-`) is at `at`: a plain name.
+fn heredoc_name(source: &[u8], at: usize) -> Option<Vec<u8>> {
+    if source
+        .get(at + 2)
+        .is_some_and(|&b| matches!(b, b'<' | b'-'))
+        || (at > 0 && source[at - 1] == b'<')
+    {
+        return None;
+    }
+    let mut pos = at + 2;
+    while source.get(pos).is_some_and(|&b| is_blank(b)) {
+        pos += 1;
+    }
+    let len = source[pos..]
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
+        .count();
+    let after = source.get(pos + len).copied();
+    let plain = len > 0
+        && after.is_none_or(|b| {
+            matches!(
+                b,
+                b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'>' | b'<' | b')'
+            )
+        });
+    plain.then(|| source[pos..pos + len].to_vec())
+}
+
+/// For an unquoted heredoc at `at` (see [`heredoc_name`]): the span of body lines that bash
+/// joins by backslash-newlines into the delimiter (`EO\⏎F`), where it ends the body and
+/// tree-sitter-bash does not; its first byte and the end of its last line. None when a line
+/// that is the delimiter alone comes first.
+fn joined_delimiter(source: &[u8], at: usize) -> Option<(usize, usize)> {
+    let name = heredoc_name(source, at)?;
+    let line_start = source[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    if source[line_start..at].contains(&b'#') {
+        return None;
+    }
+    let mut start = at + memchr::memchr(b'\n', &source[at..])? + 1;
+    while start < source.len() {
+        let (mut joined, mut end) = (Vec::new(), start);
+        loop {
+            let line_end = memchr::memchr(b'\n', &source[end..]).map_or(source.len(), |i| end + i);
+            let line = &source[end..line_end];
+            let slashes = line.iter().rev().take_while(|&&b| b == b'\\').count();
+            if slashes % 2 == 1 && line_end < source.len() {
+                joined.extend_from_slice(&line[..line.len() - 1]);
+                end = line_end + 1;
+                continue;
+            }
+            joined.extend_from_slice(line);
+            end = line_end;
+            break;
+        }
+        if joined == name {
+            let spans_lines = source[start..end].contains(&b'\n');
+            return (spans_lines && end - start > name.len()).then_some((start, end));
+        }
+        start = end + 1;
+    }
+    None
+}
+
+/// For the `}` at `at`: the blank before it,/// For the `}` at `at`: the blank before it, when that blank follows `fi`, `done` or `esac` as
 /// a word of its own (`fi }`), which bash reads as the end of the command before `}`.
 fn brace_after_keyword(source: &[u8], at: usize) -> Option<usize> {
     let blank = at.checked_sub(1).filter(|&b| is_blank(source[b]))?;

@@ -398,6 +398,7 @@ fn examine(
     let final_exit = final_top_level_exit(tree.root_node(), source);
     let mut misread = parser::redirects_across_lines(&tree, source);
     misread.extend(parser::comments_after_escaped_blanks(&tree, source));
+    misread.extend(misreads::joined_heredoc_ends(source));
     misread.sort_unstable();
     let parse_errors = parser::error_count(&tree) + misread.len();
     let first_error = [

@@ -810,3 +810,24 @@ fn a_heredoc_whose_delimiter_is_quoted_in_part_ends_where_bash_ends_it() {
         );
     }
 }
+
+#[test]
+fn a_heredoc_end_joined_from_a_line_continuation_is_an_error_not_a_pass() {
+    // In an unquoted heredoc bash joins `EO\` and `F` into the end line and runs what follows;
+    // tree-sitter-bash reads on (re-test of the hostile fix). No mask keeps the lines in place,
+    // so the file is an SKM003 error where a marker lies.
+    for body in ["EO\\\nF\n", "EOF\\\n\n"] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let text = format!("#!/bin/bash\ncat >/dev/null <<EOF\n{body}echo SUCCESS\nEOF\n");
+        let script = write_script(tmp.path(), "s/execute.sh", text.as_bytes());
+        let ran = run(std::process::Command::new("bash").arg(&script));
+        assert!(stdout(&ran).contains("SUCCESS"), "{body:?}");
+        let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "s"]));
+        assert_eq!(out.status.code(), Some(2), "{body:?}: {}", stdout(&out));
+        assert!(
+            stdout(&out).contains("SKM003"),
+            "{body:?}: {}",
+            stdout(&out)
+        );
+    }
+}
