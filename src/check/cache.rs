@@ -218,7 +218,7 @@ fn guard_cache_dir(dir: &Path) -> std::result::Result<bool, String> {
         ));
     }
     if std::fs::create_dir_all(dir).is_ok() && crate::fsio::is_plain_folder(dir) {
-        crate::fsio::ensure_state_ignored(dir);
+        let _ = crate::fsio::ensure_state_ignored(dir);
     }
     Ok(true)
 }
@@ -505,10 +505,10 @@ impl Cache {
             return;
         }
         if dir.parent().and_then(|p| p.file_name()) == Some(std::ffi::OsStr::new(STATE_DIR)) {
-            crate::fsio::ensure_state_ignored(dir.parent().unwrap_or(dir));
+            let _ = crate::fsio::ensure_state_ignored(dir.parent().unwrap_or(dir));
         }
         if self.in_work_tree {
-            crate::fsio::ensure_state_ignored(dir);
+            let _ = crate::fsio::ensure_state_ignored(dir);
         }
         let Ok(bytes) = postcard::to_stdvec(&stored) else {
             return;

@@ -308,7 +308,17 @@ impl Run {
         std::fs::create_dir_all(&backups)
             .map_err(|e| Error::io(codes::BACKUP_FAILED, "cannot create", &backups, &e))?;
         plain_folder(&backups)?;
-        super::ensure_state_ignored(&state);
+        // Backups git would commit are no private copy: a `.gitignore` that cannot be written
+        // stops the run here.
+        if !super::ensure_state_ignored(&state) {
+            return Err(Error::new(
+                codes::STATE_DIR_UNSAFE,
+                format!(
+                    "{} cannot be made to ignore the backups (it is a folder, or cannot be written), so git could commit them; remove it (it may have come with the repository) and run again, or pass --no-backup",
+                    state.join(".gitignore").display()
+                ),
+            ));
+        }
         for attempt in 0..100 {
             let id = if attempt == 0 {
                 stamp.to_string()

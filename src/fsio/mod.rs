@@ -230,17 +230,16 @@ impl Roots {
     }
 }
 
-/// Make sure the state folder `state` (`.skillmod/`) ignores itself for git.
-pub(crate) fn ensure_state_ignored(state: &Path) {
+/// Make sure the state folder `state` (`.skillmod/`) ignores itself for git: false when its
+/// `.gitignore` cannot be made skillmod's (a folder of that name, say).
+pub(crate) fn ensure_state_ignored(state: &Path) -> bool {
     const OURS: &[u8] = b"# skillmod state: backups and cache, never committed\n*\n";
     let ignore = state.join(".gitignore");
     // Read as untrusted state: a FIFO or a link committed in its place is replaced, not read, and
     // any other text too (a repository's `!*` would have the backups committed).
     let ours = limited::read(&ignore, 4096, false).is_ok_and(|b| b == OURS);
-    if !ours {
-        // Atomic, so a full disk never leaves an empty .gitignore behind.
-        let _ = atomic::write_atomic(&ignore, OURS, 0o644);
-    }
+    // Atomic, so a full disk never leaves an empty .gitignore behind.
+    ours || atomic::write_atomic(&ignore, OURS, 0o644).is_ok()
 }
 
 /// Whether `path` is a folder itself, not a symlink to one (state folders a repository could

@@ -1134,3 +1134,18 @@ fn a_work_trees_own_fsmonitor_command_is_not_run() {
         assert!(!marker.exists(), "{args:?} ran the repository's fsmonitor");
     }
 }
+
+#[test]
+fn a_state_gitignore_that_is_a_folder_stops_the_backups_before_anything_is_written() {
+    // A committed folder named `.skillmod/.gitignore` cannot be replaced: the backups would be
+    // committed (re-test of the hostile fix), so migrate changes nothing and says why.
+    let tmp = legacy_repo();
+    std::fs::create_dir_all(tmp.path().join(".skillmod/.gitignore")).expect("folder");
+    std::fs::write(tmp.path().join(".skillmod/.gitignore/keep"), "").expect("keep");
+    git(tmp.path(), &["add", "-A"]);
+    git(tmp.path(), &["commit", "-qm", "skill"]);
+    let out = run(skillmod(tmp.path()).args(["migrate", "."]));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains("STATE_DIR_UNSAFE") || stderr(&out).contains("STATE_DIR_UNSAFE"));
+    assert_eq!(git(tmp.path(), &["status", "--porcelain"]).trim(), "");
+}
