@@ -242,7 +242,8 @@ pub(crate) fn has_top_level_return(root: Node<'_>, source: &[u8]) -> bool {
                 node.kind(),
                 "subshell" | "command_substitution" | "process_substitution"
             )
-            || (node.kind() == "redirected_statement" && redirects_stderr(node, source));
+            || (node.kind() == "redirected_statement"
+                && super::redirects::stderr_moved(node, source));
         if node.kind() == "command" && command_name_bytes(node, source) == Some(b"return") {
             returns.push((node, testing));
         }
@@ -260,19 +261,6 @@ pub(crate) fn has_top_level_return(root: Node<'_>, source: &[u8]) -> bool {
         let conditional = statement.id() != node.id();
         !(testing || reads_name || (conditional && tests_if_sourced))
     })
-}
-
-/// Whether a redirected statement sends its stderr somewhere (`2>/dev/null`, `&>/dev/null`).
-fn redirects_stderr(statement: Node<'_>, source: &[u8]) -> bool {
-    let mut cursor = statement.walk();
-    statement
-        .children_by_field_name("redirect", &mut cursor)
-        .any(|redirect| {
-            redirect
-                .child_by_field_name("descriptor")
-                .is_some_and(|d| &source[d.byte_range()] == b"2")
-                || source[redirect.byte_range()].starts_with(b"&>")
-        })
 }
 
 #[cfg(test)]

@@ -345,19 +345,18 @@ fn substring_expansions(source: &[u8], at: usize) -> Vec<usize> {
     Vec::new()
 }
 
-/// For a heredoc whose `<<` is at `at` and whose delimiter is a name (`EOF`, `'USAGE'`): the
-/// start of each body line that begins with the delimiter without being it, when a line that is
-/// the delimiter ends the body. Nothing for a `<<<`, a `<<` in a comment or an arithmetic shift.
-fn heredoc_prefix_lines(source: &[u8], at: usize) -> Vec<usize> {
+/// For a `<<` at `at` that starts a heredoc (not `<<<`, nor in a comment): where its delimiter
+/// word starts (after `-` and blanks), and whether it is a `<<-` (tabs stripped).
+fn heredoc_word(source: &[u8], at: usize) -> Option<(usize, bool)> {
     if source.get(at + 2) == Some(&b'<') || (at > 0 && source[at - 1] == b'<') {
-        return Vec::new();
+        return None;
     }
     let line_start = source[..at]
         .iter()
         .rposition(|&b| b == b'\n')
         .map_or(0, |i| i + 1);
     if source[line_start..at].contains(&b'#') {
-        return Vec::new();
+        return None;
     }
     let mut pos = at + 2;
     let tabs = source.get(pos) == Some(&b'-');
@@ -367,6 +366,16 @@ fn heredoc_prefix_lines(source: &[u8], at: usize) -> Vec<usize> {
     while source.get(pos).is_some_and(|&b| is_blank(b)) {
         pos += 1;
     }
+    Some((pos, tabs))
+}
+
+/// For a heredoc whose `<<` is at `at` and whose delimiter is a name (`EOF`, `'USAGE'`): the
+/// start of each body line that begins with the delimiter without being it, when a line that is
+/// the delimiter ends the body. Nothing for a `<<<`, a `<<` in a comment or an arithmetic shift.
+fn heredoc_prefix_lines(source: &[u8], at: usize) -> Vec<usize> {
+    let Some((mut pos, tabs)) = heredoc_word(source, at) else {
+        return Vec::new();
+    };
     if matches!(source.get(pos), Some(b'\'' | b'"' | b'\\')) {
         pos += 1;
     }
@@ -406,16 +415,7 @@ fn heredoc_prefix_lines(source: &[u8], at: usize) -> Vec<usize> {
 /// same name quoted whole, blanks before it to keep the length (`  'EOF'`). bash ends the body at
 /// the name alone; tree-sitter-bash at a line spelled like the word.
 fn quoted_delimiter(source: &[u8], at: usize) -> Option<(usize, Vec<u8>)> {
-    if source.get(at + 2) == Some(&b'<') || (at > 0 && source[at - 1] == b'<') {
-        return None;
-    }
-    let mut start = at + 2;
-    if source.get(start) == Some(&b'-') {
-        start += 1;
-    }
-    while source.get(start).is_some_and(|&b| is_blank(b)) {
-        start += 1;
-    }
+    let (start, _) = heredoc_word(source, at)?;
     let len = source[start..]
         .iter()
         .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'\'' | b'"' | b'$'))
@@ -463,17 +463,7 @@ pub(crate) fn joined_heredoc_ends(source: &[u8]) -> Vec<usize> {
 
 /// The delimiter of an unquoted heredoc whose `<<` (not `<<-`) is at `at`: a plain name.
 fn heredoc_name(source: &[u8], at: usize) -> Option<Vec<u8>> {
-    if source
-        .get(at + 2)
-        .is_some_and(|&b| matches!(b, b'<' | b'-'))
-        || (at > 0 && source[at - 1] == b'<')
-    {
-        return None;
-    }
-    let mut pos = at + 2;
-    while source.get(pos).is_some_and(|&b| is_blank(b)) {
-        pos += 1;
-    }
+    let (pos, _) = heredoc_word(source, at).filter(|&(_, tabs)| !tabs)?;
     let len = source[pos..]
         .iter()
         .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
@@ -495,13 +485,6 @@ fn heredoc_name(source: &[u8], at: usize) -> Option<Vec<u8>> {
 /// that is the delimiter alone comes first.
 fn joined_delimiter(source: &[u8], at: usize) -> Option<(usize, usize)> {
     let name = heredoc_name(source, at)?;
-    let line_start = source[..at]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    if source[line_start..at].contains(&b'#') {
-        return None;
-    }
     let mut start = at + memchr::memchr(b'\n', &source[at..])? + 1;
     while start < source.len() {
         let (mut joined, mut end) = (Vec::new(), start);

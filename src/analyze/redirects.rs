@@ -311,6 +311,12 @@ pub(crate) fn stderr_to_stdout(node: Node<'_>, source: &[u8]) -> bool {
     descriptor_after(node, command_parent(node), source, 2) == Points::Stdout
 }
 
+/// Whether the node's redirections send its stderr anywhere but the script's stderr
+/// (`2>/dev/null`, `&>/dev/null`, `2>&1`).
+pub(crate) fn stderr_moved(node: Node<'_>, source: &[u8]) -> bool {
+    descriptor_after(node, command_parent(node), source, 2) != Points::Stderr
+}
+
 /// Whether the last of the node's redirections that moves descriptor 1 makes it a copy of
 /// another descriptor (`exec >&3`, `1>&$saved`), not a file (`exec >"$LOG"`).
 pub(crate) fn stdout_duplicated(node: Node<'_>, source: &[u8]) -> bool {

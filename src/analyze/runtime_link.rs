@@ -10,14 +10,14 @@
 use crate::codes;
 use std::ops::Range;
 
+/// The runtime's names all start with this; a script that uses it itself is refused.
+pub(crate) const RESERVED_PREFIX: &str = "__skm_";
+
 /// What runtime 3's source line starts with: nothing happens when a runtime is already loaded
 /// (a skill sourced by a harness, a library shared by two skills); else the script's real path
 /// (symlinks resolved where `readlink -f` exists) gives the runtime's path. The line is written
 /// for ShellCheck's optional checks too (`-o all`): `test` for `[`, braces on every variable, no
 /// command substitution inside another command's arguments.
-/// The runtime's names all start with this; a script that uses it itself is refused.
-pub(crate) const RESERVED_PREFIX: &str = "__skm_";
-
 pub(crate) const LINE_START: &str = "test -n \"${__skm_rt-}\" || { __skm_f=$(readlink -f -- \"";
 /// What runtime 2's source line started with, after any per-script settings.
 pub(crate) const SOURCE_PREFIX: &str = "command . \"$(dirname -- \"$0\")/";

@@ -501,17 +501,10 @@ impl IgnoreBudget {
         let Some((path, why)) = refusal else {
             return true;
         };
-        let error = Error::new(
-            codes::IGNORE_FILE_UNSAFE,
-            format!(
-                "{} {why}, or run with --no-ignore; reading it could exhaust memory or never end, so nothing was walked past it",
-                crate::bytes_text::quote_os(&path)
-            ),
-        );
         self.refused
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get_or_insert(error);
+            .get_or_insert(unsafe_ignore_file(&path, &why));
         false
     }
 
@@ -528,16 +521,10 @@ impl IgnoreBudget {
             }
         }
         let exclude = self.root.join(".git/info/exclude");
-        if let Some(why) = self.unsafe_file(&exclude) {
-            return Err(Error::new(
-                codes::IGNORE_FILE_UNSAFE,
-                format!(
-                    "{} {why}, or run with --no-ignore; reading it could exhaust memory or never end",
-                    crate::bytes_text::quote_os(&exclude)
-                ),
-            ));
+        match self.unsafe_file(&exclude) {
+            Some(why) => Err(unsafe_ignore_file(&exclude, &why)),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     fn result(&self) -> Result<()> {
@@ -551,6 +538,17 @@ impl IgnoreBudget {
             None => Ok(()),
         }
     }
+}
+
+/// `IGNORE_FILE_UNSAFE` for the ignore file at `path`, and why.
+fn unsafe_ignore_file(path: &Path, why: &str) -> Error {
+    Error::new(
+        codes::IGNORE_FILE_UNSAFE,
+        format!(
+            "{} {why}, or run with --no-ignore; reading it could exhaust memory or never end, so nothing was walked past it",
+            crate::bytes_text::quote_os(path)
+        ),
+    )
 }
 
 /// A walker with skillmod's rules: hidden folders included (skills live in `.claude/`), ignore

@@ -92,6 +92,14 @@ fn open_own(path: &Path, options: &mut std::fs::OpenOptions) -> Result<std::fs::
     Ok(file)
 }
 
+/// `JOURNAL_FAILED` for a run that cannot be `done` (sealed, recorded) without a state folder.
+fn no_state_folder(done: &str) -> Error {
+    Error::new(
+        codes::JOURNAL_FAILED,
+        format!("neither XDG_STATE_HOME nor HOME is set, so the run cannot be {done}"),
+    )
+}
+
 /// A run's seal: the length and sha256 of the manifest lines migrate has written so far.
 pub struct Seal {
     file: std::fs::File,
@@ -101,12 +109,7 @@ pub struct Seal {
 impl Seal {
     /// The seal of run `id` under `root`, of an empty manifest.
     pub fn create(root: &Path, id: &str) -> Result<Seal> {
-        let path = seal_path(root, id).ok_or_else(|| {
-            Error::new(
-                codes::JOURNAL_FAILED,
-                "neither XDG_STATE_HOME nor HOME is set, so the run cannot be sealed",
-            )
-        })?;
+        let path = seal_path(root, id).ok_or_else(|| no_state_folder("sealed"))?;
         let file = open_own(
             &path,
             std::fs::OpenOptions::new()
@@ -156,12 +159,7 @@ pub fn sealed(root: &Path, id: &str) -> Option<(usize, String)> {
 
 /// Record that this user's migrate made run `id` under `root`, synced to disk.
 pub fn record(root: &Path, id: &str) -> Result<()> {
-    let path = path_of(root).ok_or_else(|| {
-        Error::new(
-            codes::JOURNAL_FAILED,
-            "neither XDG_STATE_HOME nor HOME is set, so the run cannot be recorded in the journal",
-        )
-    })?;
+    let path = path_of(root).ok_or_else(|| no_state_folder("recorded in the journal"))?;
     let mut file = open_own(&path, std::fs::OpenOptions::new().create(true).append(true))?;
     let line = Line {
         root: root_text(root),

@@ -809,14 +809,12 @@ fn link<'a>(
 /// The name of the skill folder holding the runtime file `at` (the folder above a skill's
 /// `scripts/`, where the runtime of a skill that has one lies).
 fn skill_of(at: &Path) -> String {
-    let folder = at.parent().map(|d| match d.parent() {
-        Some(skill) if d.ends_with("scripts") && crate::fsio::is_skill_folder(skill) => skill,
-        _ => d,
-    });
-    folder.and_then(|d| d.file_name()).map_or_else(
-        || "skill".to_string(),
-        |n| crate::bytes_text::escape(n.as_encoded_bytes()).into_owned(),
-    )
+    crate::unit::runtime::skill_holding(at)
+        .file_name()
+        .map_or_else(
+            || "skill".to_string(),
+            |n| crate::bytes_text::escape(n.as_encoded_bytes()).into_owned(),
+        )
 }
 
 /// The skill's name: the folder holding its script (bytes that are not UTF-8 in the contract's

@@ -143,30 +143,40 @@ const RUNTIME_COMMANDS: [&str; 28] = [
     "shift", "exit", "return", "true", "false", "break", "continue",
 ];
 
+/// Where the text may define a function under one of `RUNTIME_COMMANDS` (`printf()`,
+/// `function printf`): each place and name, for the tree to confirm.
+fn shadow_sites(source: &[u8]) -> impl Iterator<Item = (usize, &'static str)> + '_ {
+    RUNTIME_COMMANDS.iter().flat_map(move |&name| {
+        memchr::memmem::find_iter(source, name.as_bytes()).filter_map(move |at| {
+            let rest = &source[at + name.len()..];
+            let after = rest.iter().position(|b| !matches!(b, b' ' | b'\t'))?;
+            let keyword = source[..at].trim_ascii_end().ends_with(b"function");
+            (rest[after] == b'(' || keyword).then_some((at, name))
+        })
+    })
+}
+
+/// Whether the text may define a function under one of `RUNTIME_COMMANDS`: the cheap test
+/// before a file is parsed to know (`shadowed_command`).
+pub(crate) fn may_shadow_command(source: &[u8]) -> bool {
+    shadow_sites(source).next().is_some()
+}
+
 /// A function the script defines under one of `RUNTIME_COMMANDS`: its line and name. The text is
-/// searched first (`printf()`, `function printf`), the tree confirms.
+/// searched first, the tree confirms.
 pub(crate) fn shadowed_command(
     root: tree_sitter::Node<'_>,
     source: &[u8],
 ) -> Option<(usize, &'static str)> {
-    RUNTIME_COMMANDS.iter().find_map(|&name| {
-        memchr::memmem::find_iter(source, name.as_bytes()).find_map(|at| {
-            let rest = &source[at + name.len()..];
-            let after = rest.iter().position(|b| !matches!(b, b' ' | b'\t'))?;
-            let before = &source[..at];
-            let keyword = before.trim_ascii_end().ends_with(b"function");
-            if rest[after] != b'(' && !keyword {
-                return None;
-            }
-            let node = root.descendant_for_byte_range(at, at + name.len())?;
-            let definition = node
-                .parent()
-                .filter(|p| p.kind() == "function_definition")?;
-            let named = definition
-                .child_by_field_name("name")
-                .is_some_and(|n| &source[n.byte_range()] == name.as_bytes());
-            named.then(|| (definition.start_position().row + 1, name))
-        })
+    shadow_sites(source).find_map(|(at, name)| {
+        let node = root.descendant_for_byte_range(at, at + name.len())?;
+        let definition = node
+            .parent()
+            .filter(|p| p.kind() == "function_definition")?;
+        let named = definition
+            .child_by_field_name("name")
+            .is_some_and(|n| &source[n.byte_range()] == name.as_bytes());
+        named.then(|| (definition.start_position().row + 1, name))
     })
 }
 

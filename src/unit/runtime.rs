@@ -51,6 +51,16 @@ pub fn location(
 /// when the skill has one.
 const SCRIPTS: &str = "scripts";
 
+/// The folder holding the runtime file `at` as `location` places it: the skill folder, above
+/// its `scripts/` when the runtime lies there.
+pub(crate) fn skill_holding(at: &Path) -> &Path {
+    let folder = at.parent().unwrap_or(at);
+    match folder.parent() {
+        Some(skill) if folder.ends_with(SCRIPTS) && fsio::is_skill_folder(skill) => skill,
+        _ => folder,
+    }
+}
+
 /// The runtime file a migrated script's source line names, resolved from the script's folder.
 pub(crate) fn named_by(script: &Path, relative: &str) -> PathBuf {
     let real = fsio::canonical(script);

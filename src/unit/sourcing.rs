@@ -325,9 +325,17 @@ pub fn shadowing_library(
     max_size: u64,
 ) -> Option<(usize, crate::codes::Code, String)> {
     let dir = script.parent().unwrap_or(Path::new("."));
-    let mut parser = BashParser::new().ok()?;
+    let mut parser = None;
     sourced.iter().find_map(|(line, target)| {
         let bytes = crate::fsio::limited::read(&dir.join(target), max_size, false).ok()?;
+        // Most libraries define no such name: no parse for them (check asks on every run).
+        if !crate::rewrite::capture::may_shadow_command(&bytes) {
+            return None;
+        }
+        let parser = match &mut parser {
+            Some(parser) => parser,
+            None => parser.insert(BashParser::new().ok()?),
+        };
         let tree = parser.parse(&bytes).ok()?;
         let (_, name) = crate::rewrite::capture::shadowed_command(tree.root_node(), &bytes)?;
         Some((
