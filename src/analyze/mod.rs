@@ -187,6 +187,39 @@ impl Analysis {
         })
     }
 
+    /// The line of the first success line a migrated script records (`__skm_rec success`,
+    /// `__skm_out success`, `__skm_via success`) off its failure paths: the rewritten form of
+    /// what `expects_success_line` reads, so such a script's source line may not say that a
+    /// clean exit is success (`__skm_need=0`).
+    pub fn recorded_success(&self, source: &[u8]) -> Option<usize> {
+        memchr::memmem::find(source, b" success")?;
+        let root = self.tree.root_node();
+        let skipped = runtime_link::find(source).map(|r| r.range());
+        let flow = flow::Flow::of(root, source);
+        let mut cursor = root.walk();
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            if skipped
+                .as_ref()
+                .is_some_and(|r| r.contains(&node.start_byte()))
+            {
+                continue;
+            }
+            if node.kind() == "command"
+                && context::command_name_bytes(node, source)
+                    .is_some_and(|n| matches!(n, b"__skm_rec" | b"__skm_out" | b"__skm_via"))
+                && node
+                    .child_by_field_name("argument")
+                    .is_some_and(|a| &source[a.byte_range()] == b"success")
+                && !flow::on_failure_path(&flow, node, source)
+            {
+                return Some(node.start_position().row + 1);
+            }
+            stack.extend(node.named_children(&mut cursor));
+        }
+        None
+    }
+
     /// The parse error that keeps this script from being trusted, if any.
     pub fn parse_failure(&self) -> Option<ParseFailure> {
         let (line, column) = self.legacy_in_parse_error?;

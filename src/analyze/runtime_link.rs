@@ -458,6 +458,17 @@ pub(crate) fn block_settings(block: &[u8]) -> &[u8] {
         .unwrap_or(b"")
 }
 
+/// Whether the runtime skillmod put in `source` says that a clean exit is success
+/// (`__skm_need=0`), which holds only for a script that records no success line.
+pub fn claims_exit(source: &[u8]) -> bool {
+    let settings = match find(source) {
+        Some(RuntimeLine::Sourced { line, .. }) => &source[line],
+        Some(RuntimeLine::Block { range, .. }) => block_settings(&source[range]),
+        _ => return false,
+    };
+    matches!(setting(settings, "__skm_need"), Some("0" | "exit"))
+}
+
 /// The value of a per-script setting (`NAME=value`) written in `text` (a source line, or 0.1.0's
 /// inline runtime, which held the same names).
 pub fn setting<'a>(text: &'a [u8], name: &str) -> Option<&'a str> {

@@ -22,7 +22,7 @@ use crate::fsio::{STATE_DIR, limited};
 const MAX_ENTRIES: usize = 200_000;
 /// Bumped when the stored shape or the analysis changes, so old caches are dropped rather than
 /// misread or trusted.
-const FORMAT: &str = "47";
+const FORMAT: &str = "48";
 /// The cache file's name in its folder.
 const FILE_NAME: &str = "check.bin";
 
@@ -68,6 +68,9 @@ pub struct Entry {
     pub sourced: Vec<(usize, PathBuf)>,
     /// Legacy-looking text in forms the analysis cannot read as output.
     pub out_of_reach: Vec<crate::analyze::out_of_reach::OutOfReach>,
+    /// The line of a success line the script records while its runtime line says a clean exit
+    /// is success (`__skm_need=0`): not what skillmod writes for it.
+    pub exit_claim: Option<usize>,
 }
 
 /// The capture runtime a migrated script loads, as its text says. The state of a runtime file on

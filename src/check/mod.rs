@@ -519,6 +519,21 @@ fn runtime_finding(
 ) -> Option<Finding> {
     use crate::rewrite::capture::RUNTIME_VERSION;
     let runtimes = &options.runtimes;
+    if let Some(line) = entry.exit_claim {
+        let message = format!(
+            "line 2 says a clean exit is success (`__skm_need=0`), which skillmod writes only for a script without a success line, but line {line} records one: the skill would report success where the original printed none; migrate rewrites line 2"
+        );
+        let finding = Finding::new(Rule::RuntimeOutOfDate, shown, (2, 1), message)
+            .severity(rules::Severity::Error)
+            .fix(Some(format!(
+                "skillmod migrate {}",
+                crate::bytes_text::command_arg(shown)
+            )));
+        return Some(Finding {
+            reason: Some(codes::RUNTIME_FOREIGN),
+            ..finding
+        });
+    }
     let (severity, reason, message) = match &entry.runtime {
         cache::Runtime::None => return None,
         cache::Runtime::Foreign => (
@@ -822,6 +837,9 @@ fn analyzed(
 /// What check keeps of an analysis (and caches by content).
 fn entry_of(analysis: analyze::Analysis, body: &[u8]) -> cache::Entry {
     let verdict = crate::verdict::Facts::of(&analysis, body, !analysis.legacy.is_empty());
+    let exit_claim = runtime_link::claims_exit(body)
+        .then(|| analysis.recorded_success(body))
+        .flatten();
     cache::Entry {
         parse_error: analysis.parse_failure(),
         legacy: analysis
@@ -848,6 +866,7 @@ fn entry_of(analysis: analyze::Analysis, body: &[u8]) -> cache::Entry {
         verdict,
         // Off the tree just parsed: no second parse.
         sourced: crate::unit::sourcing::sourced_in(&analysis.tree, body),
+        exit_claim,
         ..runtime_entry(body, runtime_link::find(body))
     }
 }

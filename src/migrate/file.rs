@@ -591,7 +591,9 @@ fn upkeep(
     let inline = profile.placement == Placement::Inline;
     let skill = skill_of(&at);
     let link = link(profile, runtime, analysis, &relative, &skill);
-    let plan = capture::plan_convert(body, &current, &link);
+    let recorded_success =
+        runtime_link::claims_exit(body) && analysis.recorded_success(body).is_some();
+    let plan = capture::plan_convert(body, &current, &link, recorded_success);
     if let (Some(_), runtime_link::RuntimeLine::Sourced { relative: old, .. }) = (&plan, &current) {
         let before = crate::unit::runtime::named_by(path, old);
         if before != at {
@@ -624,12 +626,19 @@ fn upkeep(
     } else {
         format!("one line sourcing {relative}")
     };
-    report.notes.push(Error {
-        code: codes::RUNTIME_UPGRADED,
-        message: format!(
+    let message = if recorded_success {
+        format!(
+            "{before} said a clean exit is success (`__skm_need=0`), but the script records a success line: it becomes {after} without that setting"
+        )
+    } else {
+        format!(
             "{before} becomes {after} (runtime version {})",
             capture::RUNTIME_VERSION
-        ),
+        )
+    };
+    report.notes.push(Error {
+        code: codes::RUNTIME_UPGRADED,
+        message,
     });
     Some(plan)
 }

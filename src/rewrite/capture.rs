@@ -992,11 +992,13 @@ pub(crate) fn kept_settings(text: &[u8], default_confidence: f64) -> (Need, f64,
 /// writes, or its inline block when `link.inline`), keeping the per-script settings: runtime 2's
 /// line or a line naming another folder, an older block, 0.1.0's inline runtime, or a form the
 /// settings no longer ask for. None when the script already has it. Legacy statements were
-/// rewritten before and stay as they are; the script still gains one line (or the block).
+/// rewritten before and stay as they are; the script still gains one line (or the block). A
+/// script that records a success line (`recorded_success`) needs one, whatever its line says.
 pub(crate) fn plan_convert(
     source: &[u8],
     current: &runtime_link::RuntimeLine,
     link: &Link,
+    recorded_success: bool,
 ) -> Option<Plan> {
     use runtime_link::RuntimeLine;
     let (settings_text, mut range) = match current {
@@ -1009,6 +1011,11 @@ pub(crate) fn plan_convert(
     };
     let (need, default_confidence, keep_stdout) =
         kept_settings(settings_text, link.default_confidence);
+    let need = if recorded_success {
+        Need::SuccessLine
+    } else {
+        need
+    };
     let link = Link {
         default_confidence,
         keep_stdout,

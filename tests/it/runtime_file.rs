@@ -698,3 +698,85 @@ fn an_inline_runtime_block_stands_alone_and_is_upgraded_in_place() {
     assert_eq!(code, 0);
     assert_eq!(std::fs::read_to_string(&script).expect("read"), older);
 }
+
+/// A one-token edit of line 2 (`__skm_need=0`, which migrate writes only for a script without a
+/// success line) would make a skill that records one report success on a path where the original
+/// printed none. check calls it foreign, in both runtime forms, and migrate writes the line again.
+#[test]
+fn a_clean_exit_claim_added_to_line_2_of_a_script_with_a_success_line_is_an_error() {
+    let text = b"#!/bin/bash\nif ! cp /nonexistent/in.txt out.txt 2>/dev/null; then echo \"cannot copy\" >&2; exit 0; fi\necho \"Created: out.txt\"\necho SUCCESS\n";
+    for inline in [false, true] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        write_skill_md(tmp.path(), "s");
+        let script = write_script(tmp.path(), "s/execute.sh", text);
+        let mut args = vec!["migrate", "--no-backup", "."];
+        if inline {
+            args.extend(["--runtime", "inline"]);
+        }
+        assert_eq!(json_report(tmp.path(), &args).0, 0);
+        let migrated = std::fs::read_to_string(&script).expect("migrated");
+        let honest = run(Command::new("bash").arg(&script).current_dir(tmp.path()));
+        assert_eq!(strict_document(&stdout(&honest))["success"], false);
+        let edited = if inline {
+            // The settings line goes right after the block's first line.
+            let first = migrated.find("\n# >>> skillmod-runtime 3 ").expect("block") + 1;
+            let end = first + migrated[first..].find('\n').expect("line") + 1;
+            format!("{}__skm_need=0\n{}", &migrated[..end], &migrated[end..])
+        } else {
+            migrated.replacen("__skm_loaded=3 ", "__skm_need=0 __skm_loaded=3 ", 1)
+        };
+        assert!(edited != migrated, "the edit applies");
+        std::fs::write(&script, &edited).expect("write");
+        let success = 1 + edited
+            .lines()
+            .position(|l| l.starts_with("__skm_rec success"))
+            .expect("success record");
+        let lying = run(Command::new("bash").arg(&script).current_dir(tmp.path()));
+        assert_eq!(
+            strict_document(&stdout(&lying))["success"],
+            true,
+            "the edit lies"
+        );
+        let (code, checked) = json_report(tmp.path(), &["check", "--no-cache", "."]);
+        assert_eq!(code, 1, "{checked}");
+        assert_eq!(
+            checked["findings"][0]["reason"], "RUNTIME_FOREIGN",
+            "{checked}"
+        );
+        assert!(
+            checked["findings"][0]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(&format!("line {success} records one"))),
+            "{checked}"
+        );
+        let (code, again) = json_report(tmp.path(), &args);
+        assert_eq!(code, 0, "{again}");
+        assert_eq!(std::fs::read_to_string(&script).expect("read"), migrated);
+        assert_eq!(json_report(tmp.path(), &["check", "--no-cache", "."]).0, 0);
+    }
+}
+
+/// `__skm_need=0` where migrate writes it (no success line, or one only before `exit 1`) is no
+/// finding.
+#[test]
+fn a_clean_exit_claim_migrate_wrote_is_no_finding() {
+    let cases: [&[u8]; 2] = [
+        b"#!/bin/bash\necho \"Created: out.txt\"\n",
+        b"#!/bin/bash\nif [ -n \"$1\" ]; then echo SUCCESS; exit 1; fi\necho \"Created: out.txt\"\n",
+    ];
+    for text in cases {
+        let tmp = tempfile::tempdir().expect("tmp");
+        write_skill_md(tmp.path(), "s");
+        let script = write_script(tmp.path(), "s/execute.sh", text);
+        assert_eq!(
+            json_report(tmp.path(), &["migrate", "--no-backup", "."]).0,
+            0
+        );
+        let migrated = std::fs::read_to_string(&script).expect("migrated");
+        assert!(migrated.contains("__skm_need=0 "), "{migrated}");
+        let (code, checked) = json_report(tmp.path(), &["check", "--no-cache", "."]);
+        assert_eq!(code, 0, "{checked}");
+        let (_, again) = json_report(tmp.path(), &["migrate", "--no-backup", "."]);
+        assert_eq!(again["files"][0]["status"], "already_migrated", "{again}");
+    }
+}
