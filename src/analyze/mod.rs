@@ -673,7 +673,14 @@ fn legacy_statement<'t>(
         ),
         _ => (words::echo_output(command, source, dialect), Form::Echo),
     };
-    let (kind, values) = vocabulary.classify_text(&printed)?;
+    // A sh script is run by bash too (`bash x.sh`, and /bin/sh on many systems), whose echo
+    // takes `-e` where dash's prints it: a result line either way is a legacy line (the runtime
+    // records it only where the shell's echo took the flag).
+    let (kind, values) = vocabulary.classify_text(&printed).or_else(|| {
+        (form == Form::Echo && dialect == Dialect::Posix)
+            .then(|| vocabulary.classify_text(&words::echo_output(command, source, Dialect::Bash)))
+            .flatten()
+    })?;
     let mut values = values.into_iter();
     // The end of a line an `echo -n` began is no line of its own (validate reads it whole).
     if flow::continues_line(flow, command, source) {

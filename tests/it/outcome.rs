@@ -252,6 +252,21 @@ fn shapes() -> Vec<(&'static str, &'static str, &'static str, Row)> {
             "#!/bin/sh\ntouch 'x\ty.md'\necho \"Created: x\\ty.md\"\necho SUCCESS\n",
             Row::Same,
         ),
+        // A `#!/bin/sh` skill's `echo -e` result lines, run by bash (as `bash x.sh` and every
+        // bash-based /bin/sh run it): results. Run by dash, whose echo prints `-e`: none, then or
+        // after migration.
+        (
+            "sh_echo_e_run_by_bash",
+            "bash",
+            "#!/bin/sh\nGREEN='\\033[0;32m'; NC='\\033[0m'\ntouch report.txt\necho -e \"${GREEN}Created: report.txt${NC}\"\necho -e \"${GREEN}✅ SUCCESS${NC}\"\n",
+            Row::Same,
+        ),
+        (
+            "sh_echo_e_run_by_dash",
+            "dash",
+            "#!/bin/sh\nGREEN='\\033[0;32m'; NC='\\033[0m'\ntouch report.txt\necho -e \"${GREEN}Created: report.txt${NC}\"\necho -e \"${GREEN}✅ SUCCESS${NC}\"\n",
+            Row::SuccessNeverReached,
+        ),
         (
             "failure_exit",
             "bash",
@@ -418,6 +433,34 @@ fn colour_coded_lines_record_their_values_without_the_codes() {
         .value;
     assert_eq!(read["deliverables"], doc["deliverables"]);
     assert_eq!(read["confidence"], doc["confidence"]);
+}
+
+/// A `#!/bin/sh` skill's `echo -e "Created: …"` is a result where the shell's echo takes `-e`
+/// (bash) and none where it prints it (dash): the migrated skill records what each shell printed.
+#[test]
+fn a_sh_skills_echo_e_results_are_recorded_by_the_shell_that_reads_the_flag() {
+    let script = b"#!/bin/sh\nGREEN='\\033[0;32m'; NC='\\033[0m'\ntouch report.txt\necho -e \"${GREEN}Created: report.txt${NC}\"\necho -e \"${GREEN}SUCCESS${NC}\"\n";
+    let cwd = tempfile::tempdir().expect("tmp");
+    let migrated = tempfile::tempdir().expect("tmp");
+    let path = write_script(migrated.path(), "s/execute.sh", script);
+    let (code, checked) = json_report(migrated.path(), &["check", "."]);
+    assert_eq!(code, 1, "{checked}");
+    assert_eq!(
+        checked["findings"].as_array().map(Vec::len),
+        Some(2),
+        "{checked}"
+    );
+    let (_, report) = json_report(migrated.path(), &["migrate", "--no-backup", "."]);
+    assert_eq!(report["files"][0]["status"], "migrated", "{report}");
+    for (shell, deliverables, success) in [
+        ("bash", serde_json::json!(["report.txt"]), true),
+        ("dash", serde_json::json!([]), false),
+    ] {
+        let after = run_skill(shell, &path, &[], cwd.path());
+        let doc: Value = serde_json::from_str(after.stdout.trim()).expect("one document");
+        assert_eq!(doc["deliverables"], deliverables, "{shell}: {doc}");
+        assert_eq!(doc["success"], success, "{shell}: {doc}");
+    }
 }
 
 /// `validate --run` gives one judgement with migrate: run on the original script, it reads the
