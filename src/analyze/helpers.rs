@@ -42,6 +42,32 @@ pub struct Helper {
     slots: Vec<(usize, Passes)>,
     /// It prints through `exec`: a call of it ends the shell.
     ends_shell: bool,
+    /// Its statements that print an argument on stdout, in this file.
+    printers: Vec<Printer>,
+}
+
+/// One statement of a helper that prints an argument on stdout.
+#[derive(Debug, Clone)]
+struct Printer {
+    /// Where the statement starts.
+    at: usize,
+    /// Its `echo` or `printf` word, when it is a plain one (capture mode may rename it);
+    /// None for one named another way (`command echo`) or in another file.
+    word: Option<std::ops::Range<usize>>,
+    /// Every call of the helper runs it.
+    always: bool,
+}
+
+impl Helper {
+    /// The words to rename to the runtime's printers when not every call prints (`log() { [ -n
+    /// "$QUIET" ] && return 0; echo "$1"; }`): then a call records its result only when one of
+    /// them prints it. None when every call prints, or when one cannot be renamed.
+    fn said_by(&self) -> Option<Vec<std::ops::Range<usize>>> {
+        if self.printers.iter().any(|p| p.always) {
+            return None;
+        }
+        self.printers.iter().map(|p| p.word.clone()).collect()
+    }
 }
 
 /// A file's helpers by name, for the scripts that source it (`analyze::with_helpers`).
@@ -97,8 +123,16 @@ pub(super) fn calls(
         .into_iter()
         .filter_map(|(name, node)| {
             // The script's own definition wins over a sourced file's, as the last one bash read.
-            let helper = helpers.get(name).or_else(|| imported.get(name))?;
-            statement(survey.flow(source), node, source, helper, vocabulary)
+            let (helper, local) = helpers
+                .get(name)
+                .map(|h| (h, true))
+                .or_else(|| imported.get(name).map(|h| (h, false)))?;
+            statement(survey.flow(source), node, source, helper, vocabulary).map(|s| {
+                LegacyStatement {
+                    says: helper.said_by().filter(|_| local).unwrap_or_default(),
+                    ..s
+                }
+            })
         })
         .collect()
 }
@@ -198,9 +232,12 @@ fn printing<'s>(
         let Some((name, function)) = survey.function_of(site) else {
             continue;
         };
+        let at = site.node.start_byte();
         if site.blocked.is_some()
-            || helpers.contains_key(name)
             || wanted.is_some_and(|w| !w.contains(name))
+            || helpers
+                .get(name)
+                .is_some_and(|h| h.printers.iter().any(|p| p.at == at))
         {
             continue;
         }
@@ -217,16 +254,81 @@ fn printing<'s>(
         };
         let slots = slots(&printed, function, source, copies);
         if !slots.is_empty() {
-            helpers.insert(
-                name,
-                Helper {
-                    printed,
-                    slots,
-                    ends_shell: run.replaces_shell,
-                },
-            );
+            // Only a plain `echo` or `printf` word can be renamed to the runtime's printer.
+            let plain = site
+                .node
+                .child_by_field_name("name")
+                .is_some_and(|n| n.byte_range() == run.word.byte_range())
+                && matches!(&source[run.word.byte_range()], b"echo" | b"printf");
+            let printer = Printer {
+                at,
+                word: plain.then(|| run.word.byte_range()),
+                always: reached_on_every_call(function, site.node, source),
+            };
+            match helpers.entry(name) {
+                std::collections::hash_map::Entry::Occupied(mut known) => {
+                    known.get_mut().printers.push(printer);
+                }
+                std::collections::hash_map::Entry::Vacant(new) => {
+                    new.insert(Helper {
+                        printed,
+                        slots,
+                        ends_shell: run.replaces_shell,
+                        printers: vec![printer],
+                    });
+                }
+            }
         }
     }
+}
+
+/// Whether every call of `function` runs `statement`: it stands in the function's body itself
+/// (first in an `&&`/`||` list at most), and nothing before it there can return or exit.
+fn reached_on_every_call(function: Node<'_>, statement: Node<'_>, source: &[u8]) -> bool {
+    let Some(body) = function.child_by_field_name("body") else {
+        return false;
+    };
+    let mut node = statement;
+    while let Some(parent) = node.parent() {
+        if parent.id() == body.id() {
+            break;
+        }
+        let first_of_list = parent.kind() == "list" && parent.named_child(0) == Some(node);
+        if !(first_of_list || parent.kind() == "redirected_statement") {
+            return false;
+        }
+        node = parent;
+    }
+    let mut earlier = node.prev_named_sibling();
+    while let Some(sibling) = earlier {
+        if ends_early(sibling, source) {
+            return false;
+        }
+        earlier = sibling.prev_named_sibling();
+    }
+    true
+}
+
+/// Whether a statement holds a `return` or an `exit` (which may end the call before what follows).
+fn ends_early(statement: Node<'_>, source: &[u8]) -> bool {
+    let text = &source[statement.byte_range()];
+    if memchr::memmem::find(text, b"return").is_none()
+        && memchr::memmem::find(text, b"exit").is_none()
+    {
+        return false;
+    }
+    let mut cursor = statement.walk();
+    let mut stack = vec![statement];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "command"
+            && super::context::command_name_bytes(node, source)
+                .is_some_and(|n| matches!(n, b"return" | b"exit"))
+        {
+            return true;
+        }
+        stack.extend(node.named_children(&mut cursor));
+    }
+    false
 }
 
 /// How many functions deep a result is followed from the call to the printing statement.
@@ -250,7 +352,11 @@ fn handing_on<'s>(
             if name == callee || helpers.contains_key(name) || survey.reach(site).is_err() {
                 continue;
             }
-            let Some(inner) = helpers.get(callee).or_else(|| imported.get(callee)) else {
+            let Some((inner, local)) = helpers
+                .get(callee)
+                .map(|h| (h, true))
+                .or_else(|| imported.get(callee).map(|h| (h, false)))
+            else {
                 continue;
             };
             let printed = substituted(inner, site.node, source);
@@ -262,6 +368,16 @@ fn handing_on<'s>(
                         printed,
                         slots,
                         ends_shell: inner.ends_shell,
+                        printers: inner
+                            .printers
+                            .iter()
+                            .map(|p| Printer {
+                                at: p.at,
+                                word: p.word.clone().filter(|_| local),
+                                always: p.always
+                                    && reached_on_every_call(function, site.node, source),
+                            })
+                            .collect(),
                     },
                 ));
             }
@@ -404,6 +520,7 @@ fn statement<'t>(
         on_failure_path: flow::on_failure_path(flow, command, source),
         ends_shell: helper.ends_shell,
         leaves_line_open: false,
+        says: Vec::new(),
     })
 }
 
@@ -420,6 +537,55 @@ mod tests {
             .iter()
             .map(|l| (l.line, l.kind.as_str().to_string()))
             .collect()
+    }
+
+    /// The words renamed for each call, as text.
+    fn says(script: &str) -> Vec<(usize, Vec<String>)> {
+        let mut parser = BashParser::new().expect("parser");
+        let analysis =
+            analyze(&mut parser, script.as_bytes(), Vocabulary::Decorated).expect("analysis");
+        analysis
+            .legacy
+            .iter()
+            .map(|l| {
+                let words = l
+                    .says
+                    .iter()
+                    .map(|r| format!("{}@{}", &script[r.clone()], r.start));
+                (l.line, words.collect())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_helper_that_not_every_call_makes_print_has_its_printers_named() {
+        // Every call prints: nothing to rename.
+        let always = "#!/bin/bash\nlog() { echo \"$1\"; }\nlog SUCCESS\n";
+        assert_eq!(says(always), vec![(3, vec![])]);
+        let first_of_list = "#!/bin/bash\nlog() { echo \"$1\" || true; }\nlog SUCCESS\n";
+        assert_eq!(says(first_of_list), vec![(3, vec![])]);
+        // A return before it, or a branch: the printer is named.
+        let quiet = "#!/bin/bash\nlog() { [ -n \"$Q\" ] && return 0; echo \"$1\"; }\nlog SUCCESS\n";
+        let at = quiet.find("echo").expect("echo");
+        assert_eq!(says(quiet), vec![(3, vec![format!("echo@{at}")])]);
+        let guarded = "#!/bin/bash\nlog() { [ -z \"$Q\" ] && echo \"$1\"; }\nlog SUCCESS\n";
+        let at = guarded.find("echo").expect("echo");
+        assert_eq!(says(guarded), vec![(3, vec![format!("echo@{at}")])]);
+        // Both branches' printers, for a call that either may print.
+        let branches = "#!/bin/bash\nst() { if [ \"$2\" = ok ]; then echo \"$1\"; else printf '%s\\n' \"$1\"; fi; }\nst SUCCESS ok\n";
+        let found = says(branches);
+        assert_eq!(found.len(), 1);
+        let mut words: Vec<&str> = found[0]
+            .1
+            .iter()
+            .map(|w| &w[..w.find('@').unwrap_or(0)])
+            .collect();
+        words.sort_unstable();
+        assert_eq!(words, vec!["echo", "printf"]);
+        // A branch that prints with a word that cannot be renamed: recorded on every call.
+        let command =
+            "#!/bin/bash\nlog() { [ -n \"$Q\" ] && return 0; command echo \"$1\"; }\nlog SUCCESS\n";
+        assert_eq!(says(command), vec![(3, vec![])]);
     }
 
     #[test]

@@ -70,6 +70,10 @@ pub struct LegacyStatement {
     /// what follows joins its line, so capture mode shows it with `echo -n`.
     #[serde(skip)]
     pub leaves_line_open: bool,
+    /// A helper's call whose helper does not print on every call: the helper's `echo` and
+    /// `printf` words, which capture mode renames so that the call records only what is printed.
+    #[serde(skip)]
+    pub says: Vec<std::ops::Range<usize>>,
 }
 
 impl LegacyStatement {
@@ -710,6 +714,7 @@ fn legacy_statement<'t>(
         on_failure_path: flow::on_failure_path(flow, command, source),
         ends_shell: invocation.replaces_shell,
         leaves_line_open: form == Form::Printf && flow::leaves_line_open(flow, command, source),
+        says: Vec::new(),
     })
 }
 

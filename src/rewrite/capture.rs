@@ -568,6 +568,8 @@ fn record_legacy(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role
             plan.push(at, at, " || :", Reason::DisableLegacy { line });
         }
     }
+    // A helper's printer renamed once, however many calls hand it a result.
+    let mut renamed = std::collections::HashSet::new();
     for statement in &analysis.legacy {
         let kind = kind_of(statement.kind);
         // A library may be sourced by a script without the runtime: `${__skm_r:-:}` is then `:`.
@@ -582,6 +584,25 @@ fn record_legacy(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role
             // it was (`${__skm_r:+…}` expands to nothing).
             let passes = passes.as_arg();
             let via = match role {
+                // The helper does not print on every call: its printers become the runtime's,
+                // which record the result handed to the call when they print it.
+                Role::Script if !statement.says.is_empty() => {
+                    for printer in &statement.says {
+                        if renamed.insert(printer.start) {
+                            let said = match &source[printer.clone()] {
+                                b"printf" => "__skm_sayf",
+                                _ => "__skm_say",
+                            };
+                            plan.push(
+                                printer.start,
+                                printer.end,
+                                said,
+                                Reason::DisableLegacy { line },
+                            );
+                        }
+                    }
+                    format!("__skm_via {kind} {passes}s ")
+                }
                 Role::Script => format!("__skm_via {kind} {passes} "),
                 Role::Library => format!("${{__skm_r:+__skm_via {kind} {passes}}} "),
             };

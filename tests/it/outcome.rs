@@ -267,6 +267,26 @@ fn shapes() -> Vec<(&'static str, &'static str, &'static str, Row)> {
             "#!/bin/sh\nGREEN='\\033[0;32m'; NC='\\033[0m'\ntouch report.txt\necho -e \"${GREEN}Created: report.txt${NC}\"\necho -e \"${GREEN}✅ SUCCESS${NC}\"\n",
             Row::SuccessNeverReached,
         ),
+        // A helper that not every call makes print (hostile review): a result is recorded only
+        // when the helper prints it, in either of its branches.
+        (
+            "quiet_helper_printing_nothing",
+            "bash",
+            "#!/bin/bash\nQUIET=1\nlog() { [ -n \"$QUIET\" ] && return 0; echo \"$1\"; }\nlog \"Created: report.txt\"\nlog SUCCESS\n",
+            Row::SuccessNeverReached,
+        ),
+        (
+            "quiet_helper_printing",
+            "bash",
+            "#!/bin/bash\nQUIET=\nlog() { [ -n \"$QUIET\" ] && return 0; echo \"$1\"; }\ntouch report.txt\nlog \"Created: report.txt\"\nlog SUCCESS\n",
+            Row::Same,
+        ),
+        (
+            "helper_printing_in_either_branch",
+            "sh",
+            "#!/bin/sh\nst() { if [ \"$2\" = ok ]; then echo \"$1\"; else printf '%s\\n' \"$1\"; fi; }\ntouch a.txt\nst \"Created: a.txt\" no\nst SUCCESS ok\n",
+            Row::Same,
+        ),
         (
             "failure_exit",
             "bash",
