@@ -58,6 +58,12 @@ pub(crate) struct Survey<'s, 't> {
     /// Nodes the walks entered: the work the survey did, for tests that bound it.
     pub visited: usize,
     calls: Vec<Call<'s, 't>>,
+    /// Names a command hands on as words to run (`retry finish`, `eval finish`, `time { finish;
+    /// }`, which tree-sitter-bash reads as `time` with arguments), with the command's name.
+    handed: Vec<(&'s [u8], Call<'s, 't>)>,
+    /// For a call piped into a `cat` or `tee` that prints what it reads (`finish | cat`): the
+    /// call's node and the printing command's.
+    piped_on: Vec<(usize, usize)>,
     functions: Vec<Function<'s, 't>>,
     captured: Vec<bool>,
     /// Functions captured at one call and printing to stdout at another.
@@ -133,6 +139,65 @@ pub(super) fn occurrences<'n>(
     offsets
 }
 
+/// The script's functions by name, nested definitions and the calls inside each.
+struct CallGraph<'s> {
+    by_name: HashMap<&'s [u8], Vec<usize>>,
+    children: Vec<Vec<usize>>,
+    calls_in: Vec<Vec<&'s [u8]>>,
+}
+
+impl<'s> CallGraph<'s> {
+    fn of(functions: &[Function<'s, '_>], calls: &[Call<'s, '_>]) -> CallGraph<'s> {
+        let mut by_name: HashMap<&[u8], Vec<usize>> = HashMap::new();
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); functions.len()];
+        for (id, function) in functions.iter().enumerate() {
+            by_name.entry(function.name).or_default().push(id);
+            if let Some(parent) = function.parent {
+                children[parent].push(id);
+            }
+        }
+        let mut calls_in: Vec<Vec<&[u8]>> = vec![Vec::new(); functions.len()];
+        for call in calls.iter().filter(|c| by_name.contains_key(c.name)) {
+            if let Some(function) = call.site.function {
+                calls_in[function].push(call.name);
+            }
+        }
+        CallGraph {
+            by_name,
+            children,
+            calls_in,
+        }
+    }
+
+    /// The names of the functions `seeds` call, and of those called inside them (their nested
+    /// definitions included), each function entered once.
+    fn reached<'c>(&self, seeds: impl Iterator<Item = &'c Call<'s, 'c>>) -> HashSet<&'s [u8]>
+    where
+        's: 'c,
+    {
+        let mut entered = vec![false; self.children.len()];
+        let mut queue: Vec<&[u8]> = seeds
+            .filter(|c| self.by_name.contains_key(c.name))
+            .map(|c| c.name)
+            .collect();
+        let mut names: HashSet<&[u8]> = HashSet::new();
+        while let Some(name) = queue.pop() {
+            if !names.insert(name) {
+                continue;
+            }
+            let mut stack: Vec<usize> = self.by_name.get(name).cloned().unwrap_or_default();
+            while let Some(id) = stack.pop() {
+                if std::mem::replace(&mut entered[id], true) {
+                    continue;
+                }
+                queue.extend(self.calls_in[id].iter().filter(|n| !names.contains(*n)));
+                stack.extend(&self.children[id]);
+            }
+        }
+        names
+    }
+}
+
 impl<'s, 't> Survey<'s, 't> {
     /// Walk the tree; `marker` is the comment prefix that marks a migrated script; `interesting`
     /// are the sorted offsets of what the analysis looks for (needles and legacy markers). The walk only
@@ -191,53 +256,56 @@ impl<'s, 't> Survey<'s, 't> {
     /// through other such functions: a worklist over the call graph, each call looked at once a
     /// function it lies in is known to be captured.
     fn captured_functions(&mut self) -> Vec<bool> {
-        let mut captured = vec![false; self.functions.len()];
         if self.functions.is_empty() {
-            return captured;
+            return Vec::new();
         }
-        let mut by_name: HashMap<&[u8], Vec<usize>> = HashMap::new();
-        let mut children: Vec<Vec<usize>> = vec![Vec::new(); self.functions.len()];
-        for (id, function) in self.functions.iter().enumerate() {
-            by_name.entry(function.name).or_default().push(id);
-            if let Some(parent) = function.parent {
-                children[parent].push(id);
-            }
-        }
-        let mut calls_in: Vec<Vec<&[u8]>> = vec![Vec::new(); self.functions.len()];
-        let mut queue: Vec<&[u8]> = Vec::new();
-        for call in self.calls.iter().filter(|c| by_name.contains_key(c.name)) {
-            if call.site.blocked.is_some() {
-                queue.push(call.name);
-            }
-            if let Some(function) = call.site.function {
-                calls_in[function].push(call.name);
-            }
-        }
-        let mut names: HashSet<&[u8]> = HashSet::new();
-        while let Some(name) = queue.pop() {
-            if !names.insert(name) {
-                continue;
-            }
-            let mut stack: Vec<usize> = by_name.get(name).cloned().unwrap_or_default();
-            while let Some(id) = stack.pop() {
-                if captured[id] {
-                    continue;
-                }
-                captured[id] = true;
-                queue.extend(calls_in[id].iter().filter(|n| !names.contains(*n)));
-                stack.extend(&children[id]);
-            }
-        }
+        let graph = CallGraph::of(&self.functions, &self.calls);
+        let piped_on: HashMap<usize, usize> = self.piped_on.iter().copied().collect();
+        let names = graph.reached(self.calls.iter().filter(|c| c.site.blocked.is_some()));
         // A function is captured by name, as before: every definition of a captured name.
-        for (flag, function) in captured.iter_mut().zip(&self.functions) {
-            *flag = names.contains(function.name);
-        }
+        let mut captured: Vec<bool> = self
+            .functions
+            .iter()
+            .map(|f| names.contains(f.name))
+            .collect();
+        // Captured by something other than a `cat` or `tee` that prints it on: only then is a
+        // call piped into one a call that prints (else the pipe is an SKM010 note).
+        let kept = graph.reached(
+            self.calls
+                .iter()
+                .filter(|c| c.site.blocked.is_some() && !piped_on.contains_key(&c.site.node.id())),
+        );
+        let printing_sites: HashSet<usize> = self
+            .cats
+            .iter()
+            .chain(self.calls.iter().map(|c| &c.site))
+            .filter(|site| site.blocked.is_none())
+            .map(|site| site.node.id())
+            .collect();
         // One also called where its output reaches stdout prints there: its lines are legacy
-        // lines (and migrate refuses it, CAPTURED_AND_PRINTED).
+        // lines (and migrate refuses it, CAPTURED_AND_PRINTED). So does one run by a function
+        // or `eval` it is handed to by name, and one piped into a `cat` or `tee` on stdout.
+        let runs_words = |wrapper: &[u8]| {
+            graph.by_name.contains_key(wrapper) || matches!(wrapper, b"eval" | b"time" | b"{")
+        };
         let printed: HashSet<&[u8]> = self
             .calls
             .iter()
-            .filter(|c| names.contains(c.name) && c.site.blocked.is_none())
+            .filter(|c| {
+                c.site.blocked.is_none()
+                    || (c.site.blocked == Some(NotStdout::Piped)
+                        && kept.contains(c.name)
+                        && piped_on
+                            .get(&c.site.node.id())
+                            .is_some_and(|p| printing_sites.contains(p)))
+            })
+            .chain(
+                self.handed
+                    .iter()
+                    .filter(|(wrapper, c)| runs_words(wrapper) && c.site.blocked.is_none())
+                    .map(|(_, c)| c),
+            )
+            .filter(|c| names.contains(c.name))
             .filter(|c| !self.inside_captured(c.site.function, &captured))
             .map(|c| c.name)
             .collect();
@@ -434,6 +502,8 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                 marker_comment: false,
                 visited: 0,
                 calls: Vec::new(),
+                handed: Vec::new(),
+                piped_on: Vec::new(),
                 functions: Vec::new(),
                 captured: Vec::new(),
                 mixed: Vec::new(),
@@ -557,6 +627,12 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                 }
                 _ => {
                     if let Some(name) = call_name(node, self.source) {
+                        for handed in handed_names(node, self.source) {
+                            self.survey.handed.push((name, Call { name: handed, site }));
+                        }
+                        if let Some(printer) = piped_into_printer(node, self.source) {
+                            self.survey.piped_on.push((node.id(), printer));
+                        }
                         self.survey.calls.push(Call { name, site });
                     }
                 }
@@ -872,6 +948,50 @@ fn prefix_option(prefix: &str, flag: &str) -> bool {
         "exec" => flag.len() > 1 && flag[1..].bytes().all(|b| b == b'c' || b == b'l'),
         _ => false,
     }
+}
+
+/// The plain words a command hands on that may name a function it runs: its unquoted literal
+/// arguments (`retry 3 finish`, `eval finish`; `time { finish; }` reads as `time` with the
+/// arguments `{` and `finish`), at most four.
+fn handed_names<'s>(command: Node<'_>, source: &'s [u8]) -> Vec<&'s [u8]> {
+    let mut cursor = command.walk();
+    command
+        .children_by_field_name("argument", &mut cursor)
+        .filter(|a| a.kind() == "word")
+        .map(|a| &source[a.byte_range()])
+        .filter(|w| {
+            w.first()
+                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+        })
+        .take(4)
+        .collect()
+}
+
+/// For a command piped straight into a `cat` without files or a `tee` (`finish | cat`,
+/// `finish | tee -a log`), which print what they read: that command's node id.
+fn piped_into_printer(command: Node<'_>, source: &[u8]) -> Option<usize> {
+    let part = command
+        .parent()
+        .filter(|p| p.kind() == "redirected_statement")
+        .unwrap_or(command);
+    let pipeline = part.parent().filter(|p| p.kind() == "pipeline")?;
+    if pipeline.named_child_count() != 2
+        || pipeline.named_child(0).map(|n| n.id()) != Some(part.id())
+        || super::redirects::redirects_stdout(command, source)
+    {
+        return None;
+    }
+    let printer = pipeline.named_child(1).filter(|n| n.kind() == "command")?;
+    let run = invocation(printer, source)?;
+    let prints = match run.name.as_str() {
+        "tee" => true,
+        "cat" => run
+            .arguments(printer, source)
+            .iter()
+            .all(|a| source[a.byte_range()].starts_with(b"-")),
+        _ => false,
+    };
+    prints.then(|| printer.id())
 }
 
 /// The name a command calls: after `time`, `command` or `exec`, the word they run (`time

@@ -248,11 +248,22 @@ fn forms_out_of_reach_are_notes_shown_with_verbose_only() {
 #[test]
 fn a_function_captured_at_one_call_and_printed_at_another_is_found_and_refused() {
     // The direct call may come after `time` or `command` (hostile review: `time report` was
-    // taken for no call, and the function for data).
-    for call in ["report", "time report", "command report"] {
+    // taken for no call, and the function for data), run by a wrapper it is handed to by name
+    // (`retry report`), `eval` or `time { …; }`, or piped into a `cat` or `tee` that prints it.
+    for call in [
+        "report",
+        "time report",
+        "command report",
+        "retry report",
+        "retry 3 report",
+        "eval report",
+        "time { report; }",
+        "report | cat",
+        "report | tee -a log",
+    ] {
         let tmp = tempfile::tempdir().expect("tmp");
         let text = format!(
-            "#!/bin/bash\nreport() {{ echo \"Created: out.txt\"; echo SUCCESS; }}\nif false; then unused=$(report); fi\n{call}\n"
+            "#!/bin/bash\nretry() {{ \"$@\"; }}\nreport() {{ echo \"Created: out.txt\"; echo SUCCESS; }}\nif false; then unused=$(report); fi\n{call}\n"
         );
         let script = write_script(&tmp.path().join("s"), "execute.sh", text.as_bytes());
         let before = std::fs::read(&script).expect("script");
@@ -276,6 +287,26 @@ fn a_function_captured_at_one_call_and_printed_at_another_is_found_and_refused()
             stderr(&out)
         );
         assert_eq!(std::fs::read(&script).expect("script"), before);
+    }
+}
+
+/// A function handed to a command that does not run it, or piped into a filter, prints nothing
+/// of its own on stdout: captured elsewhere, it stays data.
+#[test]
+fn a_captured_functions_name_given_to_a_non_runner_or_piped_to_a_filter_is_no_call() {
+    for call in [
+        "echo report",
+        "report | grep -c S",
+        "x=$(report | cat)",
+        "grep report /dev/null",
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let text = format!(
+            "#!/bin/bash\nreport() {{ echo \"Created: out.txt\"; echo SUCCESS; }}\nunused=$(report)\n{call}\n"
+        );
+        write_script(&tmp.path().join("s"), "execute.sh", text.as_bytes());
+        let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
+        assert_eq!(code, 0, "{call}: {report}");
     }
 }
 
