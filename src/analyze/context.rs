@@ -1003,8 +1003,26 @@ fn call_name<'s>(command: Node<'_>, source: &'s [u8]) -> Option<&'s [u8]> {
     invocation(command, source)
         .filter(|_| prefixed)
         .map(|run| &source[run.word.byte_range()])
-        .or_else(|| command_name_bytes(command, source))
-        .or_else(|| Some(&source[command.child_by_field_name("name")?.byte_range()]))
+        .or_else(|| {
+            let name = command_name_bytes(command, source)
+                .or_else(|| Some(&source[command.child_by_field_name("name")?.byte_range()]))?;
+            Some(unquoted_name(name).unwrap_or(name))
+        })
+}
+
+/// A quoted or escaped name that bash reads as a plain one (`"ok"`, `'ok'`, `\ok`): the name,
+/// which may be a function's (quoting keeps only aliases and keywords from matching).
+fn unquoted_name(text: &[u8]) -> Option<&[u8]> {
+    let inner = match text {
+        [b'"', inner @ .., b'"'] | [b'\'', inner @ .., b'\''] => inner,
+        [b'\\', inner @ ..] => inner,
+        _ => return None,
+    };
+    (!inner.is_empty()
+        && inner
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':')))
+    .then_some(inner)
 }
 
 /// The utility a command runs (see [`Invocation`]); `command -v NAME` runs `command` itself.

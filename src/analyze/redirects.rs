@@ -126,6 +126,23 @@ impl Table {
     }
 }
 
+/// Whether a redirection writes to a path that names a folder whatever the file system holds
+/// (`/`, `.`, `..`, a path ending in `/`, `/.` or `/..`).
+fn opens_a_folder(redirect: Node<'_>, source: &[u8]) -> bool {
+    let (_, operator, destination) = parts(redirect, source);
+    if !operator.starts_with('>') && !operator.starts_with("&>") {
+        return false;
+    }
+    destination
+        .and_then(|d| super::words::target_value(d, source).as_literal())
+        .is_some_and(|path| {
+            matches!(path.as_str(), "." | "..")
+                || path.ends_with('/')
+                || path.ends_with("/.")
+                || path.ends_with("/..")
+        })
+}
+
 /// An absolute path with `//`, `/./` and `/NAME/../` taken out, as the kernel reads it (`/dev`
 /// holds no symlinked folder); a relative path as it is.
 fn lexical(path: &str) -> String {
@@ -295,6 +312,11 @@ impl ShellDescriptors {
     /// Run a bare `exec`'s redirections (a `redirected_statement`) on the table.
     pub(crate) fn exec(&mut self, statement: Node<'_>, source: &[u8]) {
         for redirect in redirect_list(statement, None) {
+            // A file that cannot be opened for writing (a folder: `exec >/`) fails the
+            // redirection, and bash goes on with the descriptors as they were.
+            if opens_a_folder(redirect, source) {
+                return;
+            }
             self.0.apply(redirect, source);
         }
     }

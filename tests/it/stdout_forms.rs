@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::process::Command;
 
 use crate::common::*;
 use serde_json::Value;
@@ -1041,4 +1042,33 @@ fn a_variable_named_like_a_marker_is_no_note_and_its_default_is() {
     write_script(&tmp.path().join("s"), "execute.sh", script.as_bytes());
     let (_, text, places) = verbose_notes(tmp.path());
     assert_eq!(places, ["4:13"], "{text}");
+}
+
+/// Small spellings bash runs as plainly as the usual ones (hostile review): a helper called by a
+/// quoted or escaped name, and an `exec` whose redirection to a folder fails and leaves stdout
+/// where it was. Each is a legacy line, and the migrated skill reports it.
+#[test]
+fn a_quoted_helper_name_and_a_failed_exec_redirection_leave_legacy_lines() {
+    for body in [
+        "ok() { echo \"$1\"; }\n\"ok\" SUCCESS",
+        "ok() { echo \"$1\"; }\n'ok' SUCCESS",
+        "ok() { echo \"$1\"; }\n\\ok SUCCESS",
+        "exec 2>/dev/null; exec >/; exec 2>&1; echo SUCCESS",
+        "exec >./; echo SUCCESS",
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let text = format!("#!/bin/bash\n{body}\n");
+        let script = write_script(&tmp.path().join("s"), "execute.sh", text.as_bytes());
+        let original = run(Command::new("bash").arg(&script).current_dir(tmp.path()));
+        assert_eq!(stdout(&original), "SUCCESS\n", "{body}");
+        let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
+        assert_eq!(code, 1, "{body}: {report}");
+        assert_eq!(report["findings"][0]["code"], "SKM001", "{body}: {report}");
+        let (code, migrated) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+        assert_eq!(code, 0, "{body}: {migrated}");
+        let after = run(Command::new("bash").arg(&script).current_dir(tmp.path()));
+        let doc: serde_json::Value =
+            serde_json::from_str(stdout(&after).trim()).expect("one document");
+        assert_eq!(doc["success"], true, "{body}: {doc}");
+    }
 }
