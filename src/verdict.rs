@@ -25,6 +25,9 @@ pub struct Facts {
     /// No shebang and no top-level `return`: only a selected script that sources it, or
     /// `--skill-path`, says whether it runs on its own (`Analysis::role_unknown`).
     pub role_unknown: bool,
+    /// A `return` outside every function: a library, whose lines record into the runtime of the
+    /// script that sources it.
+    pub top_level_return: bool,
     /// Why capture mode's rewrite would change what the script does (reserved names, a computed
     /// trap, descriptor 8, a captured legacy line): its line, code and message.
     pub capture: Option<(usize, Code, String)>,
@@ -42,6 +45,7 @@ impl Facts {
             prints_json: analysis.prints_json,
             exec_legacy: analysis.exec_legacy,
             role_unknown: analysis.role_unknown(source),
+            top_level_return: analysis.returns_at_top_level(source),
             capture: (rewrite && !analysis.already_migrated)
                 .then(|| crate::rewrite::capture::refusal(analysis, source))
                 .flatten()
@@ -68,6 +72,8 @@ pub struct Ask<'a> {
     pub hosts_library: bool,
     /// Its role is given: it is sourced by a selected script, or named with `--skill-path`.
     pub role_given: bool,
+    /// A selected script sources it, through a path skillmod follows.
+    pub sourced: bool,
     /// Its stdout may not be its answer: a library, or a script written against the runtime.
     pub answer_exempt: bool,
     /// Another selected script of its skill reads its stdout (`x=$(bash it.sh)`): that script,
@@ -133,6 +139,11 @@ pub fn refusal(facts: &Facts, ask: &Ask) -> Option<Refusal> {
     if facts.role_unknown && !ask.role_given {
         return Some(Refusal::of((1, 1), no_shebang()));
     }
+    // A library no selected script is known to source: the script that does may have no
+    // runtime, and its lines would then record into nothing.
+    if facts.top_level_return && !ask.sourced && ask.legacy {
+        return Some(Refusal::of((1, 1), library_unhosted()));
+    }
     if let Some(answer) = facts
         .answer
         .as_ref()
@@ -182,6 +193,14 @@ fn no_shebang() -> Error {
     )
 }
 
+/// `LIBRARY_UNHOSTED`: a library that no selected script sources through a path skillmod follows.
+fn library_unhosted() -> Error {
+    Error::new(
+        codes::LIBRARY_UNHOSTED,
+        "returns at top level, so it is a library, but no selected script sources it through a path skillmod follows (a literal one, `. \"$(dirname \"$0\")/lib.sh\"`): migrated, its result lines would record into the runtime of the script that sources it, which may have none, and then print nothing. Select the script that sources it, with the library's path written literally in its `source` line, or migrate with --mode comment",
+    )
+}
+
 /// `STDOUT_ANSWER`: another selected script reads the script's stdout at `caller:line`.
 fn read_by_caller(caller: &std::path::Path, line: usize) -> Error {
     Error::new(
@@ -216,6 +235,7 @@ mod tests {
             force: false,
             hosts_library: false,
             role_given: false,
+            sourced: false,
             answer_exempt: false,
             read_by: None,
         }

@@ -421,6 +421,11 @@ impl<'s, 't> Survey<'s, 't> {
         self.functions.iter().any(|f| f.name == name)
     }
 
+    /// How many definitions of `name` the script holds (nested ones, in branches, redefinitions).
+    pub fn definitions(&self, name: &[u8]) -> usize {
+        self.functions.iter().filter(|f| f.name == name).count()
+    }
+
     /// Ok when the site's output is the script's stdout.
     pub fn reach(&self, site: &Site<'_>) -> Result<(), NotStdout> {
         let at = site.node.start_byte();

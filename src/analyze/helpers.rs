@@ -260,10 +260,14 @@ fn printing<'s>(
                 .child_by_field_name("name")
                 .is_some_and(|n| n.byte_range() == run.word.byte_range())
                 && matches!(&source[run.word.byte_range()], b"echo" | b"printf");
+            // Another definition of the name (in a branch, a redefinition) or an `unset -f`
+            // may leave a call that prints nothing.
+            let only_definition = survey.definitions(name) == 1
+                && memchr::memmem::find(source, b"unset -f").is_none();
             let printer = Printer {
                 at,
                 word: plain.then(|| run.word.byte_range()),
-                always: reached_on_every_call(function, site.node, source),
+                always: only_definition && reached_on_every_call(function, site.node, source),
             };
             match helpers.entry(name) {
                 std::collections::hash_map::Entry::Occupied(mut known) => {
@@ -582,6 +586,14 @@ mod tests {
             .collect();
         words.sort_unstable();
         assert_eq!(words, vec!["echo", "printf"]);
+        // Another definition that prints nothing (in a branch, or later), or an `unset -f`.
+        let defined_twice = "#!/bin/bash\nif [ -n \"$V\" ]; then say() { echo \"$1\"; }; else say() { :; }; fi\nsay SUCCESS\n";
+        let at = defined_twice.find("echo").expect("echo");
+        assert_eq!(says(defined_twice), vec![(3, vec![format!("echo@{at}")])]);
+        let unset =
+            "#!/bin/bash\nsay() { echo \"$1\"; }\n[ -n \"$Q\" ] && unset -f say\nsay SUCCESS\n";
+        let at = unset.find("echo").expect("echo");
+        assert_eq!(says(unset), vec![(4, vec![format!("echo@{at}")])]);
         // A branch that prints with a word that cannot be renamed: recorded on every call.
         let command =
             "#!/bin/bash\nlog() { [ -n \"$Q\" ] && return 0; command echo \"$1\"; }\nlog SUCCESS\n";

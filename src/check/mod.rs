@@ -893,15 +893,16 @@ fn report(
     });
     let capture = profile.mode == crate::domain::modes::Mode::Capture;
     // A script without a shebang is migrated as a script only when named with `--skill-path`,
-    // as a library only beside a script that sources it (found only for such a file, once).
-    let sourced_by =
-        (capture && !entry.legacy.is_empty() && entry.verdict.role_unknown && !origin.named)
-            .then(|| {
-                origin
-                    .script
-                    .and_then(|path| options.sourcing.sourced_by(path))
-            })
-            .flatten();
+    // as a library only beside a script that sources it, and a library that returns at top
+    // level only beside one (found only for such a file, once).
+    let asks_host = (entry.verdict.role_unknown && !origin.named) || entry.verdict.top_level_return;
+    let sourced_by = (capture && !entry.legacy.is_empty() && asks_host)
+        .then(|| {
+            origin
+                .script
+                .and_then(|path| options.sourcing.sourced_by(path))
+        })
+        .flatten();
     let fix = fix_command(shown, &origin, &entry, options, profile, sourced_by);
     let unmigrated = !entry.legacy.is_empty();
     let refusal = migrate_refusal(&entry, &origin, profile, sourced_by.is_some(), options);
@@ -1043,6 +1044,7 @@ fn migrate_refusal(
         force: false,
         hosts_library: false,
         role_given: origin.named || sourced,
+        sourced,
         answer_exempt: false,
         read_by,
     };

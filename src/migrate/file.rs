@@ -329,6 +329,7 @@ fn verdict(
         force: options.force,
         hosts_library: hosted.is_some(),
         role_given: part != Part::Unknown,
+        sourced: part == Part::Library(LibraryReason::Sourced),
         answer_exempt,
         read_by: options.callers.read_by(path),
     };

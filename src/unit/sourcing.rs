@@ -454,15 +454,40 @@ pub(crate) fn sourced_in(tree: &tree_sitter::Tree, bytes: &[u8]) -> Vec<(usize, 
         {
             let first = node.child_by_field_name("argument");
             if let Some(argument) = first {
-                let text = String::from_utf8_lossy(&bytes[argument.byte_range()]);
                 let line = node.start_position().row + 1;
-                out.extend(literal_tail(text.trim()).map(|path| (line, path)));
+                out.extend(literal_path(argument, bytes).map(|path| (line, path)));
             }
         }
         stack.extend(node.children(&mut cursor));
     }
     out.sort();
     out
+}
+
+/// The path a `source` argument names, as bash reads the word (quotes and escapes taken out, so
+/// `"$DIR/my lib.sh"` and `lib\ 1.sh` keep their blanks): the literal text after one leading
+/// expansion (`$DIR`, `${DIR}`, `$(dirname "$0")`), which names the script's folder by
+/// convention. None when another expansion follows it or nothing literal is left.
+fn literal_path(argument: tree_sitter::Node<'_>, bytes: &[u8]) -> Option<PathBuf> {
+    use crate::analyze::words::Segment;
+    let value = crate::analyze::words::word_value(argument, bytes);
+    let (expanded, rest) = match value.segments.split_first()? {
+        (Segment::Dynamic(_), rest) => (true, rest),
+        _ => (false, value.segments.as_slice()),
+    };
+    let mut tail = String::new();
+    for segment in rest {
+        match segment {
+            Segment::Literal(text) => tail.push_str(text),
+            Segment::Dynamic(_) => return None,
+        }
+    }
+    let tail = if expanded {
+        tail.trim_start_matches('/')
+    } else {
+        tail.as_str()
+    };
+    (!tail.is_empty()).then(|| PathBuf::from(tail))
 }
 
 /// The literal part of a path argument: a leading expansion (`$DIR`, `${DIR}`, `$(…)`) dropped,

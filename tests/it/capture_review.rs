@@ -376,6 +376,58 @@ fn a_sourced_library_gets_no_runtime_and_its_values_reach_the_sourcing_script() 
     );
 }
 
+/// A library (a top-level `return`) that no selected script sources through a path skillmod
+/// follows was migrated into records, while the script that sources it, with no legacy line of
+/// its own, got no runtime: the skill printed nothing at all (hostile review). It is refused, and
+/// check says so; a literal path with blanks or brackets is followed, and then both migrate.
+#[test]
+fn a_library_sourced_through_a_path_skillmod_cannot_follow_is_refused_not_silenced() {
+    let library = b"#!/bin/bash\necho \"Created: r.md\"\ntouch r.md\necho SUCCESS\nreturn 0\n";
+    for (source_line, name, followed) in [
+        (
+            "lib=lib.sh\nsource \"$(dirname \"$0\")/$lib\"",
+            "lib.sh",
+            false,
+        ),
+        ("source \"$(dirname \"$0\")/my lib.sh\"", "my lib.sh", true),
+        (
+            "source \"$(dirname \"$0\")\"/lib\\ \\(1\\).sh",
+            "lib (1).sh",
+            true,
+        ),
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let text = format!("#!/bin/bash\n{source_line}\n");
+        let script = write_script(tmp.path(), "s/execute.sh", text.as_bytes());
+        write_script(tmp.path(), &format!("s/{name}"), library);
+        let original = run(Command::new("bash").arg(&script).current_dir(tmp.path()));
+        assert_eq!(stdout(&original), "Created: r.md\nSUCCESS\n", "{name}");
+        let (code, checked) = json_report(
+            tmp.path(),
+            &["check", "--no-cache", "--include", "*.sh", "s"],
+        );
+        assert_eq!(code, 1, "{name}: {checked}");
+        assert_eq!(
+            checked.to_string().contains("LIBRARY_UNHOSTED"),
+            !followed,
+            "{name}: {checked}"
+        );
+        let report = migrate(tmp.path(), "capture", &["--include", "*.sh"]);
+        let ran = run_script("bash", tmp.path(), &script, Duration::from_secs(30));
+        if followed {
+            let doc = valid_document(&ran.stdout);
+            assert_eq!(doc["success"], true, "{name}: {report}");
+            assert_eq!(doc["deliverables"], serde_json::json!(["r.md"]), "{name}");
+        } else {
+            assert!(report.to_string().contains("LIBRARY_UNHOSTED"), "{report}");
+            assert_eq!(
+                ran.stdout, "Created: r.md\nSUCCESS\n",
+                "{name}: left as it was"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_library_sourced_by_an_unmigrated_script_runs_quietly() {
     let tmp = tempfile::tempdir().expect("tmp");
@@ -458,8 +510,29 @@ fn a_top_level_return_makes_a_script_a_library() {
         "s/execute.sh",
         b"#!/bin/bash\n[ \"${BASH_SOURCE[0]}\" != \"$0\" ] || { echo 'source me' >&2; exit 1; }\necho \"Created: x\"\nreturn 0\n",
     );
+    // Alone, nothing says which script hosts it: refused (LIBRARY_UNHOSTED), left as it is.
+    let before = std::fs::read(&script).expect("read");
     let report = migrate(tmp.path(), "capture", &[]);
-    assert_eq!(report["files"][0]["notes"][0]["code"], "SOURCED_LIBRARY");
+    assert_eq!(
+        report["files"][0]["errors"][0]["code"], "LIBRARY_UNHOSTED",
+        "{report}"
+    );
+    assert_eq!(std::fs::read(&script).expect("read"), before);
+    // Beside the script that sources it, it is migrated as a library.
+    write_script(
+        tmp.path(),
+        "s/run.sh",
+        b"#!/bin/bash\n. \"$(dirname \"$0\")/execute.sh\"\n",
+    );
+    let report = migrate(tmp.path(), "capture", &["--include", "*.sh"]);
+    let library = report["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .find(|f| f["path"] == "s/execute.sh")
+        .cloned()
+        .expect("the library");
+    assert_eq!(library["notes"][0]["code"], "SOURCED_LIBRARY", "{report}");
     let text = std::fs::read_to_string(script).expect("read");
     assert!(
         text.contains("${__skm_r:-:} created \"Created: x\""),
@@ -647,12 +720,14 @@ fn only_a_return_outside_functions_makes_a_library() {
         let script = write_script(tmp.path(), "s/execute.sh", text);
         let report = migrate(tmp.path(), "capture", &[]);
         let migrated = std::fs::read_to_string(script).expect("read");
+        // A library no selected script sources is refused, and left as it is.
         assert_eq!(
-            report["files"][0]["notes"][0]["code"] == "SOURCED_LIBRARY",
+            report["files"][0]["errors"][0]["code"] == "LIBRARY_UNHOSTED",
             library,
             "{report}"
         );
-        assert_eq!(!migrated.contains("skillmod-runtime.sh"), library, "{migrated}");
+        assert_eq!(migrated.as_bytes() == text, library, "{migrated}");
+        assert_eq!(migrated.contains("skillmod-runtime.sh"), !library, "{migrated}");
     }
 }
 

@@ -282,6 +282,12 @@ fn shapes() -> Vec<(&'static str, &'static str, &'static str, Row)> {
             Row::Same,
         ),
         (
+            "helper_defined_as_a_no_op_on_one_path",
+            "bash",
+            "#!/bin/bash\nif [ -n \"${VERBOSE:-}\" ]; then say() { echo \"$@\"; }; else say() { :; }; fi\ntouch a.txt\nsay \"Created: a.txt\"\nsay SUCCESS\n",
+            Row::SuccessNeverReached,
+        ),
+        (
             "helper_printing_in_either_branch",
             "sh",
             "#!/bin/sh\nst() { if [ \"$2\" = ok ]; then echo \"$1\"; else printf '%s\\n' \"$1\"; fi; }\ntouch a.txt\nst \"Created: a.txt\" no\nst SUCCESS ok\n",
