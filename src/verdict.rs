@@ -10,6 +10,7 @@ use crate::codes::{self, Code};
 use crate::domain::modes::Mode;
 use crate::domain::refusal::ADDED_SHEBANG;
 use crate::error::Error;
+use crate::unit::callers::Takes;
 
 /// What the verdict reads of one analysis. check caches it with the rest of a file's entry, so a
 /// cached file is judged as a fresh one is.
@@ -76,9 +77,9 @@ pub struct Ask<'a> {
     pub sourced: bool,
     /// Its stdout may not be its answer: a library, or a script written against the runtime.
     pub answer_exempt: bool,
-    /// Another selected script of its skill reads its stdout (`x=$(bash it.sh)`): that script,
-    /// and the line.
-    pub read_by: Option<(&'a std::path::Path, usize)>,
+    /// Another selected script of its skill takes its stdout (`x=$(bash it.sh)`, or a plain
+    /// `bash it.sh` whose output passes on into its own): that script, the line, and how.
+    pub read_by: Option<(&'a std::path::Path, usize, Takes)>,
 }
 
 impl Ask<'_> {
@@ -118,8 +119,12 @@ pub fn refusal(facts: &Facts, ask: &Ask) -> Option<Refusal> {
         return None;
     }
     // A caller that reads the script's stdout would read the document instead.
-    if let Some((caller, at)) = ask.read_by.filter(|_| !facts.already_migrated) {
-        return Some(Refusal::of((1, 1), read_by_caller(caller, at)));
+    if let Some((caller, at, takes)) = ask.read_by.filter(|_| !facts.already_migrated) {
+        let error = match takes {
+            Takes::Reads => read_by_caller(caller, at),
+            Takes::PassesOn => passed_on_by(caller, at),
+        };
+        return Some(Refusal::of((1, 1), error));
     }
     // A script that prints a document of its own would print two.
     if let Some((line, column)) = facts.prints_json {
@@ -207,6 +212,18 @@ fn read_by_caller(caller: &std::path::Path, line: usize) -> Error {
         codes::STDOUT_ANSWER,
         format!(
             "its stdout is read by {}:{line}, which runs it in a command substitution or a pipe; migrating it would hand that caller a JSON document instead. Leave it as it is (exclude it, or suppress its legacy lines with # skillmod: ignore[SKM001]), or change the caller to read the document",
+            crate::bytes_text::quote_os(caller)
+        ),
+    )
+}
+
+/// `PASSED_ON`: another selected script runs it plainly at `caller:line`, its stdout passing on
+/// into that script's own.
+fn passed_on_by(caller: &std::path::Path, line: usize) -> Error {
+    Error::new(
+        codes::PASSED_ON,
+        format!(
+            "is run by {}:{line} with its stdout passed on into that script's output; migrated, it would print a JSON document of its own there (a second one, or one the caller's document does not hold). Report its results from the caller (have the caller print them, or record them with the runtime's functions), or suppress its legacy lines with # skillmod: ignore[SKM001]",
             crate::bytes_text::quote_os(caller)
         ),
     )
@@ -340,7 +357,7 @@ mod tests {
         let caller = std::path::Path::new("scripts/run.sh");
         for mode in [Mode::Capture, Mode::Comment] {
             let read = Ask {
-                read_by: Some((caller, 4)),
+                read_by: Some((caller, 4, Takes::Reads)),
                 ..ask(mode)
             };
             assert_eq!(code(&Facts::default(), &read), Some("STDOUT_ANSWER"));

@@ -158,7 +158,7 @@ pub(crate) fn read_confidence(text: &str) -> Option<f64> {
 /// (`2026-11-24…`), not a digit followed somewhere by a blank (`3 spec directories`,
 /// `6/13/2025, 8:00 PM`), not a date of digits and slashes (`27/11/2026`), not an empty value's
 /// name (`null`, `none`, `nil`, `undefined`, `N/A`: what `jq` and friends print for a missing
-/// key), not markdown emphasis (`**Generated:** …`, `_draft_`), not words with neither a `/` nor
+/// key; `unknown`, a fallback such info lines print), not markdown emphasis (`**Generated:** …`, `_draft_`), not words with neither a `/` nor
 /// a `.` (`Example notes database`). The runtime spells the same rule in sh (`__skm_is_path`).
 pub fn is_deliverable(value: &str) -> bool {
     let b = value.as_bytes();
@@ -178,7 +178,7 @@ pub fn is_deliverable(value: &str) -> bool {
         && b.iter().filter(|c| **c == b'/').count() >= 2
         && b[0].is_ascii_digit()
         && b[b.len() - 1].is_ascii_digit();
-    let nothing = ["null", "none", "nil", "undefined", "n/a"]
+    let nothing = ["null", "none", "nil", "undefined", "n/a", "unknown"]
         .iter()
         .any(|word| value.eq_ignore_ascii_case(word));
     !(date || count || emphasis || prose || slashed_date || nothing)
@@ -341,6 +341,7 @@ mod tests {
             "null",
             "None",
             "N/A",
+            "unknown",
         ] {
             assert!(!is_deliverable(value), "{value}");
         }

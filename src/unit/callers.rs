@@ -1,7 +1,9 @@
-//! Which selected scripts read another's stdout: a script of the same skill folder run inside a
-//! command substitution or at the head of a pipe (`files=$(bash "$DIR/list.sh" | sed …)`,
-//! `TYPE=$(./detect.sh)`). Such a script's stdout is its answer to that caller: migrating it
-//! would hand the caller a JSON document instead, so the verdict refuses it (`STDOUT_ANSWER`).
+//! Which selected scripts another runs and takes the stdout of: a script of the same skill
+//! folder run inside a command substitution or at the head of a pipe (`files=$(bash
+//! "$DIR/list.sh" | sed …)`, `TYPE=$(./detect.sh)`), whose stdout is its answer to that caller
+//! (migrated, it would hand the caller a JSON document instead: `STDOUT_ANSWER`), or run plainly
+//! (`bash "$DIR/scripts/gen.sh"`), whose stdout is part of the caller's (migrated, it would put a
+//! document of its own into the caller's output: `PASSED_ON`). The verdict refuses both.
 //! Only skill folders with two selected scripts or more are read, and of those only a script
 //! whose text names another's file: most runs parse nothing here.
 
@@ -12,11 +14,21 @@ use crate::analyze::BashParser;
 
 use super::sourcing::{FileId, id_of, literal_tail};
 
-/// The selected scripts another selected script reads the stdout of.
+/// How a caller takes a script's stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Takes {
+    /// In a command substitution or at the head of a pipe: the stdout is an answer it reads.
+    Reads,
+    /// Run plainly: the stdout passes on into the caller's own.
+    PassesOn,
+}
+
+/// The selected scripts another selected script takes the stdout of.
 #[derive(Debug, Default)]
 pub struct Callers {
-    /// Each such script, and the first caller (in path order) with the line that reads it.
-    read: HashMap<FileId, (PathBuf, usize)>,
+    /// Each such script, and the first caller (reading ones first, then in path order) with the
+    /// line that runs it.
+    read: HashMap<FileId, (Takes, PathBuf, usize)>,
 }
 
 impl Callers {
@@ -46,9 +58,9 @@ impl Callers {
                     continue;
                 };
                 let dir = caller.parent().unwrap_or(Path::new("."));
-                for (line, target) in reads_of(tree.root_node(), &bytes) {
+                for (line, target, takes) in reads_of(tree.root_node(), &bytes) {
                     if let Some(id) = id_of(&dir.join(&target)) {
-                        let first = (caller.to_path_buf(), line);
+                        let first = (takes, caller.to_path_buf(), line);
                         match callers.read.get(&id) {
                             Some(known) if known <= &first => {}
                             _ => {
@@ -62,13 +74,13 @@ impl Callers {
         callers
     }
 
-    /// The caller that reads `path`'s stdout, and the line where it does, if one does.
-    pub fn read_by(&self, path: &Path) -> Option<(&Path, usize)> {
+    /// The caller that takes `path`'s stdout, the line where it does and how, if one does.
+    pub fn read_by(&self, path: &Path) -> Option<(&Path, usize, Takes)> {
         if self.read.is_empty() {
             return None;
         }
-        let (caller, line) = self.read.get(&id_of(path)?)?;
-        Some((caller.as_path(), *line))
+        let (takes, caller, line) = self.read.get(&id_of(path)?)?;
+        Some((caller.as_path(), *line, *takes))
     }
 }
 
@@ -92,45 +104,61 @@ fn units(files: &[PathBuf]) -> Vec<Vec<&PathBuf>> {
             .collect();
         meeting.insert(common);
     }
-    // Folders holding two files are a unit whatever encloses them.
-    let mut roots: Vec<PathBuf> = folders
+    // Folders holding two files are a unit, unless a skill folder encloses them: the skill is.
+    let mut skills: Vec<PathBuf> = meeting
+        .iter()
+        .filter_map(|m| crate::fsio::enclosing_skill(m))
+        .collect();
+    skills.sort();
+    skills.dedup();
+    let folders_of_two: Vec<PathBuf> = folders
         .windows(2)
         .filter(|pair| pair[0] == pair[1])
         .map(|pair| pair[0].clone())
         .collect();
-    roots.extend(
-        meeting
-            .iter()
-            .filter_map(|m| crate::fsio::enclosing_skill(m)),
-    );
-    roots.sort();
-    roots.dedup();
-    let mut grouped: HashMap<&Path, Vec<&PathBuf>> = HashMap::new();
-    for file in files {
-        let own = file.parent().unwrap_or(Path::new("."));
-        // The deepest root at or above the file's folder.
-        if let Some(root) = roots
+    let deepest = |roots: &[PathBuf], own: &Path| -> Option<PathBuf> {
+        roots
             .iter()
             .filter(|root| own.starts_with(root))
             .max_by_key(|root| root.components().count())
-        {
-            grouped.entry(root.as_path()).or_default().push(file);
+            .cloned()
+    };
+    let mut grouped: HashMap<PathBuf, Vec<&PathBuf>> = HashMap::new();
+    for file in files {
+        let own = file.parent().unwrap_or(Path::new("."));
+        if let Some(root) = deepest(&skills, own).or_else(|| deepest(&folders_of_two, own)) {
+            grouped.entry(root).or_default().push(file);
         }
     }
     grouped.into_values().filter(|g| g.len() > 1).collect()
 }
 
-/// The scripts a file runs where it reads their stdout, by the path it names them with (as far
-/// as it is literal), with the line: commands in a command or process substitution, or in a
-/// pipeline's part other than the last, that are `bash|sh|dash PATH` or a path themselves.
-fn reads_of(root: tree_sitter::Node<'_>, bytes: &[u8]) -> Vec<(usize, PathBuf)> {
+/// The scripts a file runs, by the path it names them with (as far as it is literal), with the
+/// line and how it takes their stdout: commands that are `bash|sh|dash PATH` or a path themselves,
+/// in a command or process substitution or in a pipeline's part other than the last (read), or
+/// elsewhere with their stdout left alone (passed on).
+fn reads_of(root: tree_sitter::Node<'_>, bytes: &[u8]) -> Vec<(usize, PathBuf, Takes)> {
     let mut found = Vec::new();
     // (node, inside a substitution or an earlier part of a pipe)
     let mut stack = vec![(root, false)];
     let mut cursor = root.walk();
     while let Some((node, reading)) = stack.pop() {
-        if reading && node.kind() == "command" {
-            found.extend(script_run(node, bytes).map(|path| (node.start_position().row + 1, path)));
+        if node.kind() == "command" {
+            let takes = if reading {
+                Some(Takes::Reads)
+            } else {
+                let whole = node
+                    .parent()
+                    .filter(|p| p.kind() == "redirected_statement")
+                    .unwrap_or(node);
+                (!crate::analyze::redirects::redirects_stdout(whole, bytes)
+                    && !crate::analyze::redirects::redirects_stdout(node, bytes))
+                .then_some(Takes::PassesOn)
+            };
+            if let Some(takes) = takes {
+                let line = node.start_position().row + 1;
+                found.extend(script_run(node, bytes).map(|path| (line, path, takes)));
+            }
         }
         let kind = node.kind();
         let substitution = matches!(kind, "command_substitution" | "process_substitution");
@@ -201,7 +229,8 @@ mod tests {
         let tree = parser.parse(script.as_bytes()).expect("parse");
         reads_of(tree.root_node(), script.as_bytes())
             .into_iter()
-            .map(|(_, p)| p)
+            .filter(|(_, _, takes)| *takes == Takes::Reads)
+            .map(|(_, p, _)| p)
             .collect()
     }
 

@@ -173,7 +173,7 @@ impl Deferred {
     }
 
     /// The selected script that reads `path`'s stdout, and the line (`Callers::read_by`).
-    pub fn read_by(&self, path: &Path) -> Option<(&Path, usize)> {
+    pub fn read_by(&self, path: &Path) -> Option<(&Path, usize, super::callers::Takes)> {
         self.callers
             .get_or_init(|| super::callers::Callers::scan(&self.files, self.max_size))
             .read_by(path)

@@ -630,6 +630,76 @@ fn a_script_whose_stdout_another_script_of_its_skill_reads_is_refused() {
 }
 
 #[test]
+fn a_script_another_script_of_its_skill_runs_plainly_is_refused() {
+    // Hostile review: `execute.sh` runs `scripts/a.sh` and `scripts/b.sh` plainly, so their
+    // result lines are its output; each migrated on its own printed a document of its own (two
+    // on stdout, and check passed). Both commands refuse them (PASSED_ON), wherever the skill
+    // folder puts them; one run with its stdout sent away is no such run.
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(tmp.path(), "skill/SKILL.md", b"---\nname: skill\n---\n");
+    write_script(
+        tmp.path(),
+        "skill/scripts/a.sh",
+        b"#!/bin/bash\necho \"Created: a.md\"\ntouch a.md\n",
+    );
+    write_script(
+        tmp.path(),
+        "skill/scripts/b.sh",
+        b"#!/bin/bash\necho \"Confidence: 0.7\"\necho SUCCESS\n",
+    );
+    write_script(
+        tmp.path(),
+        "skill/scripts/quiet.sh",
+        b"#!/bin/bash\necho \"Created: q.md\"\n",
+    );
+    let entry = write_script(
+        tmp.path(),
+        "skill/execute.sh",
+        b"#!/bin/bash\nd=$(dirname \"$0\")\nbash \"$d/scripts/a.sh\"\nbash \"$d/scripts/b.sh\"\nbash \"$d/scripts/quiet.sh\" >/dev/null\n",
+    );
+    let original = run(std::process::Command::new("bash")
+        .arg(&entry)
+        .current_dir(tmp.path()));
+    let (code, check) = json_report(tmp.path(), &["check", "--no-cache", "."]);
+    assert_eq!(code, 1, "{check}");
+    let passed_on: Vec<&str> = check["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| {
+            f["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("PASSED_ON"))
+        })
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert_eq!(
+        passed_on,
+        ["skill/scripts/a.sh", "skill/scripts/b.sh"],
+        "{check}"
+    );
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "."]);
+    assert_eq!(code, 1, "{report}");
+    for name in ["scripts/a.sh", "scripts/b.sh"] {
+        assert_eq!(
+            error_codes(&report_file(&report, name)["errors"]),
+            ["PASSED_ON"],
+            "{report}"
+        );
+    }
+    assert_eq!(
+        report_file(&report, "quiet.sh")["status"],
+        "migrated",
+        "{report}"
+    );
+    // The entry has no legacy line of its own: it prints what it printed, with no document.
+    let after = run(std::process::Command::new("bash")
+        .arg(&entry)
+        .current_dir(tmp.path()));
+    assert_eq!(stdout(&after), stdout(&original));
+}
+
+#[test]
 fn a_script_sourcing_a_library_migrate_refuses_hosts_nothing_of_it() {
     // A new user's trial: `test.sh` sources `tool.sh` and reads its stdout, so `tool.sh` is
     // refused (STDOUT_ANSWER) and records nothing; migrate rewrote `test.sh` anyway, "to host

@@ -382,7 +382,7 @@ fn non_numbers_as_confidence_are_reported_never_replaced_silently() {
 
 #[test]
 fn values_that_are_not_paths_are_not_deliverables_after_migration() {
-    let script = b"#!/bin/bash\nn=3\necho \"Created: $n spec directories\"\necho \"Created: $(printf %s 2026-11-25T21:16:41Z)\"\necho \"Created: **Generated:** $(date)\"\necho \"Created: 6/13/2025, 8:00:00 PM\"\necho \"Created: Example notes database\"\necho \"Created: null\"\necho \"Created: N/A\"\necho \"Created: 27/11/2026\"\necho \"Created: docs/a.md\"\necho SUCCESS\n";
+    let script = b"#!/bin/bash\nn=3\necho \"Created: $n spec directories\"\necho \"Created: $(printf %s 2026-11-25T21:16:41Z)\"\necho \"Created: **Generated:** $(date)\"\necho \"Created: 6/13/2025, 8:00:00 PM\"\necho \"Created: Example notes database\"\necho \"Created: null\"\necho \"Created: N/A\"\necho \"Created:     unknown\"\necho \"Created: 27/11/2026\"\necho \"Created: docs/a.md\"\necho SUCCESS\n";
     let (_, after, _) = before_and_after("paths", "bash", "s/execute.sh", script, &[]);
     let doc: Value = serde_json::from_str(after.stdout.trim()).expect("document");
     assert_eq!(doc["deliverables"], serde_json::json!(["docs/a.md"]));
