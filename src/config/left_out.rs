@@ -232,22 +232,32 @@ impl LeftOut {
             .into_iter()
             .filter(|(_, names)| !names.is_empty())
             .map(|(kind, names)| {
-                let what = match kind {
-                    Reach::Walked => {
+                let one = names.len() == 1;
+                let what = match (kind, one) {
+                    (Reach::Walked, true) => {
                         "its target lies in the project and its scripts are checked there"
                     }
-                    Reach::NotWalked => {
+                    (Reach::Walked, false) => {
+                        "their targets lie in the project and their scripts are checked there"
+                    }
+                    (Reach::NotWalked, true) => {
                         "its target lies in the project but outside the paths given, or is excluded; name the target to check it"
                     }
-                    Reach::Outside => {
+                    (Reach::NotWalked, false) => {
+                        "their targets lie in the project but outside the paths given, or are excluded; name the targets to check them"
+                    }
+                    (Reach::Outside, true) => {
                         "it leads outside the project root, which skillmod never reads through a link; check the target in its own project"
+                    }
+                    (Reach::Outside, false) => {
+                        "they lead outside the project root, which skillmod never reads through a link; check the targets in their own projects"
                     }
                 };
                 Note {
                     text: format!(
                         "{} {} not followed ({what}): {}",
                         count(names.len(), "symlinked folder", "symlinked folders"),
-                        if names.len() == 1 { "was" } else { "were" },
+                        if one { "was" } else { "were" },
                         listed(&names)
                     ),
                     verbose_only: kind == Reach::Walked,

@@ -633,7 +633,7 @@ fn a_walk_says_which_symlinked_folders_it_did_not_follow_and_where_their_scripts
         .expect("link out");
     let out = run(skillmod(&repo).args(["check", "--no-cache", "skills"]));
     assert!(
-        stderr(&out).contains("2 symlinked folders were not followed (it leads outside"),
+        stderr(&out).contains("2 symlinked folders were not followed (they lead outside"),
         "{}",
         stderr(&out)
     );

@@ -549,6 +549,36 @@ fn outside_git_restore_finds_the_run_by_the_paths_and_the_summary_names_the_comm
     );
 }
 
+/// Two skill folders named outside git are two projects: the undo command migrate prints runs as
+/// written (it gave one `restore` naming both, which refuses them as MULTIPLE_ROOTS; a new
+/// user's trial).
+#[test]
+fn the_undo_command_for_two_skill_folders_outside_git_runs_as_printed() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for skill in ["one", "two"] {
+        write_skill_md(tmp.path(), skill);
+        write_script(tmp.path(), &format!("{skill}/run.sh"), SH_SKILL);
+    }
+    let out = run(skillmod(tmp.path()).args(["migrate", "one", "two"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stderr(&out);
+    let command = text
+        .split("(undo with `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap_or_else(|| panic!("no undo command: {text}"));
+    assert_eq!(command, "skillmod restore one; skillmod restore two");
+    for part in command.split("; ") {
+        let words: Vec<&str> = part.split(' ').skip(1).collect();
+        let out = run(skillmod(tmp.path()).args(&words));
+        assert_eq!(out.status.code(), Some(0), "{part}: {}", stderr(&out));
+    }
+    for skill in ["one", "two"] {
+        let path = tmp.path().join(format!("{skill}/run.sh"));
+        assert_eq!(std::fs::read(path).expect("script"), SH_SKILL, "{skill}");
+    }
+}
+
 /// The npm package `skills` (what `npx skills add` runs), installed by `.ci/run`; without it
 /// (and outside CI) the test says so and checks nothing.
 fn skills_cli() -> Option<PathBuf> {
