@@ -287,6 +287,20 @@ fn shapes() -> Vec<(&'static str, &'static str, &'static str, Row)> {
             "#!/bin/bash\nif [ -n \"${VERBOSE:-}\" ]; then say() { echo \"$@\"; }; else say() { :; }; fi\ntouch a.txt\nsay \"Created: a.txt\"\nsay SUCCESS\n",
             Row::SuccessNeverReached,
         ),
+        // Result lines the skill sent to /dev/null on its quiet path (hostile review): no result,
+        // then or after migration, in bash and in dash.
+        (
+            "quiet_path_sends_stdout_to_dev_null",
+            "bash",
+            "#!/bin/bash\nlog() { echo \"$1\"; }\n[ -z \"${VERBOSE:-}\" ] && exec >/dev/null\ntouch a.txt\necho \"Created: a.txt\"\nlog \"Confidence: 0.9\"\necho SUCCESS\n",
+            Row::SuccessNeverReached,
+        ),
+        (
+            "quiet_path_sends_stdout_to_dev_null_in_dash",
+            "dash",
+            "#!/bin/sh\n[ -z \"${VERBOSE:-}\" ] && exec >/dev/null\ntouch a.txt\necho \"Created: a.txt\"\nprintf '%s\\n' SUCCESS\n",
+            Row::SuccessNeverReached,
+        ),
         (
             "helper_printing_in_either_branch",
             "sh",
