@@ -411,6 +411,17 @@ fn candidate(source: &[u8]) -> Option<RuntimeLine> {
             range: start..start + end + INLINE_END.len(),
         });
     }
+    // Runtime 3's line with something written in front of it (`__skm_need=0; test -n …`) is
+    // where the runtime goes, and not skillmod's.
+    if !line.starts_with(LINE_START.as_bytes())
+        && memchr::memmem::find(line, LINE_START.as_bytes()).is_some()
+    {
+        return Some(RuntimeLine::Sourced {
+            line: start..line_end,
+            relative: String::new(),
+            version: 0,
+        });
+    }
     let (relative, version) = if line.starts_with(LINE_START.as_bytes()) {
         // Runtime 3's line; one that does not read back is still where the runtime goes (an
         // edited line, reported as foreign).
@@ -538,6 +549,24 @@ mod tests {
         assert_ne!(edited, released);
         assert_eq!(find(edited.as_bytes()), None);
         assert!(foreign(edited.as_bytes()).is_some());
+    }
+
+    #[test]
+    fn a_statement_written_in_front_of_the_source_line_makes_it_foreign() {
+        let line = LineParts {
+            bash: true,
+            relative: "skillmod-runtime.sh",
+            settings: "",
+            version: 3,
+            format: "'{}\\n'",
+            arguments: Vec::new(),
+        }
+        .text();
+        let ours = format!("#!/bin/bash\n{line}\necho hi\n");
+        assert!(find(ours.as_bytes()).is_some());
+        let prefixed = format!("#!/bin/bash\n__skm_need=0; {line}\necho hi\n");
+        assert!(find(prefixed.as_bytes()).is_none());
+        assert!(foreign(prefixed.as_bytes()).is_some());
     }
 
     #[test]

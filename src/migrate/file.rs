@@ -248,8 +248,28 @@ fn gate(
         };
         return stop(report, status, refusal.error);
     }
-    let upkeep = if analysis.already_migrated {
-        match upkeep(path, &script.body, analysis, profile, options, report) {
+    // Line 2 stands where skillmod puts the runtime but is not skillmod's (check's
+    // RUNTIME_FOREIGN): replaced only when asked, and only in a script with nothing else to do.
+    let foreign = (profile.mode == Mode::Capture && !analysis.already_migrated)
+        .then(|| runtime_link::foreign(&script.body))
+        .flatten();
+    if foreign.is_some() && (!options.replace_runtime || !analysis.legacy.is_empty()) {
+        return stop(
+            report,
+            Status::Failed,
+            foreign_line(options.replace_runtime),
+        );
+    }
+    let upkeep = if analysis.already_migrated || foreign.is_some() {
+        match upkeep(
+            path,
+            &script.body,
+            foreign,
+            analysis,
+            profile,
+            options,
+            report,
+        ) {
             Some(plan) => Some(plan),
             None if redirect_only(script, analysis, options) => Some(rewrite::Plan::default()),
             None => {
@@ -580,20 +600,27 @@ fn write(
 fn upkeep(
     path: &Path,
     body: &[u8],
+    foreign: Option<runtime_link::RuntimeLine>,
     analysis: &Analysis,
     profile: &super::Profile,
     options: &Options,
     report: &mut FileReport,
 ) -> Option<rewrite::Plan> {
     let runtime = profile.runtime.as_ref()?;
-    let current = runtime_link::find(body)?;
+    let replaced = foreign.is_some();
+    let current = match foreign {
+        Some(line) => line,
+        None => runtime_link::find(body)?,
+    };
     let (at, relative) =
         crate::unit::runtime::location(path, &options.named, profile.placement, &runtime.file_name);
     let inline = profile.placement == Placement::Inline;
     let skill = skill_of(&at);
     let link = link(profile, runtime, analysis, &relative, &skill);
-    let recorded_success =
-        runtime_link::claims_exit(body) && analysis.recorded_success(body).is_some();
+    // A line that says a clean exit is success where the script records a success line, or
+    // one not skillmod's at all, gets the setting from the script.
+    let claims_exit = runtime_link::claims_exit(body);
+    let recorded_success = (claims_exit || replaced) && analysis.recorded_success(body).is_some();
     let plan = capture::plan_convert(body, &current, &link, recorded_success);
     if let (Some(_), runtime_link::RuntimeLine::Sourced { relative: old, .. }) = (&plan, &current) {
         let before = crate::unit::runtime::named_by(path, old);
@@ -627,7 +654,9 @@ fn upkeep(
     } else {
         format!("one line sourcing {relative}")
     };
-    let message = if recorded_success {
+    let message = if replaced {
+        format!("line 2, which was not what skillmod writes, becomes {after} (--replace-runtime)")
+    } else if recorded_success {
         format!(
             "{before} said a clean exit is success (`__skm_need=0`), but the script records a success line: it becomes {after} without that setting"
         )
@@ -642,6 +671,23 @@ fn upkeep(
         message,
     });
     Some(plan)
+}
+
+/// `RUNTIME_FOREIGN` for a script whose line 2 stands where skillmod puts the runtime but is not
+/// what skillmod writes: replaced with `--replace-runtime`, unless the script also has legacy
+/// lines (then by hand first).
+fn foreign_line(asked: bool) -> Error {
+    let what = "line 2 stands where skillmod puts the runtime, but is not what skillmod writes (edited, or written by someone else)";
+    let message = if asked {
+        format!(
+            "{what}, and the script has legacy lines too: put back the line skillmod wrote (or delete line 2), then migrate again"
+        )
+    } else {
+        format!(
+            "{what}: read it, then pass --replace-runtime to write skillmod's line in its place (with a backup)"
+        )
+    };
+    Error::new(codes::RUNTIME_FOREIGN, message)
 }
 
 /// Ask for the runtime file at `at` to be written once all scripts are done.

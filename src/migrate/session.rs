@@ -254,36 +254,7 @@ impl Session {
         let dirs = backups.run_dirs();
         report.backup_dirs = dirs.iter().map(|d| display_path(d, base)).collect();
         if !dirs.is_empty() {
-            // restore finds a run through the paths migrate was given (outside git, their
-            // folder is the project root), one project at a time: a command per root.
-            let mut roots = crate::fsio::Roots::new(&self.options.named);
-            let mut by_root: std::collections::BTreeMap<PathBuf, Vec<String>> =
-                std::collections::BTreeMap::new();
-            for path in &self.options.named {
-                let root = roots.root_of_named(path);
-                let shown =
-                    (crate::fsio::canonical(path) != crate::fsio::canonical(base)).then(|| {
-                        crate::bytes_text::quote_path(&display_path(
-                            &crate::fsio::canonical(path),
-                            &crate::fsio::canonical(base),
-                        ))
-                    });
-                by_root.entry(root).or_default().extend(shown);
-            }
-            let commands: Vec<String> = by_root
-                .into_values()
-                .map(|named| {
-                    std::iter::once("skillmod restore".to_string())
-                        .chain(named)
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                })
-                .collect();
-            report.restore_command = Some(if commands.is_empty() {
-                "skillmod restore".to_string()
-            } else {
-                commands.join("; ")
-            });
+            report.restore_command = Some(restore_command(&self.options.named, base));
         }
         // New runtime files marked intent-to-add, so `git commit -a` (all-repos) takes them.
         if !self.options.dry_run {
@@ -299,6 +270,39 @@ impl Session {
             }
             _ => None,
         }
+    }
+}
+
+/// The command that undoes a run: restore finds it through the paths migrate was given
+/// (outside git, their folder is the project root), one project at a time, so one `restore`
+/// per root.
+fn restore_command(named: &[PathBuf], base: &Path) -> String {
+    let mut roots = crate::fsio::Roots::new(named);
+    let mut by_root: std::collections::BTreeMap<PathBuf, Vec<String>> =
+        std::collections::BTreeMap::new();
+    for path in named {
+        let root = roots.root_of_named(path);
+        let shown = (crate::fsio::canonical(path) != crate::fsio::canonical(base)).then(|| {
+            crate::bytes_text::quote_path(&display_path(
+                &crate::fsio::canonical(path),
+                &crate::fsio::canonical(base),
+            ))
+        });
+        by_root.entry(root).or_default().extend(shown);
+    }
+    let commands: Vec<String> = by_root
+        .into_values()
+        .map(|named| {
+            std::iter::once("skillmod restore".to_string())
+                .chain(named)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    if commands.is_empty() {
+        "skillmod restore".to_string()
+    } else {
+        commands.join("; ")
     }
 }
 

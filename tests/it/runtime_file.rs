@@ -780,3 +780,62 @@ fn a_clean_exit_claim_migrate_wrote_is_no_finding() {
         assert_eq!(again["files"][0]["status"], "already_migrated", "{again}");
     }
 }
+
+/// A line 2 that stands where skillmod puts the runtime but is not skillmod's (one byte edited,
+/// or a statement written in front of it) is RUNTIME_FOREIGN in check and in migrate, and
+/// `migrate --replace-runtime`, the fix check names, writes skillmod's line back (migrate said
+/// "no legacy" and left it, so check failed forever).
+#[test]
+fn a_foreign_line_2_is_refused_by_migrate_and_replaced_when_asked() {
+    let text = b"#!/bin/bash\nif [ -n \"${FAIL:-}\" ]; then exit 0; fi\necho \"Created: a.txt\"\ntouch a.txt\necho SUCCESS\n";
+    for edit in ["reinstall it whole", "prefix"] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        write_skill_md(tmp.path(), "s");
+        let script = write_script(tmp.path(), "s/execute.sh", text);
+        assert_eq!(
+            json_report(tmp.path(), &["migrate", "--no-backup", "."]).0,
+            0
+        );
+        let migrated = std::fs::read_to_string(&script).expect("migrated");
+        let edited = if edit == "prefix" {
+            migrated.replacen("#!/bin/bash\n", "#!/bin/bash\n__skm_need=0; ", 1)
+        } else {
+            migrated.replacen(edit, "reinstall it", 1)
+        };
+        assert!(edited != migrated, "{edit}");
+        std::fs::write(&script, &edited).expect("write");
+        let (code, checked) = json_report(tmp.path(), &["check", "--no-cache", "."]);
+        assert_eq!(code, 1, "{edit}: {checked}");
+        assert_eq!(
+            checked["findings"][0]["reason"], "RUNTIME_FOREIGN",
+            "{checked}"
+        );
+        let (code, refused) = json_report(tmp.path(), &["migrate", "--no-backup", "."]);
+        assert_eq!(code, 1, "{edit}: {refused}");
+        assert_eq!(
+            error_codes(&refused["files"][0]["errors"]),
+            ["RUNTIME_FOREIGN"]
+        );
+        assert_eq!(std::fs::read_to_string(&script).expect("read"), edited);
+        let (code, replaced) = json_report(
+            tmp.path(),
+            &["migrate", "--no-backup", "--replace-runtime", "."],
+        );
+        assert_eq!(code, 0, "{edit}: {replaced}");
+        assert_eq!(
+            std::fs::read_to_string(&script).expect("read"),
+            migrated,
+            "{edit}"
+        );
+        assert_eq!(
+            json_report(tmp.path(), &["check", "--no-cache", "."]).0,
+            0,
+            "{edit}"
+        );
+        let out = run(Command::new("bash")
+            .arg(&script)
+            .env("FAIL", "1")
+            .current_dir(tmp.path()));
+        assert_eq!(strict_document(&stdout(&out))["success"], false, "{edit}");
+    }
+}
