@@ -475,6 +475,24 @@ fn colour_coded_lines_record_their_values_without_the_codes() {
     assert_eq!(read["confidence"], doc["confidence"]);
 }
 
+/// `echo "Created: $files"` with two names prints one result line and one other line: the
+/// migrated skill reports the first name, as validate reads the original's output (it reported
+/// one deliverable holding a newline; hostile review).
+#[test]
+fn a_created_value_of_several_lines_is_its_first_line_as_validate_reads_it() {
+    let script =
+        b"#!/bin/sh\ntouch a.md b.md\nfiles=$(ls *.md)\necho \"Created: $files\"\necho SUCCESS\n";
+    for shell in ["bash", "dash"] {
+        let (before, after, _) = before_and_after("lines", shell, "s/execute.sh", script, &[]);
+        let read = parse_output(&before.stdout, &ParseOptions::new(Protocol::Legacy))
+            .expect("legacy")
+            .value;
+        let doc: Value = serde_json::from_str(after.stdout.trim()).expect("one document");
+        assert_eq!(read["deliverables"], serde_json::json!(["a.md"]), "{shell}");
+        assert_eq!(doc["deliverables"], read["deliverables"], "{shell}: {doc}");
+    }
+}
+
 /// A `#!/bin/sh` skill's `echo -e "Created: …"` is a result where the shell's echo takes `-e`
 /// (bash) and none where it prints it (dash): the migrated skill records what each shell printed.
 #[test]
