@@ -699,6 +699,19 @@ fn an_inline_runtime_block_stands_alone_and_is_upgraded_in_place() {
     assert_eq!(std::fs::read_to_string(&script).expect("read"), older);
 }
 
+/// A skill `s` holding `text` as its execute.sh, migrated with `extra` flags: the folder, the
+/// script and its migrated text.
+fn migrated_skill(text: &[u8], extra: &[&str]) -> (tempfile::TempDir, std::path::PathBuf, String) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_skill_md(tmp.path(), "s");
+    let script = write_script(tmp.path(), "s/execute.sh", text);
+    let mut args = vec!["migrate", "--no-backup", "."];
+    args.extend(extra);
+    assert_eq!(json_report(tmp.path(), &args).0, 0);
+    let migrated = std::fs::read_to_string(&script).expect("migrated");
+    (tmp, script, migrated)
+}
+
 /// A one-token edit of line 2 (`__skm_need=0`, which migrate writes only for a script without a
 /// success line) would make a skill that records one report success on a path where the original
 /// printed none. check calls it foreign, in both runtime forms, and migrate writes the line again.
@@ -706,15 +719,14 @@ fn an_inline_runtime_block_stands_alone_and_is_upgraded_in_place() {
 fn a_clean_exit_claim_added_to_line_2_of_a_script_with_a_success_line_is_an_error() {
     let text = b"#!/bin/bash\nif ! cp /nonexistent/in.txt out.txt 2>/dev/null; then echo \"cannot copy\" >&2; exit 0; fi\necho \"Created: out.txt\"\necho SUCCESS\n";
     for inline in [false, true] {
-        let tmp = tempfile::tempdir().expect("tmp");
-        write_skill_md(tmp.path(), "s");
-        let script = write_script(tmp.path(), "s/execute.sh", text);
+        let extra: &[&str] = if inline {
+            &["--runtime", "inline"]
+        } else {
+            &[]
+        };
+        let (tmp, script, migrated) = migrated_skill(text, extra);
         let mut args = vec!["migrate", "--no-backup", "."];
-        if inline {
-            args.extend(["--runtime", "inline"]);
-        }
-        assert_eq!(json_report(tmp.path(), &args).0, 0);
-        let migrated = std::fs::read_to_string(&script).expect("migrated");
+        args.extend(extra);
         let honest = run(Command::new("bash").arg(&script).current_dir(tmp.path()));
         assert_eq!(strict_document(&stdout(&honest))["success"], false);
         let edited = if inline {
@@ -765,14 +777,7 @@ fn a_clean_exit_claim_migrate_wrote_is_no_finding() {
         b"#!/bin/bash\nif [ -n \"$1\" ]; then echo SUCCESS; exit 1; fi\necho \"Created: out.txt\"\n",
     ];
     for text in cases {
-        let tmp = tempfile::tempdir().expect("tmp");
-        write_skill_md(tmp.path(), "s");
-        let script = write_script(tmp.path(), "s/execute.sh", text);
-        assert_eq!(
-            json_report(tmp.path(), &["migrate", "--no-backup", "."]).0,
-            0
-        );
-        let migrated = std::fs::read_to_string(&script).expect("migrated");
+        let (tmp, _, migrated) = migrated_skill(text, &[]);
         assert!(migrated.contains("__skm_need=0 "), "{migrated}");
         let (code, checked) = json_report(tmp.path(), &["check", "--no-cache", "."]);
         assert_eq!(code, 0, "{checked}");
@@ -789,14 +794,7 @@ fn a_clean_exit_claim_migrate_wrote_is_no_finding() {
 fn a_foreign_line_2_is_refused_by_migrate_and_replaced_when_asked() {
     let text = b"#!/bin/bash\nif [ -n \"${FAIL:-}\" ]; then exit 0; fi\necho \"Created: a.txt\"\ntouch a.txt\necho SUCCESS\n";
     for edit in ["reinstall it whole", "prefix"] {
-        let tmp = tempfile::tempdir().expect("tmp");
-        write_skill_md(tmp.path(), "s");
-        let script = write_script(tmp.path(), "s/execute.sh", text);
-        assert_eq!(
-            json_report(tmp.path(), &["migrate", "--no-backup", "."]).0,
-            0
-        );
-        let migrated = std::fs::read_to_string(&script).expect("migrated");
+        let (tmp, script, migrated) = migrated_skill(text, &[]);
         let edited = if edit == "prefix" {
             migrated.replacen("#!/bin/bash\n", "#!/bin/bash\n__skm_need=0; ", 1)
         } else {
