@@ -47,10 +47,14 @@ impl Facts {
             exec_legacy: analysis.exec_legacy,
             role_unknown: analysis.role_unknown(source),
             top_level_return: analysis.returns_at_top_level(source),
-            capture: (rewrite && !analysis.already_migrated)
-                .then(|| crate::rewrite::capture::refusal(analysis, source))
-                .flatten()
-                .map(|(line, e)| (line, e.code, e.message)),
+            capture: if analysis.already_migrated {
+                crate::rewrite::capture::clash_in_migrated(analysis, source)
+            } else if rewrite {
+                crate::rewrite::capture::refusal(analysis, source)
+            } else {
+                None
+            }
+            .map(|(line, e)| (line, e.code, e.message)),
             answer: analysis
                 .answer
                 .first()
@@ -115,6 +119,20 @@ impl Refusal {
 
 /// The one verdict: None when migrate may rewrite the script, else why not.
 pub fn refusal(facts: &Facts, ask: &Ask) -> Option<Refusal> {
+    // A script migrated already, with nothing left to rewrite, and edited since to write to the
+    // runtime's descriptor.
+    if facts.already_migrated && ask.mode == Mode::Capture && !ask.rewrites() {
+        return facts
+            .capture
+            .as_ref()
+            .filter(|(_, code, _)| *code == codes::DESCRIPTOR_CLASH)
+            .map(|(line, code, message)| Refusal {
+                line: *line,
+                column: 1,
+                error: Error::new(*code, message.clone()),
+                against_rewrite: true,
+            });
+    }
     if !ask.rewrites() {
         return None;
     }
@@ -315,6 +333,16 @@ mod tests {
         };
         let refused = refusal(&facts, &ask(Mode::Capture)).expect("refused");
         assert_eq!((refused.line, refused.against_rewrite), (4, true));
+        // A migrated script edited since to use it, with nothing left to rewrite, is refused too.
+        let migrated = Facts {
+            already_migrated: true,
+            ..facts.clone()
+        };
+        let nothing = Ask {
+            legacy: false,
+            ..ask(Mode::Capture)
+        };
+        assert_eq!(code(&migrated, &nothing), Some("DESCRIPTOR_CLASH"));
         let kept = Ask {
             keep_stdout: true,
             ..ask(Mode::Capture)

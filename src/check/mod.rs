@@ -871,6 +871,16 @@ fn entry_of(analysis: analyze::Analysis, body: &[u8]) -> cache::Entry {
     }
 }
 
+/// SKM008 for a script migrate refuses, with migrate's code in the message.
+fn cannot_migrate(shown: &str, r: crate::verdict::Refusal) -> Finding {
+    Finding::new(
+        Rule::CannotMigrate,
+        shown,
+        (r.line, r.column),
+        r.error.to_string(),
+    )
+}
+
 /// The findings of an analysis, with the file's suppressions (`body`, needed only when the entry
 /// mentions one) and the selection applied.
 #[allow(clippy::too_many_arguments)]
@@ -932,17 +942,14 @@ fn report(
     // The refusal stands only while a legacy line is left to migrate (as in migrate); the note
     // that migrate will move the other writes, only while it would migrate the file.
     if findings.iter().any(|f| f.code == Rule::LegacyOutput) {
-        let refusal = refusal.filter(|r| stands(r, &findings)).map(|r| {
-            Finding::new(
-                Rule::CannotMigrate,
-                shown,
-                (r.line, r.column),
-                r.error.to_string(),
-            )
-        });
-        findings.extend(refusal);
+        let refusal = refusal.filter(|r| stands(r, &findings));
+        findings.extend(refusal.map(|r| cannot_migrate(shown, r)));
     } else {
         findings.retain(|f| !(f.code == Rule::StdoutWrite && f.severity == Severity::Note));
+        // A migrated script edited since to write where the runtime keeps the real stdout.
+        if entry.verdict.already_migrated {
+            findings.extend(refusal.map(|r| cannot_migrate(shown, r)));
+        }
     }
     let outcome = if unparsable.is_some() {
         Outcome::Failed

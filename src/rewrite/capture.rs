@@ -475,8 +475,46 @@ fn calls_of<'t>(
         })
 }
 
+/// `DESCRIPTOR_CLASH` in a script migrated already (edited since, `f >&8`): a write there goes
+/// around the document, onto the real stdout. Not in a runtime that leaves stdout alone
+/// (`__skm_stdout=keep`), and never in skillmod's own inline block.
+pub fn clash_in_migrated(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
+    let runtime = runtime_link::find(source)?;
+    let settings = match &runtime {
+        runtime_link::RuntimeLine::Block { range, .. } => {
+            runtime_link::block_settings(&source[range.clone()])
+        }
+        other => &source[other.range()],
+    };
+    if runtime_link::setting(settings, "__skm_stdout") == Some("keep") {
+        return None;
+    }
+    let skipped = runtime.range();
+    let line =
+        redirects_descriptor_outside(analysis.tree.root_node(), source, SAVED_STDOUT, &skipped)?;
+    Some((
+        line,
+        Error::new(
+            codes::DESCRIPTOR_CLASH,
+            format!(
+                "line {line}: the migrated script redirects descriptor {SAVED_STDOUT}, where the runtime keeps the real stdout for the document, so what it writes there lands around the document; use another descriptor"
+            ),
+        ),
+    ))
+}
+
 /// The line of the first redirection that names descriptor `fd` (`8>x`, `>&8`, `exec 8>&1`).
 fn redirects_descriptor(root: tree_sitter::Node<'_>, source: &[u8], fd: &str) -> Option<usize> {
+    redirects_descriptor_outside(root, source, fd, &(0..0))
+}
+
+/// `redirects_descriptor` for the redirections outside `skipped` (skillmod's inline block).
+fn redirects_descriptor_outside(
+    root: tree_sitter::Node<'_>,
+    source: &[u8],
+    fd: &str,
+    skipped: &std::ops::Range<usize>,
+) -> Option<usize> {
     // Most scripts never name the descriptor: no walk then.
     let named = [format!("{fd}>"), format!("{fd}<"), format!("&{fd}")]
         .iter()
@@ -505,7 +543,7 @@ fn redirects_descriptor(root: tree_sitter::Node<'_>, source: &[u8], fd: &str) ->
                     }
                 }
             });
-            if names_fd {
+            if names_fd && !skipped.contains(&node.start_byte()) {
                 let line = node.start_position().row + 1;
                 first = Some(first.map_or(line, |f| f.min(line)));
             }

@@ -837,3 +837,37 @@ fn a_foreign_line_2_is_refused_by_migrate_and_replaced_when_asked() {
         assert_eq!(strict_document(&stdout(&out))["success"], false, "{edit}");
     }
 }
+
+/// A migrated script edited since to write to descriptor 8, where the runtime keeps the real
+/// stdout, puts that text around the document (hostile review): check reports it (SKM008
+/// DESCRIPTOR_CLASH) and migrate fails the file, in both runtime forms; the runtime's own use of
+/// the descriptor, and a line that keeps stdout, are no clash.
+#[test]
+fn a_migrated_script_edited_to_write_to_descriptor_8_is_an_error() {
+    let text = b"#!/bin/bash\ntouch a.txt\necho \"Created: a.txt\"\necho SUCCESS\n";
+    for extra in [
+        &[][..],
+        &["--runtime", "inline"][..],
+        &["--keep-stdout"][..],
+    ] {
+        let (tmp, script, migrated) = migrated_skill(text, extra);
+        assert_eq!(
+            json_report(tmp.path(), &["check", "--no-cache", "."]).0,
+            0,
+            "{extra:?}"
+        );
+        std::fs::write(&script, format!("{migrated}f() {{ echo done; }}\nf >&8\n")).expect("edit");
+        let (code, checked) = json_report(tmp.path(), &["check", "--no-cache", "."]);
+        let clash = checked.to_string().contains("DESCRIPTOR_CLASH");
+        let keep = extra.contains(&"--keep-stdout");
+        assert_eq!(
+            (code, clash),
+            if keep { (0, false) } else { (1, true) },
+            "{extra:?}: {checked}"
+        );
+        let mut args = vec!["migrate", "--no-backup", "."];
+        args.extend(extra);
+        let (code, report) = json_report(tmp.path(), &args);
+        assert_eq!(code == 1, !keep, "{extra:?}: {report}");
+    }
+}
