@@ -46,7 +46,8 @@ impl Facts {
             prints_json: analysis.prints_json,
             exec_legacy: analysis.exec_legacy,
             role_unknown: analysis.role_unknown(source),
-            top_level_return: analysis.returns_at_top_level(source),
+            // Asked only of a script migrate would rewrite, as the capture refusals are.
+            top_level_return: rewrite && analysis.returns_at_top_level(source),
             capture: if analysis.already_migrated {
                 crate::rewrite::capture::clash_in_migrated(analysis, source)
             } else if rewrite {
@@ -60,6 +61,27 @@ impl Facts {
                 .first()
                 .map(|first| (analysis.answer.len(), first.line, first.text.clone())),
         }
+    }
+
+    /// The facts with capture mode's `NAME_CLASH` for a library `script` sources (`sourced`)
+    /// that defines a function under a command the runtime runs, when one does: read from disk
+    /// every time (a cached verdict does not see the library change), and only for a script
+    /// migrate would rewrite whose own text gave no refusal.
+    pub fn with_sourced_clash(
+        &self,
+        script: Option<&std::path::Path>,
+        sourced: impl FnOnce() -> Vec<(usize, std::path::PathBuf)>,
+        rewrite: bool,
+        max_size: u64,
+    ) -> Option<Facts> {
+        if self.capture.is_some() || !rewrite || self.already_migrated {
+            return None;
+        }
+        let capture = crate::unit::sourcing::shadowing_library(script?, &sourced(), max_size)?;
+        Some(Facts {
+            capture: Some(capture),
+            ..self.clone()
+        })
     }
 }
 
@@ -106,6 +128,16 @@ pub struct Refusal {
 }
 
 impl Refusal {
+    /// Capture mode's refusal of the rewrite itself (`Facts::capture`).
+    fn of_capture((line, code, message): &(usize, Code, String)) -> Refusal {
+        Refusal {
+            line: *line,
+            column: 1,
+            error: Error::new(*code, message.clone()),
+            against_rewrite: true,
+        }
+    }
+
     /// A refusal of the script for what it is, at `line:column`.
     fn of((line, column): (usize, usize), error: Error) -> Refusal {
         Refusal {
@@ -126,12 +158,7 @@ pub fn refusal(facts: &Facts, ask: &Ask) -> Option<Refusal> {
             .capture
             .as_ref()
             .filter(|(_, code, _)| *code == codes::DESCRIPTOR_CLASH)
-            .map(|(line, code, message)| Refusal {
-                line: *line,
-                column: 1,
-                error: Error::new(*code, message.clone()),
-                against_rewrite: true,
-            });
+            .map(Refusal::of_capture);
     }
     if !ask.rewrites() {
         return None;
@@ -174,16 +201,11 @@ pub fn refusal(facts: &Facts, ask: &Ask) -> Option<Refusal> {
     {
         return Some(Refusal::of((answer.1, 1), stdout_answer(answer)));
     }
-    let (line, code, message) = facts
+    facts
         .capture
         .as_ref()
-        .filter(|(_, code, _)| !(ask.keep_stdout && *code == codes::DESCRIPTOR_CLASH))?;
-    Some(Refusal {
-        line: *line,
-        column: 1,
-        error: Error::new(*code, message.clone()),
-        against_rewrite: true,
-    })
+        .filter(|(_, code, _)| !(ask.keep_stdout && *code == codes::DESCRIPTOR_CLASH))
+        .map(Refusal::of_capture)
 }
 
 /// `PRINTS_JSON`: the script prints a JSON document of its own at `line:column`.

@@ -584,6 +584,25 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
         }
     }
 
+    /// Record a command that runs no utility the walk reads: a call (of a function, maybe), the
+    /// names it hands on as words to run, and a `cat` or `tee` it is piped into (`piped`: it is
+    /// a pipeline's part).
+    fn record_call(&mut self, node: Node<'t>, site: Site<'t>, piped: bool) {
+        let Some(name) = call_name(node, self.source) else {
+            return;
+        };
+        for handed in handed_names(node, self.source) {
+            self.survey.handed.push((name, Call { name: handed, site }));
+        }
+        if let Some(printer) = piped
+            .then(|| piped_into_printer(node, self.source))
+            .flatten()
+        {
+            self.survey.piped_on.push((node.id(), printer));
+        }
+        self.survey.calls.push(Call { name, site });
+    }
+
     /// Record what matters about `node` under `parent` (its node and kind; `holds`: an interesting
     /// offset lies inside it); returns the frame for its children (None: skip them).
     fn enter(
@@ -631,15 +650,11 @@ impl<'s, 't, 'o> Walk<'s, 't, 'o> {
                     self.survey.traps.push(site)
                 }
                 _ => {
-                    if let Some(name) = call_name(node, self.source) {
-                        for handed in handed_names(node, self.source) {
-                            self.survey.handed.push((name, Call { name: handed, site }));
-                        }
-                        if let Some(printer) = piped_into_printer(node, self.source) {
-                            self.survey.piped_on.push((node.id(), printer));
-                        }
-                        self.survey.calls.push(Call { name, site });
-                    }
+                    // Only a pipeline's part, or its redirected statement, can be piped on.
+                    let piped = parent.is_some_and(|(_, kind)| {
+                        kind == kinds.pipeline || kind == kinds.redirected_statement
+                    });
+                    self.record_call(node, site, piped);
                 }
             }
         } else if kind == kinds.function_definition

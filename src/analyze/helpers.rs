@@ -228,6 +228,7 @@ fn printing<'s>(
     helpers: &mut HashMap<&'s [u8], Helper>,
     copies: &mut HashMap<usize, HashMap<String, Passes>>,
 ) {
+    let unsets = memchr::memmem::find(source, b"unset -f").is_some();
     for site in survey.echoes.iter().chain(&survey.printfs) {
         let Some((name, function)) = survey.function_of(site) else {
             continue;
@@ -262,8 +263,7 @@ fn printing<'s>(
                 && matches!(&source[run.word.byte_range()], b"echo" | b"printf");
             // Another definition of the name (in a branch, a redefinition) or an `unset -f`
             // may leave a call that prints nothing.
-            let only_definition = survey.definitions(name) == 1
-                && memchr::memmem::find(source, b"unset -f").is_none();
+            let only_definition = survey.definitions(name) == 1 && !unsets;
             let printer = Printer {
                 at,
                 word: plain.then(|| run.word.byte_range()),

@@ -510,7 +510,7 @@ fn joined_delimiter(source: &[u8], at: usize) -> Option<(usize, usize)> {
     None
 }
 
-/// For the `}` at `at`: the blank before it,/// For the `}` at `at`: the blank before it, when that blank follows `fi`, `done` or `esac` as
+/// For the `}` at `at`: the blank before it, when that blank follows `fi`, `done` or `esac` as
 /// a word of its own (`fi }`), which bash reads as the end of the command before `}`.
 fn brace_after_keyword(source: &[u8], at: usize) -> Option<usize> {
     let blank = at.checked_sub(1).filter(|&b| is_blank(source[b]))?;

@@ -224,6 +224,14 @@ impl Analysis {
         None
     }
 
+    /// The line of a success line the script records while its runtime line says a clean exit is
+    /// success (`__skm_need=0`): not what skillmod writes for it.
+    pub fn contradicted_exit_claim(&self, source: &[u8]) -> Option<usize> {
+        runtime_link::claims_exit(source)
+            .then(|| self.recorded_success(source))
+            .flatten()
+    }
+
     /// The parse error that keeps this script from being trusted, if any.
     pub fn parse_failure(&self) -> Option<ParseFailure> {
         let (line, column) = self.legacy_in_parse_error?;
@@ -681,7 +689,13 @@ fn legacy_statement<'t>(
     // takes `-e` where dash's prints it: a result line either way is a legacy line (the runtime
     // records it only where the shell's echo took the flag).
     let (kind, values) = vocabulary.classify_text(&printed).or_else(|| {
-        (form == Form::Echo && dialect == Dialect::Posix)
+        let flagged = || {
+            invocation
+                .arguments(command, source)
+                .first()
+                .is_some_and(|a| source[a.byte_range()].starts_with(b"-"))
+        };
+        (form == Form::Echo && dialect == Dialect::Posix && flagged())
             .then(|| vocabulary.classify_text(&words::echo_output(command, source, Dialect::Bash)))
             .flatten()
     })?;

@@ -837,9 +837,7 @@ fn analyzed(
 /// What check keeps of an analysis (and caches by content).
 fn entry_of(analysis: analyze::Analysis, body: &[u8]) -> cache::Entry {
     let verdict = crate::verdict::Facts::of(&analysis, body, !analysis.legacy.is_empty());
-    let exit_claim = runtime_link::claims_exit(body)
-        .then(|| analysis.recorded_success(body))
-        .flatten();
+    let exit_claim = analysis.contradicted_exit_claim(body);
     cache::Entry {
         parse_error: analysis.parse_failure(),
         legacy: analysis
@@ -1055,24 +1053,13 @@ fn migrate_refusal(
         answer_exempt: false,
         read_by,
     };
-    // A library's function that shadows a runtime command, read now (the verdict is cached).
-    let shadowed = (entry.verdict.capture.is_none() && ask.rewrites() && !entry.sourced.is_empty())
-        .then(|| {
-            origin.script.and_then(|path| {
-                crate::unit::sourcing::shadowing_library(path, &entry.sourced, options.max_size)
-            })
-        })
-        .flatten();
-    match shadowed {
-        Some(capture) => {
-            let facts = crate::verdict::Facts {
-                capture: Some(capture),
-                ..entry.verdict.clone()
-            };
-            crate::verdict::refusal(&facts, &ask)
-        }
-        None => crate::verdict::refusal(&entry.verdict, &ask),
-    }
+    let clashed = entry.verdict.with_sourced_clash(
+        origin.script,
+        || entry.sourced.clone(),
+        ask.rewrites(),
+        options.max_size,
+    );
+    crate::verdict::refusal(clashed.as_ref().unwrap_or(&entry.verdict), &ask)
 }
 
 /// Whether a file's other stdout writes leave stdout: already (its runtime moves them), once

@@ -353,12 +353,14 @@ fn verdict(
         answer_exempt,
         read_by: options.callers.read_by(path),
     };
-    let mut facts = crate::verdict::Facts::of(analysis, &script.body, ask.rewrites());
-    if facts.capture.is_none() && ask.rewrites() && !analysis.already_migrated {
-        let sourced = crate::unit::sourcing::sourced_in(&analysis.tree, &script.body);
-        facts.capture = crate::unit::sourcing::shadowing_library(path, &sourced, options.max_size);
-    }
-    crate::verdict::refusal(&facts, &ask)
+    let facts = crate::verdict::Facts::of(analysis, &script.body, ask.rewrites());
+    let clashed = facts.with_sourced_clash(
+        Some(path),
+        || crate::unit::sourcing::sourced_in(&analysis.tree, &script.body),
+        ask.rewrites(),
+        options.max_size,
+    );
+    crate::verdict::refusal(clashed.as_ref().unwrap_or(&facts), &ask)
 }
 
 /// A script that already prints its document without the runtime (comment mode, or an
@@ -619,8 +621,11 @@ fn upkeep(
     let link = link(profile, runtime, analysis, &relative, &skill);
     // A line that says a clean exit is success where the script records a success line, or
     // one not skillmod's at all, gets the setting from the script.
-    let claims_exit = runtime_link::claims_exit(body);
-    let recorded_success = (claims_exit || replaced) && analysis.recorded_success(body).is_some();
+    let recorded_success = if replaced {
+        analysis.recorded_success(body).is_some()
+    } else {
+        analysis.contradicted_exit_claim(body).is_some()
+    };
     let plan = capture::plan_convert(body, &current, &link, recorded_success);
     if let (Some(_), runtime_link::RuntimeLine::Sourced { relative: old, .. }) = (&plan, &current) {
         let before = crate::unit::runtime::named_by(path, old);

@@ -143,7 +143,11 @@ fn reads_of(root: tree_sitter::Node<'_>, bytes: &[u8]) -> Vec<(usize, PathBuf, T
     let mut stack = vec![(root, false)];
     let mut cursor = root.walk();
     while let Some((node, reading)) = stack.pop() {
-        if node.kind() == "command" {
+        // A script run, then how its stdout is taken (a parent is found from the root: asked
+        // of script runs only).
+        if node.kind() == "command"
+            && let Some(path) = script_run(node, bytes)
+        {
             let takes = if reading {
                 Some(Takes::Reads)
             } else {
@@ -152,12 +156,11 @@ fn reads_of(root: tree_sitter::Node<'_>, bytes: &[u8]) -> Vec<(usize, PathBuf, T
                     .filter(|p| p.kind() == "redirected_statement")
                     .unwrap_or(node);
                 (!crate::analyze::redirects::redirects_stdout(whole, bytes)
-                    && !crate::analyze::redirects::redirects_stdout(node, bytes))
+                    && (whole == node || !crate::analyze::redirects::redirects_stdout(node, bytes)))
                 .then_some(Takes::PassesOn)
             };
             if let Some(takes) = takes {
-                let line = node.start_position().row + 1;
-                found.extend(script_run(node, bytes).map(|path| (line, path, takes)));
+                found.push((node.start_position().row + 1, path, takes));
             }
         }
         let kind = node.kind();
