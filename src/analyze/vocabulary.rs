@@ -239,7 +239,9 @@ impl Vocabulary {
             .map(|kind| (kind, values))
     }
 
-    /// Classify printed text; `None` when it is not a legacy line of this vocabulary.
+    /// Classify printed text; `None` when it is not a legacy line of this vocabulary. In
+    /// `decorated`, a capitalized marker framed as a heading (`== Completed ==`, `## Success`)
+    /// titles a section of a listing, so it is no result line; `=== SUCCESS ===` is one.
     pub fn classify(self, printed: &Printed) -> Option<(LegacyKind, Option<LegacyValue>)> {
         let exact_lines = [LegacyKind::Success, LegacyKind::Complete].map(|k| (k.marker(), k));
         let exact_values = [
@@ -249,6 +251,7 @@ impl Vocabulary {
         ]
         .map(|k| (k.marker(), k));
         let undecorated;
+        let original = printed;
         let (printed, line_markers, value_markers): (&Printed, &[_], &[_]) = match self {
             Vocabulary::Exact => (printed, &exact_lines, &exact_values),
             Vocabulary::Decorated | Vocabulary::Original => {
@@ -273,7 +276,12 @@ impl Vocabulary {
                 &text
             };
             if let Some((_, kind)) = line_markers.iter().find(|(m, _)| same(m, rest)) {
-                return Some((*kind, None));
+                let heading = self == Vocabulary::Decorated && is_capitalized(rest) && {
+                    let head = strip_ansi(original.literal_prefix());
+                    let head = head.trim_start();
+                    head.starts_with('#') || head.starts_with("==") || head.starts_with("--")
+                };
+                return (!heading).then_some((*kind, None));
             }
         }
         let rest = printed.literal_prefix();
@@ -512,6 +520,20 @@ mod tests {
         assert_eq!(kind(v, "Updated: b.txt"), Some(LegacyKind::Modified));
         assert_eq!(kind(v, "🎉 Generated: c.md"), Some(LegacyKind::Created));
         assert_eq!(kind(v, "- CONFIDENCE: 0.9"), Some(LegacyKind::Confidence));
+    }
+
+    #[test]
+    fn a_capitalized_marker_framed_as_a_heading_titles_a_section() {
+        let v = Vocabulary::Decorated;
+        assert_eq!(kind(v, "== Completed =="), None);
+        assert_eq!(kind(v, "### Completed"), None);
+        assert_eq!(kind(v, "\u{1b}[1m-- Success --\u{1b}[0m"), None);
+        assert_eq!(kind(v, "=== SUCCESS ==="), Some(LegacyKind::Success));
+        assert_eq!(kind(v, "✅ Completed"), Some(LegacyKind::Complete));
+        assert_eq!(
+            kind(Vocabulary::Original, "== Completed =="),
+            Some(LegacyKind::Complete)
+        );
     }
 
     #[test]
