@@ -143,40 +143,65 @@ const RUNTIME_COMMANDS: [&str; 28] = [
     "shift", "exit", "return", "true", "false", "break", "continue",
 ];
 
-/// Where the text may define a function under one of `RUNTIME_COMMANDS` (`printf()`,
-/// `function printf`): each place and name, for the tree to confirm.
+/// Where the text may define a function or an alias under one of `RUNTIME_COMMANDS` (`printf()`,
+/// `function printf`, `alias echo=…`): each place and name, for the tree to confirm.
 fn shadow_sites(source: &[u8]) -> impl Iterator<Item = (usize, &'static str)> + '_ {
     RUNTIME_COMMANDS.iter().flat_map(move |&name| {
         memchr::memmem::find_iter(source, name.as_bytes()).filter_map(move |at| {
             let rest = &source[at + name.len()..];
             let after = rest.iter().position(|b| !matches!(b, b' ' | b'\t'))?;
             let keyword = source[..at].trim_ascii_end().ends_with(b"function");
-            (rest[after] == b'(' || keyword).then_some((at, name))
+            let line_start = memchr::memrchr(b'\n', &source[..at]).map_or(0, |i| i + 1);
+            let alias = rest[0] == b'='
+                && memchr::memmem::find(&source[line_start..at], b"alias").is_some();
+            (rest[after] == b'(' || keyword || alias).then_some((at, name))
         })
     })
 }
 
-/// Whether the text may define a function under one of `RUNTIME_COMMANDS`: the cheap test
-/// before a file is parsed to know (`shadowed_command`).
+/// Whether the text may define a function or an alias under one of `RUNTIME_COMMANDS`: the cheap
+/// test before a file is parsed to know (`shadowed_command`).
 pub(crate) fn may_shadow_command(source: &[u8]) -> bool {
     shadow_sites(source).next().is_some()
 }
 
-/// A function the script defines under one of `RUNTIME_COMMANDS`: its line and name. The text is
-/// searched first, the tree confirms.
+/// A function or an alias the script defines under one of `RUNTIME_COMMANDS`: its line, name and
+/// what defines it ("a function named", "an alias named"). An alias changes what the script's own result lines
+/// print (`alias echo='echo >&2'`), so the lines the analysis reads would not be what runs. The
+/// text is searched first, the tree confirms.
 pub(crate) fn shadowed_command(
     root: tree_sitter::Node<'_>,
     source: &[u8],
-) -> Option<(usize, &'static str)> {
+) -> Option<(usize, &'static str, &'static str)> {
     shadow_sites(source).find_map(|(at, name)| {
         let node = root.descendant_for_byte_range(at, at + name.len())?;
         let definition = node
             .parent()
-            .filter(|p| p.kind() == "function_definition")?;
-        let named = definition
+            .filter(|p| p.kind() == "function_definition")
+            .filter(|d| {
+                d.child_by_field_name("name")
+                    .is_some_and(|n| &source[n.byte_range()] == name.as_bytes())
+            });
+        if let Some(definition) = definition {
+            return Some((
+                definition.start_position().row + 1,
+                name,
+                "a function named",
+            ));
+        }
+        let command = std::iter::successors(Some(node), |n| n.parent())
+            .take(4)
+            .find(|n| n.kind() == "command")?;
+        let alias = command
             .child_by_field_name("name")
-            .is_some_and(|n| &source[n.byte_range()] == name.as_bytes());
-        named.then(|| (definition.start_position().row + 1, name))
+            .is_some_and(|n| &source[n.byte_range()] == b"alias");
+        let argument = command
+            .children_by_field_name("argument", &mut command.walk())
+            .any(|arg| {
+                let start = arg.start_byte();
+                start == at || (start + 1 == at && matches!(source[start], b'\'' | b'"'))
+            });
+        (alias && argument).then(|| (command.start_position().row + 1, name, "an alias named"))
     })
 }
 
@@ -211,13 +236,13 @@ pub fn refusal(analysis: &Analysis, source: &[u8]) -> Option<(usize, Error)> {
             ),
         ));
     }
-    if let Some((line, name)) = shadowed_command(root, source) {
+    if let Some((line, name, how)) = shadowed_command(root, source) {
         return Some((
             line,
             Error::new(
                 codes::NAME_CLASH,
                 format!(
-                    "line {line}: the script defines a function named `{name}`, a command capture mode's runtime runs to make the document; rename it, or migrate with --mode comment"
+                    "line {line}: the script defines {how} `{name}`, a command capture mode's runtime runs to make the document (an alias also changes what the script's own lines print); rename it, or call the command it stands for"
                 ),
             ),
         ));

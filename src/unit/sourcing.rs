@@ -101,20 +101,32 @@ impl Sourcing {
         if scanned.iter().all(|s| s.sourced.is_empty()) {
             return sourcing;
         }
-        let selected: HashSet<&FileId> = scanned.iter().map(|s| &s.id).collect();
+        let by_id: HashMap<&FileId, &Scanned> = scanned.iter().map(|s| (&s.id, s)).collect();
         for script in &scanned {
-            for (library, path, legacy) in &script.sourced {
-                if *library == script.id || !selected.contains(library) {
-                    continue;
+            for (library, _, _) in &script.sourced {
+                if *library != script.id && by_id.contains_key(library) {
+                    sourcing
+                        .libraries
+                        .entry(library.clone())
+                        .or_insert_with(|| script.path.clone());
                 }
-                sourcing
-                    .libraries
-                    .entry(library.clone())
-                    .or_insert_with(|| script.path.clone());
-                if let Some(success) = legacy.filter(|_| !left_alone(path)) {
-                    let entry = sourcing.hosts.entry(script.id.clone()).or_default();
-                    entry.success |= success;
-                    entry.libraries.push(path.clone());
+            }
+            // What it sources and what those source in turn (`a.inc` sourcing `b.inc`): all of
+            // it runs in the script's shell.
+            let mut reached = HashSet::from([&script.id]);
+            let mut next: Vec<&Scanned> = vec![script];
+            while let Some(file) = next.pop() {
+                for (library, path, legacy) in &file.sourced {
+                    let Some(scanned) = by_id.get(library).filter(|_| reached.insert(library))
+                    else {
+                        continue;
+                    };
+                    next.push(scanned);
+                    if let Some(success) = legacy.filter(|_| !left_alone(path)) {
+                        let entry = sourcing.hosts.entry(script.id.clone()).or_default();
+                        entry.success |= success;
+                        entry.libraries.push(path.clone());
+                    }
                 }
             }
         }
@@ -234,41 +246,56 @@ pub fn unselected_libraries(
 ) -> Vec<PathBuf> {
     // The selected files' identities, found once and only if some file sources another.
     let selected: std::sync::OnceLock<HashSet<FileId>> = std::sync::OnceLock::new();
-    let found = crate::parallel::map(files, |path| {
-        let sourced = sources_of(path);
-        if sourced.is_empty() {
-            return Vec::new();
-        }
-        let dir = path.parent().unwrap_or(Path::new("."));
-        let root = crate::fsio::canonical(&crate::fsio::file_root(path, named));
-        sourced
+    let mut seen = HashSet::new();
+    let mut taken = Vec::new();
+    let mut round = files.to_vec();
+    // A library that a library sources (`a.inc` sourcing `b.inc`) is taken too, round by round;
+    // the bound stops a chain that a hostile repository makes long.
+    for _ in 0..16 {
+        let found = crate::parallel::map(&round, |path| {
+            let sourced = sources_of(path);
+            if sourced.is_empty() {
+                return Vec::new();
+            }
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let root = crate::fsio::canonical(&crate::fsio::file_root(path, named));
+            sourced
+                .into_iter()
+                .map(|target| dir.join(target))
+                .filter(|library| {
+                    std::fs::symlink_metadata(library).is_ok_and(|m| m.is_file())
+                        && crate::fsio::canonical(library).starts_with(&root)
+                        && id_of(library).is_some_and(|id| {
+                            !selected
+                                .get_or_init(|| files.iter().filter_map(|f| id_of(f)).collect())
+                                .contains(&id)
+                        })
+                        // One that cannot be read (over `max_size`, say) is taken too: the
+                        // check says it could not judge it, instead of nothing.
+                        && crate::fsio::limited::read(library, max_size, false).map_or(true, |b| {
+                            prefilter::may_hold_legacy(&b, Vocabulary::Original)
+                                || !sources_of(library).is_empty()
+                        })
+                })
+                .collect::<Vec<_>>()
+        });
+        round = found
             .into_iter()
-            .map(|target| dir.join(target))
-            .filter(|library| {
-                std::fs::symlink_metadata(library).is_ok_and(|m| m.is_file())
-                    && crate::fsio::canonical(library).starts_with(&root)
-                    && id_of(library).is_some_and(|id| {
-                        !selected
-                            .get_or_init(|| files.iter().filter_map(|f| id_of(f)).collect())
-                            .contains(&id)
-                    })
-                    // One that cannot be read (over `max_size`, say) is taken too: the
-                    // check says it could not judge it, instead of nothing.
-                    && crate::fsio::limited::read(library, max_size, false)
-                        .map_or(true, |b| prefilter::may_hold_legacy(&b, Vocabulary::Original))
-            })
-            .collect::<Vec<_>>()
-    });
+            .flatten()
+            .filter(|library| id_of(library).is_some_and(|id| seen.insert(id)))
+            .collect();
+        if round.is_empty() {
+            break;
+        }
+        taken.extend(round.iter().cloned());
+    }
     // Named by its real path, relative to the working folder where it lies under it (not as
     // `scripts/../../lib/x.sh`).
     let here = crate::fsio::working_dir()
         .map(|d| crate::fsio::canonical(&d))
         .ok();
-    let mut seen = HashSet::new();
-    found
+    taken
         .into_iter()
-        .flatten()
-        .filter(|library| id_of(library).is_some_and(|id| seen.insert(id)))
         .map(|library| {
             let real = crate::fsio::canonical(&library);
             match here.as_ref().and_then(|h| real.strip_prefix(h).ok()) {
@@ -337,12 +364,13 @@ pub fn shadowing_library(
             None => parser.insert(BashParser::new().ok()?),
         };
         let tree = parser.parse(&bytes).ok()?;
-        let (_, name) = crate::rewrite::capture::shadowed_command(tree.root_node(), &bytes)?;
+        let (_, name, how) =
+            crate::rewrite::capture::shadowed_command(tree.root_node(), &bytes)?;
         Some((
             *line,
             crate::codes::NAME_CLASH,
             format!(
-                "line {line}: the file it sources, {}, defines a function named `{name}`, a command capture mode's runtime runs to make the document; rename it, or migrate with --mode comment",
+                "line {line}: the file it sources, {}, defines {how} `{name}`, a command capture mode's runtime runs to make the document; rename it, or migrate with --mode comment",
                 target.display()
             ),
         ))

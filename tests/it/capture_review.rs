@@ -376,6 +376,43 @@ fn a_sourced_library_gets_no_runtime_and_its_values_reach_the_sourcing_script() 
     );
 }
 
+#[test]
+fn a_library_sourced_by_a_library_is_checked_and_its_results_reach_the_document() {
+    // `execute.sh` sources a.inc, which sources b.inc, the one that prints the results: check
+    // said "All clear" (session 20's N6). Each file sourced in turn is followed.
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_skill_md(tmp.path(), "s");
+    write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/bash
+D=$(dirname \"$0\")\n. \"$D/a.inc\"\necho done >&2\n",
+    );
+    write_script(tmp.path(), "s/a.inc", b"D=${D:-.}\n. \"$D/b.inc\"\n");
+    write_script(
+        tmp.path(),
+        "s/b.inc",
+        b"touch x.txt\necho \"Created: x.txt\"\necho SUCCESS\n",
+    );
+    let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["findings"][0]["path"], "s/b.inc", "{report}");
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    assert_eq!(code, 0, "{report}");
+    let ran = run_script(
+        "bash",
+        tmp.path(),
+        &tmp.path().join("s/execute.sh"),
+        Duration::from_secs(30),
+    );
+    assert_eq!(ran.status, Some(0), "{}", ran.stderr);
+    let doc = valid_document(&ran.stdout);
+    assert_eq!(doc["success"], true, "{doc}");
+    assert_eq!(doc["deliverables"], serde_json::json!(["x.txt"]));
+    let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
+    assert_eq!(code, 0, "{report}");
+}
+
 /// A library (a top-level `return`) that no selected script sources through a path skillmod
 /// follows was migrated into records, while the script that sources it, with no legacy line of
 /// its own, got no runtime: the skill printed nothing at all (hostile review). It is refused, and
@@ -855,6 +892,20 @@ fn a_library_function_named_like_a_command_the_runtime_runs_is_refused() {
 }
 
 #[test]
+fn an_alias_of_another_name_or_alias_text_in_a_string_is_no_clash() {
+    for definition in [
+        "shopt -s expand_aliases\nalias ll='ls -l'\n",
+        "echo \"alias echo=x\" >&2\n",
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let text = format!("#!/bin/bash\n{definition}echo SUCCESS\n");
+        write_script(&tmp.path().join("s"), "execute.sh", text.as_bytes());
+        let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+        assert_eq!(code, 0, "{definition}: {report}");
+    }
+}
+
+#[test]
 fn a_function_named_like_a_command_the_runtime_runs_is_refused() {
     // A skill's own `printf` (to stderr) or `awk` would run in place of the runtime's, and the
     // document came out empty or broken (hostile trial): capture mode refuses such a script, in
@@ -865,6 +916,10 @@ fn a_function_named_like_a_command_the_runtime_runs_is_refused() {
         ("command () { \"$@\"; }\n", "command"),
         // A skill's `test` (its unit tests) ran in the exit trap, forever (hostile review).
         ("test() { echo tests >&2; return 0; }\ntest\n", "test"),
+        // An alias of `echo` sent the result lines to stderr: the original printed no result,
+        // the migrated document claimed success (hostile review hx22 item 7).
+        ("shopt -s expand_aliases\nalias echo='echo >&2'\n", "echo"),
+        ("alias ll='ls -l' printf=\"printf >&2\"\n", "printf"),
     ] {
         let tmp = tempfile::tempdir().expect("tmp");
         let text = format!("#!/bin/bash\n{definition}echo \"printf (x)\" >&2\necho SUCCESS\n");

@@ -1123,3 +1123,38 @@ fn an_inline_runtime_the_settings_do_not_ask_for_is_a_warning_migrate_acts_on() 
     let (_, report) = json_report(root, &["migrate", "--dry-run", "s"]);
     assert_eq!(report["summary"]["already_migrated"], 1, "{report}");
 }
+
+#[test]
+fn scripts_under_a_skills_assets_or_templates_folder_are_payload_left_out_with_a_note() {
+    // A skill that copies templates/scripts/task.sh into the user's project: migrated, the copy
+    // sourced a runtime that stayed in the skill and exited 70 on every command (new user's
+    // trial P1). Such files are the skill's payload, not its scripts.
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_skill_md(tmp.path(), "tasks");
+    let install = b"#!/bin/bash\ncp \"$(dirname \"$0\")/../templates/scripts/task.sh\" \"$1\"\necho SUCCESS\n";
+    write_script(tmp.path(), "tasks/scripts/install.sh", install);
+    let template = b"#!/bin/bash\necho \"Created: tasks.md\"\n";
+    write_script(tmp.path(), "tasks/templates/scripts/task.sh", template);
+    write_script(tmp.path(), "tasks/assets/hook.sh", template);
+    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "tasks"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains("install.sh"), "{}", stdout(&out));
+    assert!(!stdout(&out).contains("task.sh"), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains(
+            "2 shell script(s) under a skill's assets/ or templates/ folder were not checked (tasks/assets/hook.sh, tasks/templates/scripts/task.sh)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let migrated = run(skillmod(tmp.path()).args(["migrate", "--no-backup", "tasks"]));
+    assert_eq!(migrated.status.code(), Some(0), "{}", stderr(&migrated));
+    let read = |p: &str| std::fs::read(tmp.path().join(p)).expect("read");
+    assert_eq!(read("tasks/templates/scripts/task.sh"), template);
+    assert_eq!(read("tasks/assets/hook.sh"), template);
+    assert_ne!(read("tasks/scripts/install.sh"), install);
+    // Named, a template is checked like any script.
+    let named =
+        run(skillmod(tmp.path()).args(["check", "--no-cache", "tasks/templates/scripts/task.sh"]));
+    assert_eq!(named.status.code(), Some(1), "{}", stdout(&named));
+}
