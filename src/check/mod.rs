@@ -185,21 +185,20 @@ pub(crate) fn check_file(
         }
         _ => {}
     }
-    match read_script_at(path, &meta, options.max_size) {
+    let sourced = || {
+        options.sourcing.sourced_by(selected).is_some()
+            || options.sourcing.sourced_by(path).is_some()
+    };
+    match read_script_at(path, &meta, options.max_size, &sourced) {
         // A file a selected script sources is shell, whatever its name (`helpers.inc`), as
         // migrate reads it.
-        Ok(script)
-            if !Dialect::is_shell_file(selected, &script.body)
-                && options.sourcing.sourced_by(path).is_none() =>
-        {
-            unread(
-                &shown,
-                selected,
-                ReadOutcome::Skipped(crate::domain::refusal::not_shell()),
-                options,
-                profile,
-            )
-        }
+        Ok(script) if !Dialect::is_shell_file(selected, &script.body) && !sourced() => unread(
+            &shown,
+            selected,
+            ReadOutcome::Skipped(crate::domain::refusal::not_shell()),
+            options,
+            profile,
+        ),
         Ok(script) => check_body_at(
             &shown,
             origin,
@@ -1397,8 +1396,12 @@ fn check_staged(
     if crate::config::discover::is_runtime_file(path.file_name().unwrap_or_default()) {
         return runtime_file(&shown, crate::unit::runtime::state_of(bytes));
     }
+    // A file a selected script sources is shell, whatever its name, as on disk.
+    let shell = |body: &[u8]| {
+        Dialect::is_shell_file(path, body) || options.sourcing.sourced_by(path).is_some()
+    };
     let too_large = bytes.len() as u64 > options.max_size;
-    if too_large && !Dialect::is_shell_file(path, bytes) {
+    if too_large && !shell(bytes) {
         let not_shell = ReadOutcome::Skipped(crate::domain::refusal::not_shell());
         return unread(&shown, path, not_shell, options, &Profile::default());
     }
@@ -1418,7 +1421,7 @@ fn check_staged(
         return unjudged(&shown, path, &reason, options);
     }
     let body = crate::fsio::read::Script::from_body(bytes).body;
-    if !Dialect::is_shell_file(path, &body) {
+    if !shell(&body) {
         let not_shell = ReadOutcome::Skipped(crate::domain::refusal::not_shell());
         return unread(&shown, path, not_shell, options, &Profile::default());
     }

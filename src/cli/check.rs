@@ -160,24 +160,20 @@ fn files_to_check(
             crate::unit::sourcing::sourced_targets(path, args.max_size)
         })
     };
+    let libraries = |files: &[std::path::PathBuf], named: &[std::path::PathBuf]| {
+        crate::unit::sourcing::unselected_libraries(files, named, args.max_size, &sources_of)
+    };
     match stdin {
         Some(path) => targets.stdin_files(path, args.stdin_filename.is_some(), resolver),
+        // The index's files as they are, each (no dedup by the work tree's links).
         None if targets.staged => {
-            targets.with_sourcers(targets.files("check", resolver)?, &sources_of, resolver)
+            let files = targets.files("check", resolver)?;
+            let files = targets.with_libraries(files, libraries, resolver)?;
+            targets.with_sourcers(files, &sources_of, resolver)
         }
         None => {
-            let files = targets.with_libraries(
-                targets.files("check", resolver)?,
-                |files, named| {
-                    crate::unit::sourcing::unselected_libraries(
-                        files,
-                        named,
-                        args.max_size,
-                        &sources_of,
-                    )
-                },
-                resolver,
-            )?;
+            let files = targets.files("check", resolver)?;
+            let files = targets.with_libraries(files, libraries, resolver)?;
             Ok(check::once_each(targets.with_sourcers(
                 files,
                 &sources_of,

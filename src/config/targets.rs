@@ -115,18 +115,15 @@ impl Targets {
     }
 
     /// The files to work on (`files`) and the libraries they source that the walk did not select
-    /// (`unit::sourcing::unselected_libraries`), unless excluded. A run narrowed by history
-    /// takes the files it names only. `libraries` is given the files and the named paths (the
-    /// working folder when none is).
+    /// (`unit::sourcing::unselected_libraries`), unless excluded: in a run narrowed by history
+    /// too, since a changed script's new `source` line changes what it prints. `libraries` is
+    /// given the files and the named paths (the working folder when none is).
     pub fn with_libraries(
         &self,
         mut files: Vec<PathBuf>,
         libraries: impl FnOnce(&[PathBuf], &[PathBuf]) -> Vec<PathBuf>,
         resolver: &Arc<Resolver>,
     ) -> Result<Vec<PathBuf>> {
-        if self.staged || self.changed_since.is_some() {
-            return Ok(files);
-        }
         let named = match self.named() {
             named if named.is_empty() => vec![crate::fsio::working_dir()?],
             named => named,

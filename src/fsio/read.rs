@@ -64,9 +64,15 @@ pub enum ReadOutcome {
     Failed(Error),
 }
 
-/// Read `path` if it is a regular, text file no bigger than `max_size`.
-pub fn read_script(path: &Path, max_size: u64) -> Result<Script, ReadOutcome> {
-    read_script_at(path, &stat(path)?, max_size)
+/// Read `path` if it is a regular, text file no bigger than `max_size`. `sourced` says whether
+/// a selected script sources it (asked only of a file over `max_size` that is no shell script by
+/// its name and first line): such a library is shell whatever its name, and left unjudged.
+pub fn read_script(
+    path: &Path,
+    max_size: u64,
+    sourced: &dyn Fn() -> bool,
+) -> Result<Script, ReadOutcome> {
+    read_script_at(path, &stat(path)?, max_size, sourced)
 }
 
 /// `lstat` a script: what `read_script_at` needs.
@@ -80,6 +86,7 @@ pub fn read_script_at(
     path: &Path,
     meta: &std::fs::Metadata,
     max_size: u64,
+    sourced: &dyn Fn() -> bool,
 ) -> Result<Script, ReadOutcome> {
     if meta.file_type().is_symlink() {
         return Err(ReadOutcome::Skipped(Error::new(
@@ -106,7 +113,7 @@ pub fn read_script_at(
     if meta.len() > max_size {
         // A large file that is no shell script by its name and first line is no script left
         // unjudged: it is not a shell script.
-        if !head_is_shell(path) {
+        if !head_is_shell(path) && !sourced() {
             return Err(ReadOutcome::Skipped(crate::domain::refusal::not_shell()));
         }
         return Err(ReadOutcome::Skipped(Error::new(

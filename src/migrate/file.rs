@@ -78,7 +78,9 @@ fn read(
     path: &Path,
     options: &Options,
 ) -> Option<(Script, std::sync::Arc<super::Profile>)> {
-    let script = match read_script(path, options.max_size) {
+    let script = match read_script(path, options.max_size, &|| {
+        options.sourcing.is_library(path)
+    }) {
         Ok(script) => script,
         Err(ReadOutcome::Skipped(reason)) => return unread(report, path, reason, options),
         Err(ReadOutcome::Failed(error)) => return stop(report, Status::Failed, error),

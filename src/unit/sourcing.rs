@@ -102,9 +102,11 @@ impl Sourcing {
             return sourcing;
         }
         let by_id: HashMap<&FileId, &Scanned> = scanned.iter().map(|s| (&s.id, s)).collect();
+        // Every selected file, read or not (one over `max_size` is still a library, unjudged).
+        let selected: HashSet<FileId> = files.iter().filter_map(|f| id_of(f)).collect();
         for script in &scanned {
             for (library, _, _) in &script.sourced {
-                if *library != script.id && by_id.contains_key(library) {
+                if *library != script.id && selected.contains(library) {
                     sourcing
                         .libraries
                         .entry(library.clone())

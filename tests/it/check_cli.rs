@@ -771,6 +771,53 @@ fn a_library_changed_alone_is_judged_with_the_scripts_that_source_it_in_narrowed
 }
 
 #[test]
+fn narrowed_checks_judge_the_library_a_changed_script_now_sources_and_an_inc_changed_alone() {
+    // A commit that only adds `source lib.inc` to execute.sh, lib.inc printing results, passed
+    // --staged and --changed-since; so did staging lib.inc alone, with a note that no selected
+    // script sources it (hostile review hx23 item 1).
+    let tmp = tempfile::tempdir().expect("tmp");
+    let repo = tmp.path();
+    git_init(repo);
+    write_skill_md(repo, "skill");
+    write_script(
+        repo,
+        "skill/execute.sh",
+        b"#!/bin/bash
+true
+",
+    );
+    write_script(
+        repo,
+        "skill/lib.inc",
+        b"echo \"Created: r.md\"\necho SUCCESS\n",
+    );
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "skill"]);
+    let base = git(repo, &["rev-parse", "HEAD"]);
+    write_script(
+        repo,
+        "skill/execute.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"$0\")/lib.inc\"\n",
+    );
+    git(repo, &["add", "-A"]);
+    let narrowed: [&[&str]; 2] = [&["--staged"], &["--changed-since", base.trim()]];
+    for args in narrowed {
+        let (code, report) = json_report(repo, &[&["check", "--no-cache"], args].concat());
+        assert_eq!(code, 1, "{args:?}: {report}");
+        assert_eq!(report["findings"][0]["path"], "skill/lib.inc", "{report}");
+    }
+    git(repo, &["commit", "-qm", "source it"]);
+    write_script(repo, "skill/lib.inc", b"true\n");
+    git(repo, &["commit", "-qam", "quiet"]);
+    write_script(repo, "skill/lib.inc", b"echo SUCCESS\n");
+    git(repo, &["add", "-A"]);
+    let (code, report) = json_report(repo, &["check", "--no-cache", "--staged"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["findings"][0]["path"], "skill/lib.inc", "{report}");
+    assert!(!report.to_string().contains("NOT_SHELL"), "{report}");
+}
+
+#[test]
 fn skill_scripts_of_every_shell_family_are_selected() {
     let tmp = tempfile::tempdir().expect("tmp");
     std::fs::create_dir_all(tmp.path().join("s/scripts")).expect("mkdir");
