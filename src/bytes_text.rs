@@ -367,15 +367,19 @@ pub(crate) fn unquote_path(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// A path as one argument of a command a user can paste into a shell: a leading `-` gets `./`
-/// (never read as an option), and anything a shell would split or expand is single-quoted; a
+/// A path as one argument of a command a user can paste into a shell: a leading `-` or `:` gets
+/// `./` (never read as an option, nor as git's pathspec magic `:(glob)`), and anything a shell would split or expand is single-quoted; a
 /// path whose bytes are not UTF-8 (marked text, see `bytes_text`) or that holds a control
 /// character (which a terminal would act on) is written `$'…'` with octal escapes (bash, zsh,
 /// ksh).
 pub(crate) fn command_arg(path: &str) -> String {
     let bytes = marked_bytes(path);
     if std::str::from_utf8(&bytes).is_err() || path.chars().any(is_terminal_control) {
-        let mut out = String::from(if path.starts_with('-') { "$'./" } else { "$'" });
+        let mut out = String::from(if path.starts_with(['-', ':']) {
+            "$'./"
+        } else {
+            "$'"
+        });
         for &b in bytes.iter() {
             match b {
                 b'\\' | b'\'' => out.push_str(&format!("\\{}", char::from(b))),
@@ -386,7 +390,7 @@ pub(crate) fn command_arg(path: &str) -> String {
         out.push('\'');
         return out;
     }
-    let path = if path.starts_with('-') {
+    let path = if path.starts_with(['-', ':']) {
         format!("./{path}")
     } else {
         path.to_string()

@@ -473,8 +473,16 @@ impl Repo {
             .collect())
     }
 
-    /// Commit exactly `files` (absolute paths) with `message`; other staged changes stay staged.
-    /// Returns the new commit's full hash.
+    /// `files` (absolute paths) as pathspecs git takes literally: a folder named `:(glob)x` is
+    /// that folder, not a pattern.
+    fn literal_specs(&self, files: &[PathBuf]) -> impl Iterator<Item = std::ffi::OsString> {
+        files.iter().map(|file| {
+            let mut spec = std::ffi::OsString::from(":(literal)");
+            spec.push(file.strip_prefix(&self.root).unwrap_or(file));
+            spec
+        })
+    }
+
     /// Tell git about new files (`git add --intent-to-add`), so `commit --only` can take them.
     pub fn intend_to_add(&self, files: &[PathBuf]) -> Result<()> {
         if files.is_empty() {
@@ -482,15 +490,14 @@ impl Repo {
         }
         let mut args: Vec<std::ffi::OsString> =
             vec!["add".into(), "--intent-to-add".into(), "--".into()];
-        for file in files {
-            let rel = file.strip_prefix(&self.root).unwrap_or(file);
-            args.push(rel.as_os_str().to_os_string());
-        }
+        args.extend(self.literal_specs(files));
         self.git(&args)
             .map(|_| ())
             .map_err(|e| Error::new(codes::COMMIT_FAILED, e.message))
     }
 
+    /// Commit exactly `files` (absolute paths) with `message`; other staged changes stay staged.
+    /// Returns the new commit's full hash.
     pub fn commit_only(&self, files: &[PathBuf], message: &str, no_verify: bool) -> Result<String> {
         let mut args: Vec<std::ffi::OsString> = vec![
             "commit".into(),
@@ -503,10 +510,7 @@ impl Repo {
             args.push("--no-verify".into());
         }
         args.push("--".into());
-        for file in files {
-            let rel = file.strip_prefix(&self.root).unwrap_or(file);
-            args.push(rel.as_os_str().to_os_string());
-        }
+        args.extend(self.literal_specs(files));
         self.git(&args)
             .map_err(|e| Error::new(codes::COMMIT_FAILED, e.message))?;
         let head = self.git(&["rev-parse", "HEAD"])?;

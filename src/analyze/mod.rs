@@ -459,11 +459,22 @@ fn examine(
     let legacy_in_parse_error = match (parse_errors, found.legacy.is_empty()) {
         (0, _) => None,
         (_, false) => first_error,
+        // A comment that ends before the first error was read before any damage: its text is
+        // a comment for bash too.
         (_, true) => found.hidden.or_else(|| {
+            let read_before_damage = |at: usize| {
+                let node = tree.root_node().descendant_for_byte_range(at, at);
+                node.is_some_and(|n| {
+                    let end = n.end_position();
+                    n.kind() == "comment"
+                        && first_error.is_some_and(|first| (end.row + 1, end.column + 1) < first)
+                })
+            };
             vocabulary
                 .marker_offsets(source)
-                .first()
-                .map(|&at| parser::line_column(source, at))
+                .into_iter()
+                .find(|&at| !read_before_damage(at))
+                .map(|at| parser::line_column(source, at))
         }),
     };
     Analysis {

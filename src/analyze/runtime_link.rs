@@ -171,6 +171,18 @@ fn safe_relative(relative: &str) -> bool {
 /// `sh PATH`), other scripts `$0`.
 const BASH_SELF: &str = "${BASH_SOURCE:-$0}";
 const SH_SELF: &str = "$0";
+/// Where a shell reads the script from its stdin or a `-c` string (`bash < x`, `curl … | sh`,
+/// `sh -c "$(cat x)"`), `$0` names the shell, and its folder would be the working folder: the line
+/// then looks for the runtime where none can be (`/dev/null/…`), never in the folder the run
+/// stands in. bash says so in `$-` (`s`, `c`), dash only for stdin, so the shell's own names
+/// count too. A bash script knows its file from `BASH_SOURCE` wherever that is set.
+macro_rules! sh_guard {
+    () => {
+        "case $-/${0##*/} in *[cs]*/* | */sh | */dash | */bash) __skm_f=/dev/null/- ;; *) ;; esac; "
+    };
+}
+const SH_GUARD: &str = sh_guard!();
+const BASH_GUARD: &str = concat!("test -n \"${BASH_SOURCE-}\" || ", sh_guard!());
 /// The arguments a failure document's `%s` may take: the cause, and the time.
 pub(crate) const CAUSE_ARGUMENT: &str = "\"${__skm_c}\"";
 pub(crate) const NOW_ARGUMENT: &str = "\"${__skm_now}\"";
@@ -202,7 +214,11 @@ pub(crate) struct LineParts<'a> {
 impl<'a> LineParts<'a> {
     /// The line (without its end).
     pub fn text(&self) -> String {
-        let me = if self.bash { BASH_SELF } else { SH_SELF };
+        let (me, guard) = if self.bash {
+            (BASH_SELF, BASH_GUARD)
+        } else {
+            (SH_SELF, SH_GUARD)
+        };
         let arguments: String = self.arguments.iter().map(|a| format!(" {a}")).collect();
         let [missing, unreadable, version_cause] = CAUSES.map(|c| &c["RUNTIME_".len()..]);
         let now = if self.arguments.contains(&NOW_ARGUMENT) {
@@ -211,7 +227,7 @@ impl<'a> LineParts<'a> {
             ""
         };
         format!(
-            "{LINE_START}{me}\" || echo \"$0\"); __skm_f=$(dirname -- \"${{__skm_f}}\")/{relative}; {settings}__skm_loaded={version} command . \"${{__skm_f}}\"; test \"${{__skm_rt-}}\" = {version}; }} || {{ __skm_c={missing}; test ! -e \"${{__skm_f}}\" || __skm_c={unreadable}; test ! -r \"${{__skm_f}}\" || __skm_c={version_cause}; {now}printf {format}{arguments}; echo \"skillmod: ${{__skm_f}}: ${{__skm_c}}; this skill folder is incomplete, reinstall it whole\" >&2; exit {MISSING_STATUS}; }}",
+            "{LINE_START}{me}\" || echo \"$0\"); {guard}__skm_f=$(dirname -- \"${{__skm_f}}\")/{relative}; {settings}__skm_loaded={version} command . \"${{__skm_f}}\"; test \"${{__skm_rt-}}\" = {version}; }} || {{ __skm_c={missing}; test ! -e \"${{__skm_f}}\" || __skm_c={unreadable}; test ! -r \"${{__skm_f}}\" || __skm_c={version_cause}; {now}printf {format}{arguments}; echo \"skillmod: ${{__skm_f}}: ${{__skm_c}}; this skill folder is incomplete, reinstall it whole\" >&2; exit {MISSING_STATUS}; }}",
             relative = self.relative,
             settings = self.settings,
             version = self.version,
@@ -226,8 +242,9 @@ impl<'a> LineParts<'a> {
             Some(rest) => (true, rest),
             None => (false, rest.strip_prefix(SH_SELF)?),
         };
-        let rest =
-            rest.strip_prefix("\" || echo \"$0\"); __skm_f=$(dirname -- \"${__skm_f}\")/")?;
+        let rest = rest.strip_prefix("\" || echo \"$0\"); ")?;
+        let rest = rest.strip_prefix(if bash { BASH_GUARD } else { SH_GUARD })?;
+        let rest = rest.strip_prefix("__skm_f=$(dirname -- \"${__skm_f}\")/")?;
         let (relative, rest) = rest.split_once("; ")?;
         let (settings, rest) = rest.split_once("__skm_loaded=")?;
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();

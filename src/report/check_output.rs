@@ -34,6 +34,7 @@ pub(crate) enum Renderer {
     },
     Github {
         root_prefix: String,
+        verbose: bool,
     },
     Json(CheckJsonWriter),
     Sarif(SarifWriter),
@@ -57,6 +58,7 @@ impl Renderer {
             },
             CheckFormat::Github => Renderer::Github {
                 root_prefix: root_prefix.to_string(),
+                verbose,
             },
             CheckFormat::Json => Renderer::Json(CheckJsonWriter::start(out)?),
             CheckFormat::Sarif => Renderer::Sarif(SarifWriter::start(out, root_prefix, root_uri)?),
@@ -72,9 +74,10 @@ impl Renderer {
                 ..
             } => check_text::write_file(out, &shown(findings, *verbose), *palette),
             Renderer::Text { silent: true, .. } => Ok(()),
-            Renderer::Github { root_prefix } => {
-                github::write(out, &shown(findings, false), root_prefix)
-            }
+            Renderer::Github {
+                root_prefix,
+                verbose,
+            } => github::write(out, &shown(findings, *verbose), root_prefix),
             Renderer::Json(writer) => writer.push(out, findings),
             Renderer::Sarif(writer) => writer.push(out, findings),
         }
@@ -98,8 +101,8 @@ impl Renderer {
     }
 }
 
-/// The findings a person reads: SKM010's notes on text out of the analysis's reach only on
-/// request (`--verbose`); machine formats carry them all.
+/// The findings a person reads (text, GitHub annotations): SKM010's notes on text out of the
+/// analysis's reach only on request (`--verbose`); machine formats carry them all.
 fn shown(findings: &[Finding], verbose: bool) -> Vec<Finding> {
     findings
         .iter()

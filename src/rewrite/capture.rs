@@ -321,7 +321,7 @@ fn lost_in_a_subshell(
             Error::new(
                 codes::SUBSHELL_RESULT,
                 format!(
-                    "line {line}: this legacy line runs in a subshell (`( … )`, a pipeline, `&`, or a function called in one), and what capture mode records there ends with the subshell: the document would miss it. Print it outside the subshell (a `{{ …; }}` group, or a loop fed by `< <(cmd)`), or migrate with --mode comment; if the line is data the script prints (a report, a list), not its result, suppress it with # skillmod: ignore[SKM001]"
+                    "line {line}: this legacy line runs in a subshell (`( … )`, a pipeline, `&`, or a function called in one), and what capture mode records there ends with the subshell: the document would miss it. If the line is data the script prints (a report, a list), not its result, suppress it with # skillmod: ignore[SKM001]; else print it outside the subshell (a `{{ …; }}` group, or a loop fed by `< <(cmd)`), or migrate with --mode comment (which disables the line and appends a JSON block)"
                 ),
             ),
         ));

@@ -106,6 +106,28 @@ fn github_format_prints_workflow_annotations() {
 }
 
 #[test]
+fn github_annotations_carry_out_of_reach_notes_with_verbose() {
+    // The text, JSON and SARIF reports carried SKM010; GitHub dropped it even with -v, though
+    // it was the only trace of a line the skill prints (hostile review hx23 item 8).
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_script(
+        tmp.path(),
+        "a/execute.sh",
+        b"#!/bin/bash\nout=/dev/stdout; echo SUCCESS > \"$out\"\n",
+    );
+    let quiet = run(skillmod(tmp.path()).args(["check", "--no-cache", "--format", "github", "a"]));
+    assert!(!stdout(&quiet).contains("SKM010"), "{}", stdout(&quiet));
+    let verbose =
+        run(skillmod(tmp.path()).args(["check", "--no-cache", "-v", "--format", "github", "a"]));
+    assert!(
+        stdout(&verbose).contains("::notice file=a/execute.sh,line=2"),
+        "{}",
+        stdout(&verbose)
+    );
+    assert!(stdout(&verbose).contains("SKM010"), "{}", stdout(&verbose));
+}
+
+#[test]
 fn sarif_format_has_rules_and_located_results() {
     let tmp = tempfile::tempdir().expect("tmp");
     write_script(tmp.path(), "a/execute.sh", LEGACY);
@@ -856,6 +878,37 @@ fn a_heredoc_whose_delimiter_is_quoted_in_part_ends_where_bash_ends_it() {
             stdout(&out)
         );
     }
+}
+
+#[test]
+fn a_marker_in_a_comment_before_the_first_parse_error_keeps_no_file_from_a_verdict() {
+    // `# Updated: …` above a regex tree-sitter-bash cannot parse made the file SKM003, exit 2:
+    // a comment read before any damage is a comment for bash too (new user's trial). The same
+    // marker after the error still counts.
+    let regex = r#"if [[ "$line" =~ (TOKEN|KEY)[[:space:]]*[:=]][[:space:]]*["'"'"'][A-Za-z0-9]{15,}["'"'"'] ]]; then
+  echo found >&2
+fi
+"#;
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_skill_md(tmp.path(), "s");
+    let before = format!("#!/bin/bash\nline=$1\n# Updated: also matches quoted tokens\n{regex}");
+    write_script(tmp.path(), "s/scan.sh", before.as_bytes());
+    let out = run(std::process::Command::new("bash")
+        .arg("-n")
+        .arg(tmp.path().join("s/scan.sh")));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "bash accepts it: {}",
+        stderr(&out)
+    );
+    let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
+    assert_eq!(code, 0, "{report}");
+    let after = format!("#!/bin/bash\nline=$1\n{regex}# Updated: also matches quoted tokens\n");
+    write_script(tmp.path(), "s/scan.sh", after.as_bytes());
+    let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
+    assert_eq!(code, 2, "{report}");
+    assert_eq!(report["errors"][0]["rule"], "SKM003", "{report}");
 }
 
 #[test]

@@ -111,6 +111,26 @@ fn commit_holds_exactly_the_migrated_files_and_leaves_the_rest_alone() {
 }
 
 #[test]
+fn commit_takes_a_folder_named_like_git_pathspec_magic_literally() {
+    // A skill folder named `:(glob)x`: git read the path as a pattern, the commit failed with
+    // the scripts rewritten (hostile review hx23 item 7).
+    let tmp = repo_with_skills(&[":(glob)x", "plain"]);
+    let (code, report) = migrate_json(tmp.path(), &["--commit", "skills"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["commit_created"], true, "{report}");
+    let in_commit = git(tmp.path(), &["show", "--name-only", "--format=", "HEAD"]);
+    assert!(
+        in_commit.contains("skills/:(glob)x/execute.sh"),
+        "{in_commit}"
+    );
+    assert!(
+        git(tmp.path(), &["status", "--porcelain"])
+            .lines()
+            .all(|l| !l.contains("x/"))
+    );
+}
+
+#[test]
 fn second_run_creates_no_commit() {
     let tmp = repo_with_skills(&["a"]);
     let (_, first) = migrate_json(tmp.path(), &["--commit", "-m", "migrate skills", "skills"]);

@@ -1158,3 +1158,53 @@ fn scripts_under_a_skills_assets_or_templates_folder_are_payload_left_out_with_a
         run(skillmod(tmp.path()).args(["check", "--no-cache", "tasks/templates/scripts/task.sh"]));
     assert_eq!(named.status.code(), Some(1), "{}", stdout(&named));
 }
+
+#[test]
+fn a_skill_read_from_stdin_or_a_c_string_never_loads_a_runtime_from_the_working_folder() {
+    // `bash < execute.sh`: `$0` is `bash`, and the line sourced `$PWD/skillmod-runtime.sh`, code a
+    // repository the run stands in could plant (hostile review hx23 item 2).
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_skill_md(tmp.path(), "s");
+    write_script(tmp.path(), "s/execute.sh", b"#!/bin/bash\necho SUCCESS\n");
+    write_script(tmp.path(), "s/two.sh", b"#!/bin/sh\necho SUCCESS\n");
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    assert_eq!(code, 0, "{report}");
+    let here = tmp.path().join("here");
+    for planted in [
+        "skillmod-runtime.sh",
+        "scripts/skillmod-runtime.sh",
+        "bash",
+        "sh",
+    ] {
+        write_script(&here, planted, b"touch pwned; __skm_rt=3\n");
+    }
+    for (shell, script) in [
+        ("bash", "s/execute.sh"),
+        ("sh", "s/two.sh"),
+        ("bash", "s/two.sh"),
+    ] {
+        let text = std::fs::read(tmp.path().join(script)).expect("read");
+        let piped = run_with_stdin(Command::new(shell).current_dir(&here), &text);
+        let c_string = run(Command::new(shell)
+            .current_dir(&here)
+            .arg("-c")
+            .arg(String::from_utf8_lossy(&text).as_ref()));
+        for out in [piped, c_string] {
+            assert_eq!(
+                out.status.code(),
+                Some(70),
+                "{shell} {script}: {}",
+                stderr(&out)
+            );
+            let doc = strict(&stdout(&out), script);
+            assert_eq!(doc["errors"][0]["code"], "RUNTIME_MISSING", "{doc}");
+        }
+        assert!(!here.join("pwned").exists(), "{shell} {script}");
+    }
+    // Run from its file, from that folder, it still finds its own runtime.
+    let out = run(Command::new("bash")
+        .arg(tmp.path().join("s/execute.sh"))
+        .current_dir(&here));
+    assert_eq!(strict(&stdout(&out), "execute.sh")["success"], true);
+    assert!(!here.join("pwned").exists());
+}

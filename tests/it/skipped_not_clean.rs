@@ -737,52 +737,36 @@ fn a_not_clear_summary_counts_its_hidden_notes_too() {
 }
 
 #[test]
-fn an_oversize_library_sourced_from_outside_the_skill_is_not_clean() {
+fn an_oversize_library_is_not_clean_wherever_it_lies_and_whatever_its_name() {
     // A library outside the skill folder, over --max-size, was dropped from the run without a
-    // word: "All clear" while bash runs its `echo SUCCESS` (hostile review).
-    let tmp = tempfile::tempdir().expect("tmp");
-    write_skill_md(tmp.path(), "skills/s");
-    write_script(
-        tmp.path(),
-        "skills/s/execute.sh",
-        b"#!/bin/bash\n. \"$(dirname \"$0\")/../../lib/big.sh\"\n",
-    );
-    let mut big = b"echo SUCCESS\n".to_vec();
-    big.extend(std::iter::repeat_n(b'#', 2000));
-    big.push(b'\n');
-    write_script(tmp.path(), "lib/big.sh", &big);
-    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "--max-size", "1000", "."]));
-    let said = stdout(&out);
-    assert!(said.contains("lib/big.sh: SKM004 FILE_TOO_LARGE"), "{said}");
-    assert!(!said.contains("All clear"), "{said}");
-}
-
-#[test]
-fn an_oversize_library_without_a_shell_name_is_unjudged_not_a_non_shell_file() {
-    // `lib.inc` over --max-size, sourced by execute.sh, was "not a shell script … no selected
-    // script sources it" and check said "All clear" (hostile review hx23 item 6).
-    let tmp = tempfile::tempdir().expect("tmp");
-    write_skill_md(tmp.path(), "skill");
-    write_script(
-        tmp.path(),
-        "skill/execute.sh",
-        b"#!/bin/bash\nsource \"$(dirname \"$0\")/lib.inc\"\n",
-    );
-    let mut big = b"echo SUCCESS\n".to_vec();
-    big.extend(std::iter::repeat_n(b'#', 2000));
-    big.push(b'\n');
-    write_script(tmp.path(), "skill/lib.inc", &big);
-    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "--max-size", "1000", "."]));
-    let said = stdout(&out);
-    assert!(
-        said.contains("skill/lib.inc: SKM004 FILE_TOO_LARGE"),
-        "{said}"
-    );
-    assert!(!said.contains("All clear"), "{said}");
-    let out = run(skillmod(tmp.path()).args(["migrate", "--dry-run", "--max-size", "1000", "."]));
-    assert!(
-        stderr(&out).contains("could not be checked"),
-        "{}",
-        stderr(&out)
-    );
+    // word: "All clear" while bash runs its `echo SUCCESS` (hostile review). `lib.inc` beside the
+    // script was "not a shell script … no selected script sources it" (hostile review hx23).
+    for (library, sourced) in [
+        ("lib/big.sh", "../../lib/big.sh"),
+        ("skills/s/lib.inc", "lib.inc"),
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        write_skill_md(tmp.path(), "skills/s");
+        let script = format!("#!/bin/bash\n. \"$(dirname \"$0\")/{sourced}\"\n");
+        write_script(tmp.path(), "skills/s/execute.sh", script.as_bytes());
+        let mut big = b"echo SUCCESS\n".to_vec();
+        big.extend(std::iter::repeat_n(b'#', 2000));
+        big.push(b'\n');
+        write_script(tmp.path(), library, &big);
+        let out =
+            run(skillmod(tmp.path()).args(["check", "--no-cache", "--max-size", "1000", "."]));
+        let said = stdout(&out);
+        assert!(
+            said.contains(&format!("{library}: SKM004 FILE_TOO_LARGE")),
+            "{said}"
+        );
+        assert!(!said.contains("All clear"), "{said}");
+        let out =
+            run(skillmod(tmp.path()).args(["migrate", "--dry-run", "--max-size", "1000", "."]));
+        assert!(
+            stderr(&out).contains("could not be checked"),
+            "{}",
+            stderr(&out)
+        );
+    }
 }
