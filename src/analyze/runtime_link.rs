@@ -69,11 +69,34 @@ impl RuntimeLine {
 }
 
 /// Where line 2 starts, when line 1 is a `#!` shebang.
-pub(crate) fn second_line(source: &[u8]) -> Option<usize> {
+fn second_line(source: &[u8]) -> Option<usize> {
     if !source.starts_with(b"#!") {
         return None;
     }
     memchr::memchr(b'\n', source).map(|i| i + 1)
+}
+
+/// Where skillmod puts the runtime: after the shebang, and after the ShellCheck directives among
+/// the comments that open the script (`# shellcheck disable=SC2034` covers the whole file only
+/// while no command stands before it, and the runtime's line is a command). None without a
+/// shebang and a line after it.
+pub(crate) fn runtime_start(source: &[u8]) -> Option<usize> {
+    let mut at = second_line(source)?;
+    let mut start = at;
+    while let Some(len) = memchr::memchr(b'\n', &source[at..]) {
+        let line = source[at..at + len].trim_ascii();
+        if !line.is_empty() && !line.starts_with(b"#") {
+            break;
+        }
+        at += len + 1;
+        if line
+            .strip_prefix(b"#")
+            .is_some_and(|l| l.trim_ascii_start().starts_with(b"shellcheck "))
+        {
+            start = at;
+        }
+    }
+    Some(start)
 }
 
 /// The runtime line of `source`, if it has one where skillmod puts it and its bytes are
@@ -175,10 +198,14 @@ const SH_SELF: &str = "$0";
 /// `sh -c "$(cat x)"`), `$0` names the shell, and its folder would be the working folder: the line
 /// then looks for the runtime where none can be (`/dev/null/…`), never in the folder the run
 /// stands in. bash says so in `$-` (`s`, `c`), dash only for stdin, so the shell's own names
-/// count too. A bash script knows its file from `BASH_SOURCE` wherever that is set.
+/// count too, and a path that names no file (`sh -c "…" NAME`, a script bash found on `PATH`).
+/// A bash script knows its file from `BASH_SOURCE` wherever that is set.
 macro_rules! sh_guard {
     () => {
-        "case $-/${0##*/} in *[cs]*/* | */sh | */dash | */bash) __skm_f=/dev/null/- ;; *) ;; esac; "
+        concat!(
+            "case $-/${0##*/} in *[cs]*/* | */sh | */dash | */bash) __skm_f=/dev/null/- ;; *) ;; esac; ",
+            "test -f \"${__skm_f}\" || __skm_f=/dev/null/-; "
+        )
     };
 }
 const SH_GUARD: &str = sh_guard!();
@@ -227,7 +254,7 @@ impl<'a> LineParts<'a> {
             ""
         };
         format!(
-            "{LINE_START}{me}\" || echo \"$0\"); {guard}__skm_f=$(dirname -- \"${{__skm_f}}\")/{relative}; {settings}__skm_loaded={version} command . \"${{__skm_f}}\"; test \"${{__skm_rt-}}\" = {version}; }} || {{ __skm_c={missing}; test ! -e \"${{__skm_f}}\" || __skm_c={unreadable}; test ! -r \"${{__skm_f}}\" || __skm_c={version_cause}; {now}printf {format}{arguments}; echo \"skillmod: ${{__skm_f}}: ${{__skm_c}}; this skill folder is incomplete, reinstall it whole\" >&2; exit {MISSING_STATUS}; }}",
+            "{LINE_START}{me}\" || echo \"{me}\"); {guard}__skm_f=$(dirname -- \"${{__skm_f}}\")/{relative}; {settings}__skm_loaded={version} command . \"${{__skm_f}}\"; test \"${{__skm_rt-}}\" = {version}; }} || {{ __skm_c={missing}; test ! -e \"${{__skm_f}}\" || __skm_c={unreadable}; test ! -r \"${{__skm_f}}\" || __skm_c={version_cause}; {now}printf {format}{arguments}; echo \"skillmod: ${{__skm_f}}: ${{__skm_c}}; this skill folder is incomplete, reinstall it whole\" >&2; exit {MISSING_STATUS}; }}",
             relative = self.relative,
             settings = self.settings,
             version = self.version,
@@ -242,7 +269,10 @@ impl<'a> LineParts<'a> {
             Some(rest) => (true, rest),
             None => (false, rest.strip_prefix(SH_SELF)?),
         };
-        let rest = rest.strip_prefix("\" || echo \"$0\"); ")?;
+        let rest = rest
+            .strip_prefix("\" || echo \"")?
+            .strip_prefix(if bash { BASH_SELF } else { SH_SELF })?
+            .strip_prefix("\"); ")?;
         let rest = rest.strip_prefix(if bash { BASH_GUARD } else { SH_GUARD })?;
         let rest = rest.strip_prefix("__skm_f=$(dirname -- \"${__skm_f}\")/")?;
         let (relative, rest) = rest.split_once("; ")?;
@@ -403,9 +433,17 @@ pub fn known_version(text: &[u8]) -> Option<u32> {
         .or_else(|| TRUSTED.read().ok()?.get(&hash).copied())
 }
 
-/// The runtime found where skillmod puts it, whoever wrote it.
+/// The runtime found where skillmod puts it, whoever wrote it: after the opening ShellCheck
+/// directives, or on line 2, where skillmod put it before (and still does without directives).
 fn candidate(source: &[u8]) -> Option<RuntimeLine> {
-    let start = second_line(source)?;
+    let start = runtime_start(source)?;
+    candidate_at(source, start).or_else(|| {
+        let line_2 = second_line(source).filter(|&at| at != start)?;
+        candidate_at(source, line_2)
+    })
+}
+
+fn candidate_at(source: &[u8], start: usize) -> Option<RuntimeLine> {
     let rest = &source[start..];
     let line_end = memchr::memchr(b'\n', rest).map_or(source.len(), |i| start + i + 1);
     let line = &source[start..line_end];

@@ -22,7 +22,7 @@ use crate::fsio::{STATE_DIR, limited};
 const MAX_ENTRIES: usize = 200_000;
 /// Bumped when the stored shape or the analysis changes, so old caches are dropped rather than
 /// misread or trusted.
-const FORMAT: &str = "52";
+const FORMAT: &str = "53";
 /// The cache file's name in its folder.
 const FILE_NAME: &str = "check.bin";
 
@@ -61,6 +61,8 @@ pub struct Entry {
     pub mentions_suppression: bool,
     /// The capture runtime the script loads, as its text says.
     pub runtime: Runtime,
+    /// The line the runtime (or what stands in its place) starts on; 0 when there is none.
+    pub runtime_line: usize,
     /// What the one verdict reads of the analysis (whether migrate would refuse the script).
     pub verdict: crate::verdict::Facts,
     /// The files the script sources (`.`/`source` with a literal path), with their lines,

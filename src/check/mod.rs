@@ -477,6 +477,15 @@ fn unmarked_entry(body: &[u8]) -> Option<cache::Entry> {
 
 /// The part of a cache entry that names the runtime a migrated script loads.
 fn runtime_entry(body: &[u8], link: Option<runtime_link::RuntimeLine>) -> cache::Entry {
+    let foreign = match link {
+        Some(_) => None,
+        None => runtime_link::foreign(body),
+    };
+    let start = link
+        .as_ref()
+        .or(foreign.as_ref())
+        .map(|found| found.range().start);
+    let runtime_line = start.map_or(0, |at| memchr::memchr_iter(b'\n', &body[..at]).count() + 1);
     let runtime = match link {
         Some(runtime_link::RuntimeLine::Sourced {
             relative,
@@ -495,11 +504,12 @@ fn runtime_entry(body: &[u8], link: Option<runtime_link::RuntimeLine>) -> cache:
                 keep_stdout: runtime_link::setting(settings, "__skm_stdout").is_some(),
             }
         }
-        None if runtime_link::foreign(body).is_some() => cache::Runtime::Foreign,
+        None if foreign.is_some() => cache::Runtime::Foreign,
         None => cache::Runtime::None,
     };
     cache::Entry {
         runtime,
+        runtime_line,
         ..cache::Entry::default()
     }
 }
@@ -518,11 +528,13 @@ fn runtime_finding(
 ) -> Option<Finding> {
     use crate::rewrite::capture::RUNTIME_VERSION;
     let runtimes = &options.runtimes;
+    // The runtime's line: line 2, or after the ShellCheck directives that open the script.
+    let at = entry.runtime_line.max(2);
     if let Some(line) = entry.exit_claim {
         let message = format!(
-            "line 2 says a clean exit is success (`__skm_need=0`), which skillmod writes only for a script without a success line, but line {line} records one: the skill would report success where the original printed none; migrate rewrites line 2"
+            "line {at} says a clean exit is success (`__skm_need=0`), which skillmod writes only for a script without a success line, but line {line} records one: the skill would report success where the original printed none; migrate rewrites line {at}"
         );
-        let finding = Finding::new(Rule::RuntimeOutOfDate, shown, (2, 1), message)
+        let finding = Finding::new(Rule::RuntimeOutOfDate, shown, (at, 1), message)
             .severity(rules::Severity::Error)
             .fix(Some(format!(
                 "skillmod migrate {}",
@@ -538,7 +550,7 @@ fn runtime_finding(
         cache::Runtime::Foreign => (
             rules::Severity::Error,
             codes::RUNTIME_FOREIGN,
-            "line 2 stands where skillmod puts the runtime, but is not what skillmod writes (edited, or written by someone else): it is read as the script's own code; migrate --replace-runtime rewrites it".to_string(),
+            format!("line {at} stands where skillmod puts the runtime, but is not what skillmod writes (edited, or written by someone else): it is read as the script's own code; migrate --replace-runtime rewrites it"),
         ),
         cache::Runtime::Block { version, .. }
             if *version >= RUNTIME_VERSION
@@ -571,8 +583,7 @@ fn runtime_finding(
         cache::Runtime::File { relative, .. } => file_runtime(script, relative, runtimes, cache)
             .or_else(|| elsewhere(script, relative, &options.named, profile.placement))?,
     };
-    // The runtime line follows the shebang in both forms.
-    let finding = Finding::new(Rule::RuntimeOutOfDate, shown, (2, 1), message)
+    let finding = Finding::new(Rule::RuntimeOutOfDate, shown, (at, 1), message)
         .severity(severity)
         .fix(Some(runtime_fix(reason, shown, &entry.runtime)));
     Some(Finding {

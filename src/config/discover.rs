@@ -689,28 +689,6 @@ impl SkillFolders {
         }
         found
     }
-
-    /// Whether the file at `path` (absolute) lies under an `assets/` or `templates/` folder of its
-    /// skill: files a skill copies elsewhere (the Agent Skills format's `assets/` holds templates),
-    /// where no runtime of the skill follows them.
-    fn in_payload(&self, path: &Path) -> bool {
-        for folder in path.ancestors().skip(1) {
-            if folder
-                .file_name()
-                .is_some_and(|name| name == "assets" || name == "templates")
-            {
-                return true;
-            }
-            let skill = match &self.staged {
-                Some(staged) => staged.contains(folder),
-                None => crate::fsio::is_skill_folder(folder),
-            };
-            if skill || folder.join(".git").exists() {
-                return false;
-            }
-        }
-        false
-    }
 }
 
 /// Whether a file is a shell script, by its name or by its first line (read without blocking,
@@ -748,9 +726,8 @@ fn take(
         return false;
     };
     let linked_folder = entry.path_is_symlink() && path.is_dir();
-    let in_skill = || skills.holds(path) && is_shell_file(path);
     let selected =
-        || f.names.is_match(entry.file_name()) || (in_skill() && !skills.in_payload(path));
+        || f.names.is_match(entry.file_name()) || (skills.holds(path) && is_shell_file(path));
     if let Some(exclude) = f.exclude.as_ref().filter(|e| e.matches(path, false)) {
         if linked_folder || selected() {
             left_out.excluded(exclude.source.as_deref(), path.to_path_buf());
@@ -764,9 +741,7 @@ fn take(
     if selected() {
         return true;
     }
-    if in_skill() {
-        left_out.payload_file(path.to_path_buf());
-    } else if path.extension().is_some_and(|e| e == "sh" || e == "bash") {
+    if path.extension().is_some_and(|e| e == "sh" || e == "bash") {
         left_out.shell_file();
     }
     false

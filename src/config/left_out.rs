@@ -27,9 +27,6 @@ pub fn excluded_entry_point(settings: &Path, base: &Path) -> crate::error::Error
 pub struct LeftOut {
     /// `.sh`/`.bash` files outside skill folders, not `execute.sh`, no `--include` match.
     shell_files: AtomicUsize,
-    /// Shell scripts under a skill's `assets/` or `templates/` folder (absolute): files the skill
-    /// copies elsewhere, which a runtime beside them would not follow.
-    payload_files: Mutex<Vec<PathBuf>>,
     /// Symlinked folders met (the links, absolute), which a walk never follows.
     linked_folders: Mutex<Vec<PathBuf>>,
     /// Paths an `exclude` left out (folders pruned, files a walk would have taken, files named),
@@ -76,10 +73,6 @@ impl LeftOut {
         let _ = self
             .shell_files
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
-    }
-
-    pub(crate) fn payload_file(&self, path: PathBuf) {
-        locked(&self.payload_files).push(path);
     }
 
     pub(crate) fn linked_folder(&self, link: PathBuf) {
@@ -180,18 +173,6 @@ impl LeftOut {
             notes.push(Note {
                 text: format!(
                     "{n} shell file(s) (.sh/.bash) outside skill folders were not checked (neither execute.sh nor in a folder holding SKILL.md); --include '*.sh' takes them"
-                ),
-                verbose_only: false,
-            });
-        }
-        let mut payload = locked(&self.payload_files).clone();
-        if !payload.is_empty() && !include_given {
-            payload.sort();
-            notes.push(Note {
-                text: format!(
-                    "{} shell script(s) under a skill's assets/ or templates/ folder were not checked ({}): a skill copies such files elsewhere, where its runtime does not follow them; name them, or --include, to check them",
-                    payload.len(),
-                    listed(&payload.iter().map(|p| shown(p, base)).collect::<Vec<_>>())
                 ),
                 verbose_only: false,
             });

@@ -168,9 +168,10 @@ impl Targets {
         };
         let taken: std::collections::HashSet<PathBuf> =
             files.iter().map(|f| canonical(f)).collect();
+        // A link is a changed library at its target (a link retargeted changes what is sourced).
         let others: std::collections::HashSet<PathBuf> = changed
             .iter()
-            .filter(|f| std::fs::symlink_metadata(f).is_ok_and(|m| m.is_file()))
+            .filter(|f| std::fs::metadata(f).is_ok_and(|m| m.is_file()))
             .map(|f| canonical(f))
             .collect();
         // Selected or not: a changed library in a skill folder is selected itself, and its
@@ -189,13 +190,27 @@ impl Targets {
         selection.force_select = false;
         selection.dirs = vec![repo.root.clone()];
         let scripts = super::discover::discover(&selection)?;
+        // What each script sources, and what those source in turn (`a.inc` sourcing `b.inc`):
+        // a change anywhere down the chain changes what the script prints.
         let sourced = crate::parallel::map(&scripts, |script| {
-            let dir = script.parent().unwrap_or(std::path::Path::new("."));
-            sources_of(script)
-                .into_iter()
-                .map(|target| canonical(&dir.join(target)))
-                .filter(|target| others.contains(target))
-                .collect::<Vec<_>>()
+            let mut reached = std::collections::HashSet::new();
+            let mut next = vec![script.clone()];
+            let mut changed_below = false;
+            while let Some(file) = next.pop() {
+                let dir = file.parent().unwrap_or(std::path::Path::new("."));
+                for target in sources_of(&file) {
+                    let target = canonical(&dir.join(target));
+                    if target.is_file() && reached.insert(target.clone()) {
+                        changed_below |= others.contains(&target);
+                        next.push(target);
+                    }
+                }
+            }
+            if changed_below {
+                reached.into_iter().collect::<Vec<_>>()
+            } else {
+                Vec::new()
+            }
         });
         let mut added = taken;
         for (script, libraries) in scripts.into_iter().zip(sourced) {

@@ -662,7 +662,9 @@ fn upkeep(
         format!("one line sourcing {relative}")
     };
     let message = if replaced {
-        format!("line 2, which was not what skillmod writes, becomes {after} (--replace-runtime)")
+        format!(
+            "the runtime's line, which was not what skillmod writes, becomes {after} (--replace-runtime)"
+        )
     } else if recorded_success {
         format!(
             "{before} said a clean exit is success (`__skm_need=0`), but the script records a success line: it becomes {after} without that setting"
@@ -680,14 +682,14 @@ fn upkeep(
     Some(plan)
 }
 
-/// `RUNTIME_FOREIGN` for a script whose line 2 stands where skillmod puts the runtime but is not
+/// `RUNTIME_FOREIGN` for a script whose line where skillmod puts the runtime is not
 /// what skillmod writes: replaced with `--replace-runtime`, unless the script also has legacy
 /// lines (then by hand first).
 fn foreign_line(asked: bool) -> Error {
-    let what = "line 2 stands where skillmod puts the runtime, but is not what skillmod writes (edited, or written by someone else)";
+    let what = "the line after the shebang where skillmod puts the runtime is not what skillmod writes (edited, or written by someone else)";
     let message = if asked {
         format!(
-            "{what}, and the script has legacy lines too: put back the line skillmod wrote (or delete line 2), then migrate again"
+            "{what}, and the script has legacy lines too: put back the line skillmod wrote (or delete that line), then migrate again"
         )
     } else {
         format!(

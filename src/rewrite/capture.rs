@@ -192,15 +192,23 @@ pub(crate) fn shadowed_command(
         let command = std::iter::successors(Some(node), |n| n.parent())
             .take(4)
             .find(|n| n.kind() == "command")?;
-        let alias = command
-            .child_by_field_name("name")
-            .is_some_and(|n| &source[n.byte_range()] == b"alias");
-        let argument = command
-            .children_by_field_name("argument", &mut command.walk())
-            .any(|arg| {
-                let start = arg.start_byte();
-                start == at || (start + 1 == at && matches!(source[start], b'\'' | b'"'))
-            });
+        // `alias`, `\alias`, `builtin alias`, `command alias` (an eval'd or computed one is out of reach).
+        let word = |n: tree_sitter::Node<'_>| {
+            let text = &source[n.byte_range()];
+            text.strip_prefix(b"\\").unwrap_or(text)
+        };
+        let command_name = command.child_by_field_name("name").map(word);
+        let mut cursor = command.walk();
+        let mut arguments = command.children_by_field_name("argument", &mut cursor);
+        let alias = match command_name {
+            Some(b"alias") => true,
+            Some(b"builtin" | b"command") => arguments.next().is_some_and(|a| word(a) == b"alias"),
+            _ => false,
+        };
+        let argument = arguments.any(|arg| {
+            let start = arg.start_byte();
+            start == at || (start + 1 == at && matches!(source[start], b'\'' | b'"'))
+        });
         (alias && argument).then(|| (command.start_position().row + 1, name, "an alias named"))
     })
 }
@@ -971,21 +979,16 @@ fn block_text(settings: &str, text: &str) -> String {
 /// the runtime goes on line 2 as in every other script. Bash, as such a script is read.
 use crate::domain::refusal::ADDED_SHEBANG;
 
-/// Put the runtime block after the shebang: every later line moves down by the block's lines.
+/// Put the runtime block after the shebang (and the ShellCheck directives that open the script):
+/// every later line moves down by the block's lines.
 /// A script without one gets `ADDED_SHEBANG` in front of the block.
 fn insert_block(plan: &mut Plan, source: &[u8], block: &str) {
     if !source.starts_with(b"#!") {
         plan.push(0, 0, format!("{ADDED_SHEBANG}\n{block}"), Reason::Runtime);
         return;
     }
-    let first_end = placement::line_end(source, 0);
-    match memchr::memchr(b'\n', &source[first_end..]) {
-        Some(i) => plan.push(
-            first_end + i + 1,
-            first_end + i + 1,
-            block.to_string(),
-            Reason::Runtime,
-        ),
+    match runtime_link::runtime_start(source) {
+        Some(at) => plan.push(at, at, block.to_string(), Reason::Runtime),
         None => plan.push(
             source.len(),
             source.len(),
@@ -1018,7 +1021,8 @@ fn settings(link: &Link, need: Need) -> String {
 /// source line nor the settings give one; the same one `validate` reads legacy text with.
 pub use crate::contract::legacy_text::DEFAULT_CONFIDENCE;
 
-/// Put the source line after the shebang. Every later line moves down by exactly one; a
+/// Put the source line after the shebang (and the ShellCheck directives that open the script).
+/// Every later line moves down by exactly one; a
 /// script without a shebang (named with `--skill-path`) gets `ADDED_SHEBANG` and the line in
 /// front of its first line, which moves down by two.
 fn insert_source_line(plan: &mut Plan, source: &[u8], line: &str) {
@@ -1040,14 +1044,8 @@ fn insert_source_line(plan: &mut Plan, source: &[u8], line: &str) {
         );
         return;
     }
-    let first_end = placement::line_end(source, 0);
-    match memchr::memchr(b'\n', &source[first_end..]) {
-        Some(i) => plan.push(
-            first_end + i + 1,
-            first_end + i + 1,
-            format!("{line}{eol}"),
-            Reason::Runtime,
-        ),
+    match runtime_link::runtime_start(source) {
+        Some(at) => plan.push(at, at, format!("{line}{eol}"), Reason::Runtime),
         None => plan.push(
             source.len(),
             source.len(),

@@ -179,11 +179,22 @@ impl Deferred {
         }
     }
 
-    /// The first selected script (in path order) that sources `path`, if one does.
+    /// The selected script that sources `path`, if one does, through the libraries between
+    /// (`execute.sh` for `b.inc` that `a.inc` sources): the first (in path order) at each step,
+    /// up to one no selected script sources, which is the one migrate gives the runtime.
     pub fn sourced_by(&self, path: &Path) -> Option<&Path> {
-        self.found
-            .get_or_init(|| Sourcing::libraries(&self.files, self.max_size))
-            .sourced_by(path)
+        let sourcing = self
+            .found
+            .get_or_init(|| Sourcing::libraries(&self.files, self.max_size));
+        let mut host = sourcing.sourced_by(path)?;
+        let mut seen = HashSet::from([id_of(path)]);
+        while let Some(up) = sourcing.sourced_by(host) {
+            if !seen.insert(id_of(host)) {
+                break;
+            }
+            host = up;
+        }
+        Some(host)
     }
 
     /// The selected script that reads `path`'s stdout, and the line (`Callers::read_by`).
@@ -236,7 +247,7 @@ fn scan_one(
 
 /// The files the selected scripts source that are not selected themselves and may hold legacy
 /// lines (`lib/common.sh` beside `skills/`): regular files inside the sourcing script's project
-/// root (found from the `named` paths, as migrate finds it), never a symlink. Selected too, they
+/// root (found from the `named` paths, as migrate finds it), or a symlink to one there. Selected too, they
 /// are libraries as any other, so a result a skill prints through one is found and recorded (the
 /// walk alone selects only shell scripts in skill folders). `sources_of` gives the paths a file
 /// sources (`sourced_targets`, or check's cache of them).
@@ -251,9 +262,9 @@ pub fn unselected_libraries(
     let mut seen = HashSet::new();
     let mut taken = Vec::new();
     let mut round = files.to_vec();
-    // A library that a library sources (`a.inc` sourcing `b.inc`) is taken too, round by round;
-    // the bound stops a chain that a hostile repository makes long.
-    for _ in 0..16 {
+    // A library that a library sources (`a.inc` sourcing `b.inc`) is taken too, round by round:
+    // each file once, so a cycle or a long chain ends.
+    loop {
         let found = crate::parallel::map(&round, |path| {
             let sourced = sources_of(path);
             if sourced.is_empty() {
@@ -265,7 +276,8 @@ pub fn unselected_libraries(
                 .into_iter()
                 .map(|target| dir.join(target))
                 .filter(|library| {
-                    std::fs::symlink_metadata(library).is_ok_and(|m| m.is_file())
+                    // A link is followed to a file inside the project root, never out of it.
+                    std::fs::metadata(library).is_ok_and(|m| m.is_file())
                         && crate::fsio::canonical(library).starts_with(&root)
                         && id_of(library).is_some_and(|id| {
                             !selected

@@ -200,11 +200,11 @@ fn capture_adds_one_short_line_and_changes_only_the_legacy_ones() {
     }
 }
 
-/// The longest source line skillmod writes for the default template (measured: 753 characters
+/// The longest source line skillmod writes for the default template (measured: 814 characters
 /// for a bash script at the depth of the example skills, the failure document included; the
 /// 300 the issue hoped for cannot hold the document, the symlink resolution and the version
 /// check together).
-const SOURCE_LINE_BUDGET: usize = 760;
+const SOURCE_LINE_BUDGET: usize = 820;
 
 #[test]
 fn every_script_of_a_skill_sources_its_one_runtime_file_and_names_only_its_own_settings() {
@@ -397,6 +397,11 @@ D=$(dirname \"$0\")\n. \"$D/a.inc\"\necho done >&2\n",
     let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
     assert_eq!(code, 1, "{report}");
     assert_eq!(report["findings"][0]["path"], "s/b.inc", "{report}");
+    // The hint names the script that gets the runtime, not the library between (hx24 item 5).
+    assert_eq!(
+        report["findings"][0]["fix"], "skillmod migrate s/execute.sh s/b.inc",
+        "{report}"
+    );
     let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
     assert_eq!(code, 0, "{report}");
     let ran = run_script(
@@ -411,6 +416,30 @@ D=$(dirname \"$0\")\n. \"$D/a.inc\"\necho done >&2\n",
     assert_eq!(doc["deliverables"], serde_json::json!(["x.txt"]));
     let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
     assert_eq!(code, 0, "{report}");
+}
+
+#[test]
+fn a_chain_of_libraries_is_followed_to_its_end_and_a_cycle_ends() {
+    // The walk stopped after 16 levels: a result line in the 17th passed (hostile review hx24).
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_skill_md(tmp.path(), "s");
+    write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/bash\nD=$(dirname \"$0\")\n. \"$D/l0.inc\"\n",
+    );
+    for i in 0..20 {
+        // Each sources the next, and the first again (a cycle bash never runs: a guard).
+        let text = format!(
+            "[ -n \"$L{i}\" ] && return; L{i}=1\n. \"$D/l{}.inc\"\n. \"$D/l0.inc\"\n",
+            i + 1
+        );
+        write_script(tmp.path(), &format!("s/l{i}.inc"), text.as_bytes());
+    }
+    write_script(tmp.path(), "s/l20.inc", b"echo SUCCESS\n");
+    let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["findings"][0]["path"], "s/l20.inc", "{report}");
 }
 
 /// A library (a top-level `return`) that no selected script sources through a path skillmod
@@ -920,6 +949,15 @@ fn a_function_named_like_a_command_the_runtime_runs_is_refused() {
         // the migrated document claimed success (hostile review hx22 item 7).
         ("shopt -s expand_aliases\nalias echo='echo >&2'\n", "echo"),
         ("alias ll='ls -l' printf=\"printf >&2\"\n", "printf"),
+        // Spellings that still run the builtin (hostile review hx24 item 8).
+        (
+            "shopt -s expand_aliases\nbuiltin alias echo='echo >&2'\n",
+            "echo",
+        ),
+        (
+            "shopt -s expand_aliases\ncommand alias 'echo=echo >&2'\n",
+            "echo",
+        ),
     ] {
         let tmp = tempfile::tempdir().expect("tmp");
         let text = format!("#!/bin/bash\n{definition}echo \"printf (x)\" >&2\necho SUCCESS\n");

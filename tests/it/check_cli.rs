@@ -837,6 +837,46 @@ true
     assert_eq!(code, 1, "{report}");
     assert_eq!(report["findings"][0]["path"], "skill/lib.inc", "{report}");
     assert!(!report.to_string().contains("NOT_SHELL"), "{report}");
+    // Two levels down (lib.inc sources deep.inc), and through a link inside the skill: a change
+    // to deep.inc alone, then the link retargeted, each passed (hostile review hx24 items 3, 4).
+    git(repo, &["commit", "-qm", "print"]);
+    write_script(
+        repo,
+        "skill/lib.inc",
+        b"true\n. \"$(dirname \"$0\")/deep.inc\"\n",
+    );
+    write_script(repo, "skill/deep.inc", b"true\n");
+    write_script(repo, "skill/quiet.inc", b"true\n");
+    std::os::unix::fs::symlink("quiet.inc", repo.join("skill/link.inc")).expect("link");
+    write_script(
+        repo,
+        "skill/execute.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"$0\")/lib.inc\"\nsource \"$(dirname \"$0\")/link.inc\"\n",
+    );
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "chain"]);
+    let base = git(repo, &["rev-parse", "HEAD"]);
+    write_script(repo, "skill/deep.inc", b"echo SUCCESS\n");
+    git(repo, &["add", "-A"]);
+    let found = |args: &[&str]| {
+        let (code, report) = json_report(repo, &[&["check", "--no-cache"], args].concat());
+        assert_eq!(code, 1, "{args:?}: {report}");
+        report["findings"][0]["path"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert_eq!(found(&["--staged"]), "skill/deep.inc");
+    assert_eq!(found(&["--changed-since", base.trim()]), "skill/deep.inc");
+    git(repo, &["commit", "-qm", "deep"]);
+    write_script(repo, "skill/deep.inc", b"true\n");
+    write_script(repo, "skill/loud.inc", b"echo SUCCESS\n");
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "loud"]);
+    std::fs::remove_file(repo.join("skill/link.inc")).expect("rm");
+    std::os::unix::fs::symlink("loud.inc", repo.join("skill/link.inc")).expect("link");
+    git(repo, &["add", "-A"]);
+    assert_eq!(found(&["--staged"]), "skill/loud.inc");
 }
 
 #[test]

@@ -1125,41 +1125,6 @@ fn an_inline_runtime_the_settings_do_not_ask_for_is_a_warning_migrate_acts_on() 
 }
 
 #[test]
-fn scripts_under_a_skills_assets_or_templates_folder_are_payload_left_out_with_a_note() {
-    // A skill that copies templates/scripts/task.sh into the user's project: migrated, the copy
-    // sourced a runtime that stayed in the skill and exited 70 on every command (new user's
-    // trial P1). Such files are the skill's payload, not its scripts.
-    let tmp = tempfile::tempdir().expect("tmp");
-    write_skill_md(tmp.path(), "tasks");
-    let install = b"#!/bin/bash\ncp \"$(dirname \"$0\")/../templates/scripts/task.sh\" \"$1\"\necho SUCCESS\n";
-    write_script(tmp.path(), "tasks/scripts/install.sh", install);
-    let template = b"#!/bin/bash\necho \"Created: tasks.md\"\n";
-    write_script(tmp.path(), "tasks/templates/scripts/task.sh", template);
-    write_script(tmp.path(), "tasks/assets/hook.sh", template);
-    let out = run(skillmod(tmp.path()).args(["check", "--no-cache", "tasks"]));
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(stdout(&out).contains("install.sh"), "{}", stdout(&out));
-    assert!(!stdout(&out).contains("task.sh"), "{}", stdout(&out));
-    assert!(
-        stderr(&out).contains(
-            "2 shell script(s) under a skill's assets/ or templates/ folder were not checked (tasks/assets/hook.sh, tasks/templates/scripts/task.sh)"
-        ),
-        "{}",
-        stderr(&out)
-    );
-    let migrated = run(skillmod(tmp.path()).args(["migrate", "--no-backup", "tasks"]));
-    assert_eq!(migrated.status.code(), Some(0), "{}", stderr(&migrated));
-    let read = |p: &str| std::fs::read(tmp.path().join(p)).expect("read");
-    assert_eq!(read("tasks/templates/scripts/task.sh"), template);
-    assert_eq!(read("tasks/assets/hook.sh"), template);
-    assert_ne!(read("tasks/scripts/install.sh"), install);
-    // Named, a template is checked like any script.
-    let named =
-        run(skillmod(tmp.path()).args(["check", "--no-cache", "tasks/templates/scripts/task.sh"]));
-    assert_eq!(named.status.code(), Some(1), "{}", stdout(&named));
-}
-
-#[test]
 fn a_skill_read_from_stdin_or_a_c_string_never_loads_a_runtime_from_the_working_folder() {
     // `bash < execute.sh`: `$0` is `bash`, and the line sourced `$PWD/skillmod-runtime.sh`, code a
     // repository the run stands in could plant (hostile review hx23 item 2).
@@ -1185,11 +1150,20 @@ fn a_skill_read_from_stdin_or_a_c_string_never_loads_a_runtime_from_the_working_
     ] {
         let text = std::fs::read(tmp.path().join(script)).expect("read");
         let piped = run_with_stdin(Command::new(shell).current_dir(&here), &text);
-        let c_string = run(Command::new(shell)
-            .current_dir(&here)
-            .arg("-c")
-            .arg(String::from_utf8_lossy(&text).as_ref()));
-        for out in [piped, c_string] {
+        let c_string = |name: Option<&str>| {
+            run(Command::new(shell)
+                .current_dir(&here)
+                .arg("-c")
+                .arg(String::from_utf8_lossy(&text).as_ref())
+                .args(name))
+        };
+        // dash leaves `$-` empty under -c, and `NAME` is `$0` (hostile review hx24 item 1).
+        for out in [
+            piped,
+            c_string(None),
+            c_string(Some("_")),
+            c_string(Some("")),
+        ] {
             assert_eq!(
                 out.status.code(),
                 Some(70),
@@ -1201,6 +1175,18 @@ fn a_skill_read_from_stdin_or_a_c_string_never_loads_a_runtime_from_the_working_
         }
         assert!(!here.join("pwned").exists(), "{shell} {script}");
     }
+    // `bash two.sh` from another folder, bash finding two.sh on PATH: `$0` names no file there.
+    let path = format!(
+        "{}:{}",
+        tmp.path().join("s").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = run(Command::new("bash")
+        .arg("two.sh")
+        .env("PATH", path)
+        .current_dir(&here));
+    assert_eq!(out.status.code(), Some(70), "{}", stderr(&out));
+    assert!(!here.join("pwned").exists());
     // Run from its file, from that folder, it still finds its own runtime.
     let out = run(Command::new("bash")
         .arg(tmp.path().join("s/execute.sh"))
