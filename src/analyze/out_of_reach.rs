@@ -152,12 +152,22 @@ pub(super) fn find(
         if inside(at) {
             continue;
         }
-        let Some(form) = root
-            .descendant_for_byte_range(at, at + 1)
-            .and_then(|node| form_around(node, survey, source, vocabulary, &elsewhere))
-        else {
+        let Some(node) = root.descendant_for_byte_range(at, at + 1) else {
             continue;
         };
+        let Some(form) = form_around(node, survey, source, vocabulary, &elsewhere) else {
+            continue;
+        };
+        // A heredoc line `cat` prints is output as it stands: one the vocabulary reads as no
+        // result line (`  - Complete   - mark a task done` in a usage text) is no legacy-looking
+        // text.
+        let in_heredoc = || {
+            std::iter::successors(Some(node), |n| n.parent()).any(|n| n.kind() == "heredoc_body")
+        };
+        if form == Form::CatHeredoc && in_heredoc() && !prints_a_result_line(source, at, vocabulary)
+        {
+            continue;
+        }
         let position = super::parser::line_column(source, at);
         if out.last().is_none_or(|last| last.line != position.0) {
             out.push(OutOfReach {
@@ -168,6 +178,16 @@ pub(super) fn find(
         }
     }
     out
+}
+
+/// Whether the source line holding `at`, printed as it stands, is a result line.
+fn prints_a_result_line(source: &[u8], at: usize, vocabulary: Vocabulary) -> bool {
+    let start = memchr::memrchr(b'\n', &source[..at]).map_or(0, |i| i + 1);
+    let end = memchr::memchr(b'\n', &source[at..]).map_or(source.len(), |i| at + i);
+    let line = String::from_utf8_lossy(&source[start..end]);
+    vocabulary
+        .classify_line(line.trim_end_matches('\r'))
+        .is_some()
 }
 
 /// The form the innermost construct around `node` makes of it, if one that may print it.

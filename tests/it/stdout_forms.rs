@@ -1072,3 +1072,14 @@ fn a_quoted_helper_name_and_a_failed_exec_redirection_leave_legacy_lines() {
         assert_eq!(doc["success"], true, "{body}: {doc}");
     }
 }
+
+#[test]
+fn a_heredoc_line_cat_prints_is_a_note_only_when_it_reads_as_a_result_line() {
+    // `  - Complete    - Mark task done` in a usage text was "legacy-looking", and migrate warned
+    // about it, though validate reads that printed line as no result (new user's trial nu25).
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = "#!/bin/bash\ncat <<EOF\nFeatures:\n  - Complete    - Mark task done\nEOF\ncat <<EOF\nSUCCESS\nEOF\ncat <<< SUCCESS\n";
+    write_script(&tmp.path().join("s"), "execute.sh", text.as_bytes());
+    let (_, _, places) = verbose_notes(tmp.path());
+    assert_eq!(places, ["7:1", "9:9"], "{text}");
+}
