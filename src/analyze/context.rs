@@ -1032,7 +1032,7 @@ fn call_name<'s>(command: Node<'_>, source: &'s [u8]) -> Option<&'s [u8]> {
 
 /// A quoted or escaped name that bash reads as a plain one (`"ok"`, `'ok'`, `\ok`): the name,
 /// which may be a function's (quoting keeps only aliases and keywords from matching).
-fn unquoted_name(text: &[u8]) -> Option<&[u8]> {
+pub(crate) fn unquoted_name(text: &[u8]) -> Option<&[u8]> {
     let inner = match text {
         [b'"', inner @ .., b'"'] | [b'\'', inner @ .., b'\''] => inner,
         [b'\\', inner @ ..] => inner,

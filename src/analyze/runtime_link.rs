@@ -76,27 +76,54 @@ fn second_line(source: &[u8]) -> Option<usize> {
     memchr::memchr(b'\n', source).map(|i| i + 1)
 }
 
+/// The lines after the shebang up to the first command (blank lines and comments), each with the
+/// offset just past it.
+fn opening_lines(source: &[u8]) -> impl Iterator<Item = (&[u8], usize)> {
+    let mut at = second_line(source);
+    std::iter::from_fn(move || {
+        let start = at?;
+        let len = memchr::memchr(b'\n', &source[start..])?;
+        let line = source[start..start + len].trim_ascii();
+        if !line.is_empty() && !line.starts_with(b"#") {
+            at = None;
+            return None;
+        }
+        at = Some(start + len + 1);
+        Some((line, start + len + 1))
+    })
+}
+
+/// A ShellCheck directive line's text after `shellcheck ` (`disable=SC2034`), if it is one.
+fn directive(line: &[u8]) -> Option<&[u8]> {
+    line.strip_prefix(b"#")?
+        .trim_ascii_start()
+        .strip_prefix(b"shellcheck ")
+}
+
 /// Where skillmod puts the runtime: after the shebang, and after the ShellCheck directives among
 /// the comments that open the script (`# shellcheck disable=SC2034` covers the whole file only
 /// while no command stands before it, and the runtime's line is a command). None without a
 /// shebang and a line after it.
 pub(crate) fn runtime_start(source: &[u8]) -> Option<usize> {
-    let mut at = second_line(source)?;
-    let mut start = at;
-    while let Some(len) = memchr::memchr(b'\n', &source[at..]) {
-        let line = source[at..at + len].trim_ascii();
-        if !line.is_empty() && !line.starts_with(b"#") {
-            break;
-        }
-        at += len + 1;
-        if line
-            .strip_prefix(b"#")
-            .is_some_and(|l| l.trim_ascii_start().starts_with(b"shellcheck "))
-        {
-            start = at;
-        }
-    }
-    Some(start)
+    let line_2 = second_line(source)?;
+    Some(
+        opening_lines(source)
+            .filter(|(line, _)| directive(line).is_some())
+            .last()
+            .map_or(line_2, |(_, end)| end),
+    )
+}
+
+/// Whether the comments that open the script tell ShellCheck to read it as another shell than
+/// bash (`# shellcheck shell=sh`): the source line is then written for that shell
+/// (`BASH_SOURCE` would be SC3028 there).
+pub(crate) fn shellcheck_reads_as_sh(source: &[u8]) -> bool {
+    opening_lines(source).any(|(line, _)| {
+        directive(line).is_some_and(|d| {
+            d.split(|b| b.is_ascii_whitespace())
+                .any(|w| w.starts_with(b"shell=") && w != b"shell=bash")
+        })
+    })
 }
 
 /// The runtime line of `source`, if it has one where skillmod puts it and its bytes are

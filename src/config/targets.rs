@@ -168,10 +168,16 @@ impl Targets {
         };
         let taken: std::collections::HashSet<PathBuf> =
             files.iter().map(|f| canonical(f)).collect();
-        // A link is a changed library at its target (a link retargeted changes what is sourced).
+        // A link is a changed library at its target (a link retargeted changes what is sourced);
+        // a link to a folder changes every library under it.
         let others: std::collections::HashSet<PathBuf> = changed
             .iter()
             .filter(|f| std::fs::metadata(f).is_ok_and(|m| m.is_file()))
+            .map(|f| canonical(f))
+            .collect();
+        let linked_folders: Vec<PathBuf> = changed
+            .iter()
+            .filter(|f| std::fs::symlink_metadata(f).is_ok_and(|m| m.is_symlink()) && f.is_dir())
             .map(|f| canonical(f))
             .collect();
         // Selected or not: a changed library in a skill folder is selected itself, and its
@@ -183,7 +189,7 @@ impl Targets {
             .filter(|f| super::discover::is_runtime_file(f.file_name().unwrap_or_default()))
             .filter_map(|f| f.parent().map(crate::fsio::canonical))
             .collect();
-        if others.is_empty() && runtime_dirs.is_empty() {
+        if others.is_empty() && runtime_dirs.is_empty() && linked_folders.is_empty() {
             return Ok(files);
         }
         let mut selection = self.filters(resolver)?;
@@ -201,7 +207,8 @@ impl Targets {
                 for target in sources_of(&file) {
                     let target = canonical(&dir.join(target));
                     if target.is_file() && reached.insert(target.clone()) {
-                        changed_below |= others.contains(&target);
+                        changed_below |= others.contains(&target)
+                            || linked_folders.iter().any(|d| target.starts_with(d));
                         next.push(target);
                     }
                 }

@@ -426,7 +426,7 @@ fn plan(
                         request_runtime(report, at.clone(), runtime, options);
                     }
                     let skill = skill_of(&at);
-                    let link = link(profile, runtime, analysis, &relative, &skill);
+                    let link = link(profile, runtime, analysis, &script.body, &relative, &skill);
                     report.stdout_to_stderr = role == Role::Script && !profile.keep_stdout;
                     Ok(capture::plan_capture_mode(
                         analysis,
@@ -620,7 +620,7 @@ fn upkeep(
         crate::unit::runtime::location(path, &options.named, profile.placement, &runtime.file_name);
     let inline = profile.placement == Placement::Inline;
     let skill = skill_of(&at);
-    let link = link(profile, runtime, analysis, &relative, &skill);
+    let link = link(profile, runtime, analysis, body, &relative, &skill);
     // A line that says a clean exit is success where the script records a success line, or
     // one not skillmod's at all, gets the setting from the script.
     let recorded_success = if replaced {
@@ -857,6 +857,7 @@ fn link<'a>(
     profile: &'a super::Profile,
     runtime: &'a capture::Runtime,
     analysis: &Analysis,
+    body: &[u8],
     relative: &'a str,
     skill: &'a str,
 ) -> capture::Link<'a> {
@@ -865,7 +866,7 @@ fn link<'a>(
         default_confidence: profile.default_confidence,
         keep_stdout: profile.keep_stdout,
         inline: (profile.placement == Placement::Inline).then_some(runtime.text.as_str()),
-        bash: analysis.dialect != Dialect::Posix,
+        bash: analysis.dialect != Dialect::Posix && !runtime_link::shellcheck_reads_as_sh(body),
         failure: &runtime.failure,
         skill_name: skill,
     }

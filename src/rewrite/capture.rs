@@ -192,20 +192,23 @@ pub(crate) fn shadowed_command(
         let command = std::iter::successors(Some(node), |n| n.parent())
             .take(4)
             .find(|n| n.kind() == "command")?;
-        // `alias`, `\alias`, `builtin alias`, `command alias` (an eval'd or computed one is out of reach).
+        // `alias`, quoted or escaped, behind `builtin`/`command` and their options (`command -p
+        // alias`); an eval'd, computed or `BASH_ALIASES` one is out of reach.
         let word = |n: tree_sitter::Node<'_>| {
             let text = &source[n.byte_range()];
-            text.strip_prefix(b"\\").unwrap_or(text)
+            crate::analyze::context::unquoted_name(text).unwrap_or(text)
         };
-        let command_name = command.child_by_field_name("name").map(word);
         let mut cursor = command.walk();
-        let mut arguments = command.children_by_field_name("argument", &mut cursor);
-        let alias = match command_name {
-            Some(b"alias") => true,
-            Some(b"builtin" | b"command") => arguments.next().is_some_and(|a| word(a) == b"alias"),
-            _ => false,
-        };
-        let argument = arguments.any(|arg| {
+        let mut words = command
+            .child_by_field_name("name")
+            .into_iter()
+            .chain(command.children_by_field_name("argument", &mut cursor));
+        let alias = words
+            .by_ref()
+            .map(word)
+            .find(|w| !matches!(*w, b"builtin" | b"command") && !w.starts_with(b"-"))
+            .is_some_and(|w| w == b"alias");
+        let argument = words.any(|arg| {
             let start = arg.start_byte();
             start == at || (start + 1 == at && matches!(source[start], b'\'' | b'"'))
         });

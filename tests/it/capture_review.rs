@@ -958,6 +958,16 @@ fn a_function_named_like_a_command_the_runtime_runs_is_refused() {
             "shopt -s expand_aliases\ncommand alias 'echo=echo >&2'\n",
             "echo",
         ),
+        // And more (hostile review hx25).
+        ("shopt -s expand_aliases\n'alias' echo='echo >&2'\n", "echo"),
+        (
+            "shopt -s expand_aliases\ncommand -p alias echo='echo >&2'\n",
+            "echo",
+        ),
+        (
+            "shopt -s expand_aliases\nbuiltin -- alias echo='echo >&2'\n",
+            "echo",
+        ),
     ] {
         let tmp = tempfile::tempdir().expect("tmp");
         let text = format!("#!/bin/bash\n{definition}echo \"printf (x)\" >&2\necho SUCCESS\n");

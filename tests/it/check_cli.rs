@@ -877,6 +877,24 @@ true
     std::os::unix::fs::symlink("loud.inc", repo.join("skill/link.inc")).expect("link");
     git(repo, &["add", "-A"]);
     assert_eq!(found(&["--staged"]), "skill/loud.inc");
+    // A symlinked folder retargeted (hostile review hx25 item 2).
+    git(repo, &["commit", "-qm", "loud link"]);
+    std::fs::remove_file(repo.join("skill/link.inc")).expect("rm");
+    std::os::unix::fs::symlink("quiet.inc", repo.join("skill/link.inc")).expect("link");
+    write_script(repo, "quiet/x.inc", b"true\n");
+    write_script(repo, "loud/x.inc", b"echo SUCCESS\n");
+    std::os::unix::fs::symlink("../quiet", repo.join("skill/dir")).expect("link");
+    write_script(
+        repo,
+        "skill/execute.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"$0\")/dir/x.inc\"\n",
+    );
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "folder link"]);
+    std::fs::remove_file(repo.join("skill/dir")).expect("rm");
+    std::os::unix::fs::symlink("../loud", repo.join("skill/dir")).expect("link");
+    git(repo, &["add", "-A"]);
+    assert_eq!(found(&["--staged"]), "loud/x.inc");
 }
 
 #[test]
