@@ -247,10 +247,10 @@ fn scan_one(
 
 /// The files the selected scripts source that are not selected themselves and may hold legacy
 /// lines (`lib/common.sh` beside `skills/`): regular files inside the sourcing script's project
-/// root (found from the `named` paths, as migrate finds it), or a symlink to one there. Selected too, they
-/// are libraries as any other, so a result a skill prints through one is found and recorded (the
-/// walk alone selects only shell scripts in skill folders). `sources_of` gives the paths a file
-/// sources (`sourced_targets`, or check's cache of them).
+/// root (found from the `named` paths, as migrate finds it), or symlinks to one there, and the
+/// files those source in turn. Selected too, they are libraries as any other, so a result a skill
+/// prints through one is found and recorded (the walk alone selects only shell scripts in skill
+/// folders). `sources_of` gives the paths a file sources (`sourced_targets`, or check's cache).
 pub fn unselected_libraries(
     files: &[PathBuf],
     named: &[PathBuf],
@@ -277,17 +277,17 @@ pub fn unselected_libraries(
                 .map(|target| dir.join(target))
                 .filter(|library| {
                     // A file taken in an earlier round is not read again (libraries that all
-                    // source each other: hostile review hx25).
-                    let id = id_of(library);
-                    id.as_ref().is_some_and(|id| !seen.contains(id))
-                    // A link is followed to a file inside the project root, never out of it.
+                    // source each other: hostile review hx25), nor is a selected one.
+                    let Some(id) = id_of(library) else {
+                        return false;
+                    };
+                    let selected =
+                        selected.get_or_init(|| files.iter().filter_map(|f| id_of(f)).collect());
+                    !seen.contains(&id)
+                        && !selected.contains(&id)
+                        // A link is followed to a file inside the project root, never out of it.
                         && std::fs::metadata(library).is_ok_and(|m| m.is_file())
                         && crate::fsio::canonical(library).starts_with(&root)
-                        && id_of(library).is_some_and(|id| {
-                            !selected
-                                .get_or_init(|| files.iter().filter_map(|f| id_of(f)).collect())
-                                .contains(&id)
-                        })
                         // One that cannot be read (over `max_size`, say) is taken too: the
                         // check says it could not judge it, instead of nothing.
                         && crate::fsio::limited::read(library, max_size, false).map_or(true, |b| {
