@@ -368,18 +368,19 @@ pub(crate) fn unquote_path(text: &str) -> Option<Vec<u8>> {
 }
 
 /// A path as one argument of a command a user can paste into a shell: a leading `-` or `:` gets
-/// `./` (never read as an option, nor as git's pathspec magic `:(glob)`), and anything a shell would split or expand is single-quoted; a
-/// path whose bytes are not UTF-8 (marked text, see `bytes_text`) or that holds a control
-/// character (which a terminal would act on) is written `$'…'` with octal escapes (bash, zsh,
-/// ksh).
+/// `./` (never read as an option, nor as git's pathspec magic `:(glob)`), and anything a shell
+/// would split or expand is single-quoted; a path whose bytes are not UTF-8 (marked text, see
+/// `bytes_text`) or that holds a control character (which a terminal would act on) is written
+/// `$'…'` with octal escapes (bash, zsh, ksh).
 pub(crate) fn command_arg(path: &str) -> String {
     let bytes = marked_bytes(path);
+    let lead = if path.starts_with(['-', ':']) {
+        "./"
+    } else {
+        ""
+    };
     if std::str::from_utf8(&bytes).is_err() || path.chars().any(is_terminal_control) {
-        let mut out = String::from(if path.starts_with(['-', ':']) {
-            "$'./"
-        } else {
-            "$'"
-        });
+        let mut out = format!("$'{lead}");
         for &b in bytes.iter() {
             match b {
                 b'\\' | b'\'' => out.push_str(&format!("\\{}", char::from(b))),
@@ -390,11 +391,7 @@ pub(crate) fn command_arg(path: &str) -> String {
         out.push('\'');
         return out;
     }
-    let path = if path.starts_with(['-', ':']) {
-        format!("./{path}")
-    } else {
-        path.to_string()
-    };
+    let path = format!("{lead}{path}");
     let plain = |c: char| {
         c.is_ascii_alphanumeric()
             || matches!(c, '/' | '.' | '_' | '-' | '+' | ',' | ':' | '@' | '%' | '=')

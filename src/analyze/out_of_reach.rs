@@ -152,22 +152,12 @@ pub(super) fn find(
         if inside(at) {
             continue;
         }
-        let Some(node) = root.descendant_for_byte_range(at, at + 1) else {
+        let Some(form) = root
+            .descendant_for_byte_range(at, at + 1)
+            .and_then(|node| form_around(node, at, survey, source, vocabulary, &elsewhere))
+        else {
             continue;
         };
-        let Some(form) = form_around(node, survey, source, vocabulary, &elsewhere) else {
-            continue;
-        };
-        // A heredoc line `cat` prints is output as it stands: one the vocabulary reads as no
-        // result line (`  - Complete   - mark a task done` in a usage text) is no legacy-looking
-        // text.
-        let in_heredoc = || {
-            std::iter::successors(Some(node), |n| n.parent()).any(|n| n.kind() == "heredoc_body")
-        };
-        if form == Form::CatHeredoc && in_heredoc() && !prints_a_result_line(source, at, vocabulary)
-        {
-            continue;
-        }
         let position = super::parser::line_column(source, at);
         if out.last().is_none_or(|last| last.line != position.0) {
             out.push(OutOfReach {
@@ -190,9 +180,11 @@ fn prints_a_result_line(source: &[u8], at: usize, vocabulary: Vocabulary) -> boo
         .is_some()
 }
 
-/// The form the innermost construct around `node` makes of it, if one that may print it.
+/// The form the innermost construct around `node` (the marker at `at`) makes of it, if one that
+/// may print it.
 fn form_around(
     node: Node<'_>,
+    at: usize,
     survey: &Survey<'_, '_>,
     source: &[u8],
     vocabulary: Vocabulary,
@@ -213,7 +205,12 @@ fn form_around(
                     .parent()
                     .filter(|p| p.kind() == "redirected_statement")?
                     .child_by_field_name("body")?;
-                return input_form(command, survey, source, true);
+                // A line `cat` prints is output as it stands: one the vocabulary reads as no
+                // result line (`  - Complete   - mark a task done` in a usage text) is no
+                // legacy-looking text.
+                return input_form(command, survey, source, true).filter(|form| {
+                    *form != Form::CatHeredoc || prints_a_result_line(source, at, vocabulary)
+                });
             }
             "herestring_redirect" => {
                 // `cat <<< SUCCESS`, `source /dev/stdin <<< "echo SUCCESS"`: tree-sitter-bash

@@ -237,6 +237,16 @@ macro_rules! sh_guard {
 }
 const SH_GUARD: &str = sh_guard!();
 const BASH_GUARD: &str = concat!("test -n \"${BASH_SOURCE-}\" || ", sh_guard!());
+
+/// How a bash or an sh script's line names the script (`BASH_SELF`/`SH_SELF`) and guards the
+/// path it finds: one choice for writing the line and reading it back.
+fn self_and_guard(bash: bool) -> (&'static str, &'static str) {
+    if bash {
+        (BASH_SELF, BASH_GUARD)
+    } else {
+        (SH_SELF, SH_GUARD)
+    }
+}
 /// The arguments a failure document's `%s` may take: the cause, and the time.
 pub(crate) const CAUSE_ARGUMENT: &str = "\"${__skm_c}\"";
 pub(crate) const NOW_ARGUMENT: &str = "\"${__skm_now}\"";
@@ -268,11 +278,7 @@ pub(crate) struct LineParts<'a> {
 impl<'a> LineParts<'a> {
     /// The line (without its end).
     pub fn text(&self) -> String {
-        let (me, guard) = if self.bash {
-            (BASH_SELF, BASH_GUARD)
-        } else {
-            (SH_SELF, SH_GUARD)
-        };
+        let (me, guard) = self_and_guard(self.bash);
         let arguments: String = self.arguments.iter().map(|a| format!(" {a}")).collect();
         let [missing, unreadable, version_cause] = CAUSES.map(|c| &c["RUNTIME_".len()..]);
         let now = if self.arguments.contains(&NOW_ARGUMENT) {
@@ -296,12 +302,13 @@ impl<'a> LineParts<'a> {
             Some(rest) => (true, rest),
             None => (false, rest.strip_prefix(SH_SELF)?),
         };
+        let (me, guard) = self_and_guard(bash);
         let rest = rest
             .strip_prefix("\" || echo \"")?
-            .strip_prefix(if bash { BASH_SELF } else { SH_SELF })?
-            .strip_prefix("\"); ")?;
-        let rest = rest.strip_prefix(if bash { BASH_GUARD } else { SH_GUARD })?;
-        let rest = rest.strip_prefix("__skm_f=$(dirname -- \"${__skm_f}\")/")?;
+            .strip_prefix(me)?
+            .strip_prefix("\"); ")?
+            .strip_prefix(guard)?
+            .strip_prefix("__skm_f=$(dirname -- \"${__skm_f}\")/")?;
         let (relative, rest) = rest.split_once("; ")?;
         let (settings, rest) = rest.split_once("__skm_loaded=")?;
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();

@@ -185,10 +185,7 @@ pub(crate) fn check_file(
         }
         _ => {}
     }
-    let sourced = || {
-        options.sourcing.sourced_by(selected).is_some()
-            || options.sourcing.sourced_by(path).is_some()
-    };
+    let sourced = || options.sourcing.is_library(selected) || options.sourcing.is_library(path);
     match read_script_at(path, &meta, options.max_size, &sourced) {
         // A file a selected script sources is shell, whatever its name (`helpers.inc`), as
         // migrate reads it.
@@ -1408,9 +1405,8 @@ fn check_staged(
         return runtime_file(&shown, crate::unit::runtime::state_of(bytes));
     }
     // A file a selected script sources is shell, whatever its name, as on disk.
-    let shell = |body: &[u8]| {
-        Dialect::is_shell_file(path, body) || options.sourcing.sourced_by(path).is_some()
-    };
+    let shell =
+        |body: &[u8]| Dialect::is_shell_file(path, body) || options.sourcing.is_library(path);
     let too_large = bytes.len() as u64 > options.max_size;
     if too_large && !shell(bytes) {
         let not_shell = ReadOutcome::Skipped(crate::domain::refusal::not_shell());

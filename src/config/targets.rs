@@ -196,28 +196,8 @@ impl Targets {
         selection.force_select = false;
         selection.dirs = vec![repo.root.clone()];
         let scripts = super::discover::discover(&selection)?;
-        // What each script sources, and what those source in turn (`a.inc` sourcing `b.inc`):
-        // a change anywhere down the chain changes what the script prints.
-        let sourced = crate::parallel::map(&scripts, |script| {
-            let mut reached = std::collections::HashSet::new();
-            let mut next = vec![script.clone()];
-            let mut changed_below = false;
-            while let Some(file) = next.pop() {
-                let dir = file.parent().unwrap_or(std::path::Path::new("."));
-                for target in sources_of(&file) {
-                    let target = canonical(&dir.join(target));
-                    if target.is_file() && reached.insert(target.clone()) {
-                        changed_below |= others.contains(&target)
-                            || linked_folders.iter().any(|d| target.starts_with(d));
-                        next.push(target);
-                    }
-                }
-            }
-            if changed_below {
-                reached.into_iter().collect::<Vec<_>>()
-            } else {
-                Vec::new()
-            }
+        let sourced = libraries_changed_below(&scripts, sources_of, &|target| {
+            others.contains(target) || linked_folders.iter().any(|d| target.starts_with(d))
         });
         let mut added = taken;
         for (script, libraries) in scripts.into_iter().zip(sourced) {
@@ -498,6 +478,51 @@ impl Targets {
         }
         Ok(files)
     }
+}
+
+/// For each script, what it sources and what those source in turn (`a.inc` sourcing `b.inc`),
+/// when one of them is `changed`: a change anywhere down the chain changes what the script
+/// prints (else nothing). A library many scripts share is read once.
+fn libraries_changed_below(
+    scripts: &[PathBuf],
+    sources_of: &(dyn Fn(&std::path::Path) -> Vec<PathBuf> + Sync),
+    changed: &(dyn Fn(&std::path::Path) -> bool + Sync),
+) -> Vec<Vec<PathBuf>> {
+    use crate::fsio::canonical;
+    let read: std::sync::Mutex<std::collections::HashMap<PathBuf, Vec<PathBuf>>> =
+        std::sync::Mutex::default();
+    let targets_of = |file: &std::path::Path| -> Vec<PathBuf> {
+        if let Some(known) = read.lock().ok().and_then(|r| r.get(file).cloned()) {
+            return known;
+        }
+        let dir = file.parent().unwrap_or(std::path::Path::new("."));
+        let found: Vec<PathBuf> = sources_of(file)
+            .into_iter()
+            .map(|target| canonical(&dir.join(target)))
+            .collect();
+        if let Ok(mut r) = read.lock() {
+            r.insert(file.to_path_buf(), found.clone());
+        }
+        found
+    };
+    crate::parallel::map(scripts, |script| {
+        let mut reached = std::collections::HashSet::new();
+        let mut next = vec![script.clone()];
+        let mut changed_below = false;
+        while let Some(file) = next.pop() {
+            for target in targets_of(&file) {
+                if target.is_file() && reached.insert(target.clone()) {
+                    changed_below |= changed(&target);
+                    next.push(target);
+                }
+            }
+        }
+        if changed_below {
+            reached.into_iter().collect()
+        } else {
+            Vec::new()
+        }
+    })
 }
 
 /// The folders whose `SKILL.md` git's index holds as a regular file: under `--staged`, what the

@@ -159,7 +159,8 @@ pub(crate) fn read_confidence(text: &str) -> Option<f64> {
 /// `6/13/2025, 8:00 PM`), not a date of digits and slashes (`27/11/2026`), not an empty value's
 /// name (`null`, `none`, `nil`, `undefined`, `N/A`: what `jq` and friends print for a missing
 /// key; `unknown`, a fallback info lines print), not markdown emphasis (`**Generated:** …`,
-/// `_draft_`), not words with neither a `/` nor a `.` (`Example notes database`). The runtime spells the same rule in sh (`__skm_is_path`).
+/// `_draft_`), not words with neither a `/` nor a `.` (`Example notes database`). The runtime
+/// spells the same rule in sh (`__skm_is_path`).
 pub fn is_deliverable(value: &str) -> bool {
     let b = value.as_bytes();
     if b.is_empty() {

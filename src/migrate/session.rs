@@ -280,14 +280,12 @@ fn restore_command(named: &[PathBuf], base: &Path) -> String {
     let mut roots = crate::fsio::Roots::new(named);
     let mut by_root: std::collections::BTreeMap<PathBuf, Vec<String>> =
         std::collections::BTreeMap::new();
+    let base = crate::fsio::canonical(base);
     for path in named {
         let root = roots.root_of_named(path);
-        let shown = (crate::fsio::canonical(path) != crate::fsio::canonical(base)).then(|| {
-            crate::bytes_text::quote_path(&display_path(
-                &crate::fsio::canonical(path),
-                &crate::fsio::canonical(base),
-            ))
-        });
+        let real = crate::fsio::canonical(path);
+        let shown =
+            (real != base).then(|| crate::bytes_text::quote_path(&display_path(&real, &base)));
         by_root.entry(root).or_default().extend(shown);
     }
     let commands: Vec<String> = by_root

@@ -150,11 +150,13 @@ fn shadow_sites(source: &[u8]) -> impl Iterator<Item = (usize, &'static str)> + 
         memchr::memmem::find_iter(source, name.as_bytes()).filter_map(move |at| {
             let rest = &source[at + name.len()..];
             let after = rest.iter().position(|b| !matches!(b, b' ' | b'\t'))?;
-            let keyword = source[..at].trim_ascii_end().ends_with(b"function");
-            let line_start = memchr::memrchr(b'\n', &source[..at]).map_or(0, |i| i + 1);
-            let alias = rest[0] == b'='
-                && memchr::memmem::find(&source[line_start..at], b"alias").is_some();
-            (rest[after] == b'(' || keyword || alias).then_some((at, name))
+            let keyword = || source[..at].trim_ascii_end().ends_with(b"function");
+            // `echo=` on a line that says `alias` (most names met are no definition at all).
+            let alias = || {
+                let line_start = memchr::memrchr(b'\n', &source[..at]).map_or(0, |i| i + 1);
+                rest[0] == b'=' && memchr::memmem::find(&source[line_start..at], b"alias").is_some()
+            };
+            (rest[after] == b'(' || keyword() || alias()).then_some((at, name))
         })
     })
 }
@@ -166,9 +168,9 @@ pub(crate) fn may_shadow_command(source: &[u8]) -> bool {
 }
 
 /// A function or an alias the script defines under one of `RUNTIME_COMMANDS`: its line, name and
-/// what defines it ("a function named", "an alias named"). An alias changes what the script's own result lines
-/// print (`alias echo='echo >&2'`), so the lines the analysis reads would not be what runs. The
-/// text is searched first, the tree confirms.
+/// what defines it ("a function named", "an alias named"). An alias changes what the script's
+/// own result lines print (`alias echo='echo >&2'`), so the lines the analysis reads would not be
+/// what runs. The text is searched first, the tree confirms.
 pub(crate) fn shadowed_command(
     root: tree_sitter::Node<'_>,
     source: &[u8],
@@ -1025,9 +1027,9 @@ fn settings(link: &Link, need: Need) -> String {
 pub use crate::contract::legacy_text::DEFAULT_CONFIDENCE;
 
 /// Put the source line after the shebang (and the ShellCheck directives that open the script).
-/// Every later line moves down by exactly one; a
-/// script without a shebang (named with `--skill-path`) gets `ADDED_SHEBANG` and the line in
-/// front of its first line, which moves down by two.
+/// Every later line moves down by exactly one; a script without a shebang (named with
+/// `--skill-path`) gets `ADDED_SHEBANG` and the line in front of its first line, which moves down
+/// by two.
 fn insert_source_line(plan: &mut Plan, source: &[u8], line: &str) {
     let eol = placement::line_ending(source);
     // In a CRLF file the shell reads the `\r` as part of the last word (`}\r` closes nothing):

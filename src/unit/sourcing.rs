@@ -179,13 +179,21 @@ impl Deferred {
         }
     }
 
+    fn sourcing(&self) -> &Sourcing {
+        self.found
+            .get_or_init(|| Sourcing::libraries(&self.files, self.max_size))
+    }
+
+    /// True when another selected script sources `path`.
+    pub fn is_library(&self, path: &Path) -> bool {
+        self.sourcing().is_library(path)
+    }
+
     /// The selected script that sources `path`, if one does, through the libraries between
     /// (`execute.sh` for `b.inc` that `a.inc` sources): the first (in path order) at each step,
     /// up to one no selected script sources, which is the one migrate gives the runtime.
     pub fn sourced_by(&self, path: &Path) -> Option<&Path> {
-        let sourcing = self
-            .found
-            .get_or_init(|| Sourcing::libraries(&self.files, self.max_size));
+        let sourcing = self.sourcing();
         let mut host = sourcing.sourced_by(path)?;
         let mut seen = HashSet::from([id_of(path)]);
         while let Some(up) = sourcing.sourced_by(host) {

@@ -822,21 +822,24 @@ true
         b"#!/bin/bash\nsource \"$(dirname \"$0\")/lib.inc\"\n",
     );
     git(repo, &["add", "-A"]);
-    let narrowed: [&[&str]; 2] = [&["--staged"], &["--changed-since", base.trim()]];
-    for args in narrowed {
+    // The first finding's path of a narrowed check that must fail, and no file called no shell.
+    let found = |args: &[&str]| {
         let (code, report) = json_report(repo, &[&["check", "--no-cache"], args].concat());
         assert_eq!(code, 1, "{args:?}: {report}");
-        assert_eq!(report["findings"][0]["path"], "skill/lib.inc", "{report}");
-    }
+        assert!(!report.to_string().contains("NOT_SHELL"), "{report}");
+        report["findings"][0]["path"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert_eq!(found(&["--staged"]), "skill/lib.inc");
+    assert_eq!(found(&["--changed-since", base.trim()]), "skill/lib.inc");
     git(repo, &["commit", "-qm", "source it"]);
     write_script(repo, "skill/lib.inc", b"true\n");
     git(repo, &["commit", "-qam", "quiet"]);
     write_script(repo, "skill/lib.inc", b"echo SUCCESS\n");
     git(repo, &["add", "-A"]);
-    let (code, report) = json_report(repo, &["check", "--no-cache", "--staged"]);
-    assert_eq!(code, 1, "{report}");
-    assert_eq!(report["findings"][0]["path"], "skill/lib.inc", "{report}");
-    assert!(!report.to_string().contains("NOT_SHELL"), "{report}");
+    assert_eq!(found(&["--staged"]), "skill/lib.inc");
     // Two levels down (lib.inc sources deep.inc), and through a link inside the skill: a change
     // to deep.inc alone, then the link retargeted, each passed (hostile review hx24 items 3, 4).
     git(repo, &["commit", "-qm", "print"]);
@@ -858,14 +861,6 @@ true
     let base = git(repo, &["rev-parse", "HEAD"]);
     write_script(repo, "skill/deep.inc", b"echo SUCCESS\n");
     git(repo, &["add", "-A"]);
-    let found = |args: &[&str]| {
-        let (code, report) = json_report(repo, &[&["check", "--no-cache"], args].concat());
-        assert_eq!(code, 1, "{args:?}: {report}");
-        report["findings"][0]["path"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
-    };
     assert_eq!(found(&["--staged"]), "skill/deep.inc");
     assert_eq!(found(&["--changed-since", base.trim()]), "skill/deep.inc");
     git(repo, &["commit", "-qm", "deep"]);
