@@ -263,6 +263,46 @@ pub(crate) fn has_top_level_return(root: Node<'_>, source: &[u8]) -> bool {
     })
 }
 
+/// True when a statement outside every function does work when the file runs: anything but a
+/// comment, a function definition, an assignment or declaration, or a command that only sets the
+/// shell up (`set`, `source`, `trap`, …). A file of definitions alone is a library; one that runs
+/// `main "$@"` (guarded or not) is also a script.
+pub(crate) fn runs_at_top_level(root: Node<'_>, source: &[u8]) -> bool {
+    const SETUP: [&[u8]; 15] = [
+        b"set",
+        b"shopt",
+        b"source",
+        b".",
+        b"export",
+        b"readonly",
+        b"declare",
+        b"typeset",
+        b"local",
+        b"trap",
+        b"umask",
+        b":",
+        b"true",
+        b"alias",
+        b"unalias",
+    ];
+    let mut cursor = root.walk();
+    let statements: Vec<Node<'_>> = root.named_children(&mut cursor).collect();
+    statements
+        .into_iter()
+        .any(|statement| match statement.kind() {
+            "comment"
+            | "function_definition"
+            | "variable_assignment"
+            | "variable_assignments"
+            | "declaration_command"
+            | "unset_command" => false,
+            "command" => {
+                command_name_bytes(statement, source).is_none_or(|name| !SETUP.contains(&name))
+            }
+            _ => true,
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,6 +411,39 @@ if x; then exit 1; fi
 ",
         ] {
             assert!(!failing(source), "{source}");
+        }
+    }
+
+    #[test]
+    fn definitions_and_setup_alone_do_no_work_at_top_level() {
+        let mut parser = BashParser::new().expect("parser");
+        for (source, want) in [
+            (
+                "#!/bin/bash\nset -eu\nX=1\nreadonly Y=2\nf() { echo SUCCESS; }\ntrap 'f' EXIT\n",
+                false,
+            ),
+            (
+                "#!/bin/bash\n. ./lib.sh\ndeclare -A M\nunset Z\n# main\n",
+                false,
+            ),
+            ("#!/bin/bash\nmain() { echo SUCCESS; }\nmain \"$@\"\n", true),
+            (
+                "main() { :; }\nif [[ \"${BASH_SOURCE[0]}\" == \"$0\" ]]; then main; fi\n",
+                true,
+            ),
+            (
+                "main() { :; }\n[[ \"${BASH_SOURCE[0]}\" == \"$0\" ]] && main\n",
+                true,
+            ),
+            ("echo SUCCESS\n", true),
+            ("\"$X\"\n", true),
+        ] {
+            let tree = parser.parse(source.as_bytes()).expect("parse");
+            assert_eq!(
+                runs_at_top_level(tree.root_node(), source.as_bytes()),
+                want,
+                "{source}"
+            );
         }
     }
 

@@ -251,6 +251,12 @@ impl Analysis {
             && flow::has_top_level_return(self.tree.root_node(), source)
     }
 
+    /// Whether the script does work outside its functions when it runs (`main "$@"`, a command):
+    /// sourced by another script, it is a script of its own too.
+    pub fn runs_at_top_level(&self, source: &[u8]) -> bool {
+        flow::runs_at_top_level(self.tree.root_node(), source)
+    }
+
     /// Whether nothing in the script says if it runs on its own or is sourced: no shebang and no
     /// top-level `return`. Only a selected script that sources it, or the user, can tell.
     pub fn role_unknown(&self, source: &[u8]) -> bool {

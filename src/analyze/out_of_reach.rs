@@ -313,6 +313,11 @@ fn command_form(
     elsewhere: &std::cell::OnceCell<bool>,
 ) -> Option<Form> {
     let Some(invocation) = invocation(command, source) else {
+        // A migrated library's recorder records the line; it prints nothing.
+        let name = command.child_by_field_name("name");
+        if name.is_some_and(|n| super::runtime_link::is_library_hook(&source[n.byte_range()])) {
+            return None;
+        }
         // A name known only at run time (`$e`, `"${a[0]}"`): it may be `echo`.
         return reaches_stdout(survey, command).then_some(Form::ComputedName);
     };

@@ -37,6 +37,21 @@ pub(crate) const BLOCK_END: &str = "# <<< skillmod-runtime";
 pub(crate) const INLINE_MARKER: &str = ": 'skillmod:json-output runtime";
 pub(crate) const INLINE_END: &str = "trap __skm_emit EXIT;";
 
+/// What a migrated library's legacy lines call: the sourcing script's recorder, or `:` without
+/// one. Check reads such a call as skillmod's, not as a command whose name is computed.
+pub(crate) const LIBRARY_RECORDER: &str = "${__skm_r:-:}";
+/// What a migrated library's helper calls run inside (`${__skm_r:+__skm_via KIND ARG} helper …`):
+/// nothing without a runtime.
+pub(crate) const LIBRARY_VIA: &str = "${__skm_r:+__skm_via ";
+/// What a migrated library's EXIT traps call: the runtime's chaining, or a plain `trap` without
+/// one.
+pub(crate) const LIBRARY_TRAP: &str = "${__skm_t:-trap}";
+
+/// Whether a command's name is one of a migrated library's hooks.
+pub(crate) fn is_library_hook(name: &[u8]) -> bool {
+    name == LIBRARY_RECORDER.as_bytes() || name.starts_with(LIBRARY_VIA.as_bytes())
+}
+
 /// The runtime a migrated script loads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RuntimeLine {

@@ -351,7 +351,10 @@ fn verdict(
         force: options.force,
         hosts_library: hosted.is_some(),
         role_given: part != Part::Unknown,
-        sourced: part == Part::Library(LibraryReason::Sourced),
+        sourced: matches!(
+            part,
+            Part::Library(LibraryReason::Sourced) | Part::SourcedScript
+        ),
         answer_exempt,
         read_by: options.callers.read_by(path),
     };
@@ -411,6 +414,7 @@ fn plan(
             }
             let role = match part {
                 Part::Library(_) => Role::Library,
+                Part::SourcedScript => Role::SourcedScript,
                 Part::Script { .. } | Part::Unknown => Role::Script,
             };
             match &profile.runtime {
@@ -422,12 +426,12 @@ fn plan(
                         &runtime.file_name,
                     );
                     let inline = profile.placement == super::Placement::Inline;
-                    if role == Role::Script && !inline {
+                    if role.loads_runtime() && !inline {
                         request_runtime(report, at.clone(), runtime, options);
                     }
                     let skill = skill_of(&at);
                     let link = link(profile, runtime, analysis, &script.body, &relative, &skill);
-                    report.stdout_to_stderr = role == Role::Script && !profile.keep_stdout;
+                    report.stdout_to_stderr = role.loads_runtime() && !profile.keep_stdout;
                     Ok(capture::plan_capture_mode(
                         analysis,
                         &script.body,
@@ -526,7 +530,7 @@ fn nothing_to_change(
     let why = match capture_part(path, analysis, body, options) {
         Part::Library(LibraryReason::Sourced) => "is sourced by another selected script",
         Part::Library(LibraryReason::TopLevelReturn) => "returns at top level",
-        Part::Script { .. } | Part::Unknown => {
+        Part::Script { .. } | Part::SourcedScript | Part::Unknown => {
             return format!("has no legacy line, and the rewrite changes no byte; {NOTHING}");
         }
     };
@@ -758,6 +762,10 @@ enum Part {
     Script { shebang: bool },
     /// A script meant to be sourced: it gets no runtime or EXIT trap of its own.
     Library(LibraryReason),
+    /// A script another selected script sources that runs on its own too: it has a shebang,
+    /// does work outside its functions (`main "$@"`, however guarded) and no top-level
+    /// `return`. Taken as a library alone, it would print nothing when run as the skill.
+    SourcedScript,
     /// No shebang, no top-level `return`, sourced by no selected script, not named with
     /// `--skill-path`: a script run as `bash FILE` or a library sourced from elsewhere.
     Unknown,
@@ -772,9 +780,14 @@ enum LibraryReason {
 }
 
 fn capture_part(path: &Path, analysis: &Analysis, body: &[u8], options: &Options) -> Part {
+    let top_level_return = analysis.returns_at_top_level(body);
     if options.sourcing.is_library(path) {
-        Part::Library(LibraryReason::Sourced)
-    } else if analysis.returns_at_top_level(body) {
+        if body.starts_with(b"#!") && !top_level_return && analysis.runs_at_top_level(body) {
+            Part::SourcedScript
+        } else {
+            Part::Library(LibraryReason::Sourced)
+        }
+    } else if top_level_return {
         Part::Library(LibraryReason::TopLevelReturn)
     } else if body.starts_with(b"#!") {
         Part::Script { shebang: true }
@@ -800,6 +813,12 @@ fn part_note(part: Part, hosted: Option<&Hosted>) -> Option<Error> {
                     "has no shebang and was named with --skill-path, so it is migrated as a script: `{}` is written as its first line, before the line that loads the runtime",
                     crate::domain::refusal::ADDED_SHEBANG
                 ),
+            ));
+        }
+        Part::SourcedScript => {
+            return Some(Error::new(
+                codes::SOURCED_SCRIPT,
+                "is sourced by another selected script and runs on its own too: its legacy lines record into whichever runtime is loaded, and it gets the runtime line, which does nothing where the script that sources it loaded one",
             ));
         }
         Part::Script { shebang: true } | Part::Unknown => {

@@ -35,11 +35,7 @@ pub(crate) const RUNTIME_VERSION: u32 = 3;
 /// The template whose runtime file is plain `skillmod-runtime.sh`.
 const DEFAULT_TEMPLATE: &str = "skill-output-v1";
 
-/// What a library's legacy lines call: the sourcing script's recorder, or `:` without one.
-const LIBRARY_RECORDER: &str = "${__skm_r:-:}";
-
-/// What a library's EXIT traps call: the runtime's chaining, or a plain `trap` without one.
-const LIBRARY_TRAP: &str = "${__skm_t:-trap}";
+use crate::analyze::runtime_link::{LIBRARY_RECORDER, LIBRARY_TRAP, LIBRARY_VIA};
 
 /// Shell variables of the runtime that hold each run-time value, by template field.
 const FIELDS: &[(&str, &str)] = &[
@@ -121,6 +117,17 @@ pub enum Role {
     Script,
     /// A script meant to be sourced: no runtime and no EXIT trap of its own.
     Library,
+    /// A script that runs on its own and that another selected script sources too (a test
+    /// harness, a second entry point): its lines record as a library's, into whichever runtime
+    /// is loaded, and it gets the runtime line, which does nothing where one is.
+    SourcedScript,
+}
+
+impl Role {
+    /// Whether the script gets the runtime (its line or its block).
+    pub fn loads_runtime(self) -> bool {
+        self != Role::Library
+    }
 }
 
 /// The descriptor the runtime keeps the skill's real stdout on (the template's `exec 8>&1`).
@@ -603,7 +610,7 @@ pub fn plan_capture_mode(
     let mut plan = Plan::default();
     record_legacy(&mut plan, analysis, source, role);
     chain_traps(&mut plan, analysis, source, role);
-    if role == Role::Script {
+    if role.loads_runtime() {
         // Success means what it meant (`Analysis::expects_success_line`).
         let success_line = library == Some(true) || analysis.expects_success_line();
         let need = if success_line {
@@ -651,37 +658,11 @@ fn record_legacy(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role
         // A library may be sourced by a script without the runtime: `${__skm_r:-:}` is then `:`.
         let recorder = match role {
             Role::Script => "__skm_rec",
-            Role::Library => LIBRARY_RECORDER,
+            Role::Library | Role::SourcedScript => LIBRARY_RECORDER,
         };
         let line = statement.line;
         if let Form::Helper(passes) = statement.form {
-            // The call runs inside the recorder, which reads the value from the arguments it
-            // passes on: they are expanded once. Without the runtime, a library's call is as
-            // it was (`${__skm_r:+…}` expands to nothing).
-            let passes = passes.as_arg();
-            let via = match role {
-                // The helper does not print on every call: its printers become the runtime's,
-                // which record the result handed to the call when they print it.
-                Role::Script if !statement.says.is_empty() => {
-                    for printer in &statement.says {
-                        if renamed.insert(printer.start) {
-                            let said = match &source[printer.clone()] {
-                                b"printf" => "__skm_sayf",
-                                _ => "__skm_say",
-                            };
-                            plan.push(
-                                printer.start,
-                                printer.end,
-                                said,
-                                Reason::DisableLegacy { line },
-                            );
-                        }
-                    }
-                    format!("__skm_via {kind} {passes}s ")
-                }
-                Role::Script => format!("__skm_via {kind} {passes} "),
-                Role::Library => format!("${{__skm_r:+__skm_via {kind} {passes}}} "),
-            };
+            let via = helper_call(plan, source, statement, role, passes.as_arg(), &mut renamed);
             let at = statement.printer.start;
             plan.push(at, at, via, Reason::DisableLegacy { line });
             continue;
@@ -696,10 +677,10 @@ fn record_legacy(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role
                 // recorder returns it, so set -e stops on a printf or tee that fails, as it
                 // did, once the line is recorded.
                 Role::Script => "{ __skm_o=$(".to_string(),
-                Role::Library if statement.leaves_line_open => {
+                Role::Library | Role::SourcedScript if statement.leaves_line_open => {
                     format!("{recorder} {kind} -n \"$(")
                 }
-                Role::Library => format!("{recorder} {kind} \"$("),
+                Role::Library | Role::SourcedScript => format!("{recorder} {kind} \"$("),
             };
             plan.push(
                 statement.start,
@@ -723,6 +704,44 @@ fn record_legacy(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role
     }
 }
 
+/// What a helper's call that hands it a result runs inside. The call runs inside the recorder,
+/// which reads the value from the arguments it passes on: they are expanded once. Without the
+/// runtime, a library's call is as it was (`${__skm_r:+…}` expands to nothing).
+fn helper_call(
+    plan: &mut Plan,
+    source: &[u8],
+    statement: &crate::analyze::LegacyStatement,
+    role: Role,
+    passes: &str,
+    renamed: &mut std::collections::HashSet<usize>,
+) -> String {
+    let kind = kind_of(statement.kind);
+    let line = statement.line;
+    match role {
+        // The helper does not print on every call: its printers become the runtime's, which
+        // record the result handed to the call when they print it.
+        Role::Script if !statement.says.is_empty() => {
+            for printer in &statement.says {
+                if renamed.insert(printer.start) {
+                    let said = match &source[printer.clone()] {
+                        b"printf" => "__skm_sayf",
+                        _ => "__skm_say",
+                    };
+                    plan.push(
+                        printer.start,
+                        printer.end,
+                        said,
+                        Reason::DisableLegacy { line },
+                    );
+                }
+            }
+            format!("__skm_via {kind} {passes}s ")
+        }
+        Role::Script => format!("__skm_via {kind} {passes} "),
+        Role::Library | Role::SourcedScript => format!("{LIBRARY_VIA}{kind} {passes}}} "),
+    }
+}
+
 /// The runtime's name for a legacy kind.
 fn kind_of(kind: LegacyKind) -> &'static str {
     match kind {
@@ -739,7 +758,7 @@ fn captured_close(role: Role, kind: &str, open_line: bool) -> String {
     let flag = if open_line { "-n " } else { "" };
     match role {
         Role::Script => format!(") || __skm_q=$?; __skm_out {kind} {flag}\"${{__skm_o}}\"; }}"),
-        Role::Library => ")\"".to_string(),
+        Role::Library | Role::SourcedScript => ")\"".to_string(),
     }
 }
 
@@ -752,7 +771,7 @@ fn chain_traps(plan: &mut Plan, analysis: &Analysis, source: &[u8], role: Role) 
     let root = analysis.tree.root_node();
     let chain = match role {
         Role::Script => "__skm_trap",
-        Role::Library => LIBRARY_TRAP,
+        Role::Library | Role::SourcedScript => LIBRARY_TRAP,
     };
     for trap in analysis.taken_traps.iter().filter(|t| !t.in_subshell) {
         if role == Role::Script && !trap.resets_guarded {

@@ -357,6 +357,11 @@ fn a_sourced_library_gets_no_runtime_and_its_values_reach_the_sourcing_script() 
     let lib_text = std::fs::read_to_string(&library).expect("read");
     assert!(!lib_text.contains("skillmod-runtime.sh"), "{lib_text}");
     assert!(lib_text.contains("${__skm_t:-trap} 'echo lib-trap >&2' EXIT"));
+    // The recorded lines are skillmod's: no note of a command whose name is computed.
+    let (code, checked) = json_report(tmp.path(), &["check", "-v", "--include", "*.sh", "."]);
+    assert_eq!(code, 0, "{checked}");
+    assert_eq!(checked["findings"], serde_json::json!([]), "{checked}");
+    assert_eq!(checked["warnings"], serde_json::json!([]), "{checked}");
     let ran = run_script(
         "bash",
         tmp.path(),

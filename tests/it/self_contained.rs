@@ -1194,3 +1194,111 @@ fn a_skill_read_from_stdin_or_a_c_string_never_loads_a_runtime_from_the_working_
     assert_eq!(strict(&stdout(&out), "execute.sh")["success"], true);
     assert!(!here.join("pwned").exists());
 }
+
+#[test]
+fn an_entry_point_another_script_sources_still_prints_its_document_run_on_its_own() {
+    // hx25 item 3: a test harness that sources the entry point for its functions, a dead
+    // `source` line in another script, or another skill sourcing this one made the entry point
+    // a library: run as the skill, it printed nothing. Each case, under bash and sh, in place
+    // and copied alone.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let guarded = b"#!/bin/bash\nmain() { touch a.txt; echo \"Created: a.txt\"; echo \"Confidence: 0.9\"; echo SUCCESS; }\nif [[ \"${BASH_SOURCE[0]}\" == \"$0\" ]]; then main \"$@\"; fi\n";
+    let plain_sh = b"#!/bin/sh\ntouch a.txt\necho \"Created: a.txt\"\necho SUCCESS\n";
+    for skill in ["harness", "dead", "other", "lib"] {
+        write_skill_md(tmp.path(), skill);
+    }
+    write_script(tmp.path(), "harness/execute.sh", guarded);
+    write_script(
+        tmp.path(),
+        "harness/tests/test.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"$0\")/../execute.sh\"\ntype main >/dev/null && echo ok >&2\n",
+    );
+    write_script(tmp.path(), "dead/scripts/run.sh", plain_sh);
+    write_script(
+        tmp.path(),
+        "dead/scripts/zz.sh",
+        b"#!/bin/sh\nif false; then . \"$(dirname \"$0\")/run.sh\"; fi\n",
+    );
+    write_script(
+        tmp.path(),
+        "other/scripts/run.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"$0\")/../../dead/scripts/run.sh\"\n",
+    );
+    // A file of definitions alone stays a library, shebang or not: no runtime line.
+    write_script(
+        tmp.path(),
+        "lib/run.sh",
+        b"#!/bin/bash\nset -eu\nD=$(dirname \"$0\")\n. \"$D/steps.sh\"\nbuild\n",
+    );
+    let steps = write_script(
+        tmp.path(),
+        "lib/steps.sh",
+        b"#!/bin/bash\nbuild() { touch b.txt; echo \"Created: b.txt\"; echo SUCCESS; }\ntrap 'echo bye >&2' EXIT\n",
+    );
+    let (code, report) = json_report(
+        tmp.path(),
+        &["migrate", "--no-backup", "--include", "*.sh", "."],
+    );
+    assert_eq!(code, 0, "{report}");
+    for entry in ["harness/execute.sh", "dead/scripts/run.sh"] {
+        assert_eq!(
+            report_file(&report, entry)["notes"][0]["code"],
+            "SOURCED_SCRIPT",
+            "{report}"
+        );
+    }
+    assert_eq!(
+        report_file(&report, "lib/steps.sh")["notes"][0]["code"],
+        "SOURCED_LIBRARY"
+    );
+    let steps_text = std::fs::read_to_string(&steps).expect("steps");
+    assert!(!steps_text.contains("skillmod-runtime"), "{steps_text}");
+    let (code, checked) = json_report(tmp.path(), &["check", "--include", "*.sh", "."]);
+    assert_eq!(code, 0, "{checked}");
+    let installed = tempfile::tempdir().expect("installed");
+    for skill in ["harness", "dead"] {
+        copy_tree(&tmp.path().join(skill), &installed.path().join(skill));
+    }
+    let scratch = tempfile::tempdir().expect("scratch");
+    for (shell, script, confidence) in [
+        ("bash", "harness/execute.sh", serde_json::json!(0.9)),
+        ("bash", "dead/scripts/run.sh", serde_json::json!(0.5)),
+        ("sh", "dead/scripts/run.sh", serde_json::json!(0.5)),
+    ] {
+        for root in [tmp.path(), installed.path()] {
+            let what = format!("{shell} {}", root.join(script).display());
+            let out = run(Command::new(shell)
+                .arg(root.join(script))
+                .current_dir(scratch.path()));
+            assert_eq!(out.status.code(), Some(0), "{what}: {}", stderr(&out));
+            let doc = strict(&stdout(&out), &what);
+            assert_eq!(doc["success"], true, "{what}: {doc}");
+            assert_eq!(doc["confidence"], confidence, "{what}: {doc}");
+            assert_eq!(
+                doc["deliverables"],
+                serde_json::json!(["a.txt"]),
+                "{what}: {doc}"
+            );
+        }
+    }
+    // Sourced by a migrated script, the entry point's line does nothing: its results reach
+    // that script's one document.
+    let out = run(Command::new("bash")
+        .arg(tmp.path().join("other/scripts/run.sh"))
+        .current_dir(scratch.path()));
+    let doc = strict(&stdout(&out), "other");
+    assert_eq!(doc["deliverables"], serde_json::json!(["a.txt"]), "{doc}");
+    assert_eq!(
+        stdout(&out).matches("\"success\"").count(),
+        1,
+        "{}",
+        stdout(&out)
+    );
+    // The library's results reach its host's document, as before.
+    let out = run(Command::new("bash")
+        .arg(tmp.path().join("lib/run.sh"))
+        .current_dir(scratch.path()));
+    let doc = strict(&stdout(&out), "lib host");
+    assert_eq!(doc["deliverables"], serde_json::json!(["b.txt"]), "{doc}");
+    assert!(stderr(&out).contains("bye"), "{}", stderr(&out));
+}
