@@ -22,7 +22,7 @@ use crate::fsio::{STATE_DIR, limited};
 const MAX_ENTRIES: usize = 200_000;
 /// Bumped when the stored shape or the analysis changes, so old caches are dropped rather than
 /// misread or trusted.
-const FORMAT: &str = "55";
+const FORMAT: &str = "56";
 /// The cache file's name in its folder.
 const FILE_NAME: &str = "check.bin";
 

@@ -750,8 +750,8 @@ fn outside_sources(shown: &str, script: &Path, entry: &cache::Entry) -> Vec<Find
         .sourced
         .iter()
         .filter_map(|(line, relative)| {
-            let target = crate::fsio::canonical(&folder.join(relative));
-            (target.is_file() && !target.starts_with(&skill)).then(|| {
+            let target = crate::fsio::canonical(&crate::fsio::sourced_file(&real, relative)?);
+            (!target.starts_with(&skill)).then(|| {
                 let message = format!(
                     "sources {}, outside its skill folder {}: the folder copied alone (an installed skill) lacks it",
                     relative.display(),

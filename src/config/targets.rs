@@ -495,10 +495,10 @@ fn libraries_changed_below(
         if let Some(known) = read.lock().ok().and_then(|r| r.get(file).cloned()) {
             return known;
         }
-        let dir = file.parent().unwrap_or(std::path::Path::new("."));
         let found: Vec<PathBuf> = sources_of(file)
             .into_iter()
-            .map(|target| canonical(&dir.join(target)))
+            .filter_map(|target| crate::fsio::sourced_file(file, &target))
+            .map(|library| canonical(&library))
             .collect();
         if let Ok(mut r) = read.lock() {
             r.insert(file.to_path_buf(), found.clone());

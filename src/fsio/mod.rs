@@ -117,6 +117,33 @@ pub(crate) fn enclosing_skill(folder: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// The file that `source TARGET` in `file` reads, if one exists: TARGET from the file's folder
+/// first, else from the nearest folder above it (up to the skill folder or work tree holding it)
+/// where TARGET names a file. A library's `source "$SCRIPT_DIR/lib/x"`, or `source ./lib/x`
+/// after the entry script's `cd`, names a path from the folder of the script that set them, not
+/// the library's (hostile review hx25 item 4).
+pub(crate) fn sourced_file(file: &Path, target: &Path) -> Option<PathBuf> {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let own = dir.join(target);
+    if own.is_file() {
+        return Some(own);
+    }
+    if target.is_absolute() {
+        return None;
+    }
+    // Bounded where a project ends; a folder in neither a skill nor a work tree looks no higher.
+    // Read from the real folder, so the answer is the same from any working folder.
+    let dir = canonical(dir);
+    let top = dir
+        .ancestors()
+        .find(|d| is_skill_folder(d) || d.join(".git").exists())?;
+    dir.ancestors()
+        .skip(1)
+        .take_while(|d| d.starts_with(top))
+        .map(|d| d.join(target))
+        .find(|candidate| candidate.is_file())
+}
+
 /// The skill folder of the script at real path `real`: the nearest folder above it, up to its
 /// project root `root`, that holds `SKILL.md`; a script in no skill folder has its own folder.
 pub(crate) fn skill_folder(real: &Path, root: &Path) -> PathBuf {
@@ -288,6 +315,42 @@ pub fn working_dir() -> crate::error::Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sourced_path_is_read_from_the_file_then_the_folders_above_up_to_the_skill() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let skill = tmp.path().join("sk");
+        std::fs::create_dir_all(skill.join("scripts/lib")).expect("mkdir");
+        for file in [
+            "SKILL.md",
+            "x.inc",
+            "scripts/lib/own.inc",
+            "scripts/lib/report.inc",
+        ] {
+            std::fs::write(skill.join(file), "").expect("write");
+        }
+        // Outside the skill folder: never read.
+        std::fs::write(tmp.path().join("above.inc"), "").expect("write");
+        let library = skill.join("scripts/lib/common.inc");
+        let real = canonical(&skill);
+        assert_eq!(
+            sourced_file(&library, Path::new("own.inc")),
+            Some(skill.join("scripts/lib/own.inc"))
+        );
+        assert_eq!(
+            sourced_file(&library, Path::new("lib/report.inc")),
+            Some(real.join("scripts/lib/report.inc"))
+        );
+        assert_eq!(
+            sourced_file(&library, Path::new("x.inc")),
+            Some(real.join("x.inc"))
+        );
+        assert_eq!(sourced_file(&library, Path::new("above.inc")), None);
+        assert_eq!(sourced_file(&library, Path::new("lib/missing.inc")), None);
+        // A file in no skill folder or work tree looks in its own folder alone.
+        let loose = tmp.path().join("loose/a.sh");
+        assert_eq!(sourced_file(&loose, Path::new("above.inc")), None);
+    }
 
     #[test]
     fn a_shebang_names_the_program_env_or_busybox_runs() {

@@ -4,10 +4,11 @@
 //! legacy lines gets the runtime even without legacy lines of its own, so the library's values
 //! reach a JSON document. Both are read from the syntax tree, as check reads them: the paths are
 //! the first arguments of `source`/`.` commands, as far as they are literal (a leading expansion,
-//! `"$DIR/lib.sh"` or `"$(dirname "$0")/lib.sh"`, is taken as the script's own folder), and a
-//! library holds legacy lines when the analyzer finds some that its suppressions leave (a log
-//! helper printing `[SUCCESS] $1` holds none). check asks the same question (`Deferred`) of a
-//! script with no shebang only: one no selected script sources is neither role (`NO_SHEBANG`).
+//! `"$DIR/lib.sh"` or `"$(dirname "$0")/lib.sh"`, is taken as the script's own folder, else a
+//! folder above it: `fsio::sourced_file`), and a library holds legacy lines when the analyzer
+//! finds some that its suppressions leave (a log helper printing `[SUCCESS] $1` holds none).
+//! check asks the same question (`Deferred`) of a script with no shebang only: one no selected
+//! script sources is neither role (`NO_SHEBANG`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -224,11 +225,10 @@ fn scan_one(
     let meta = std::fs::metadata(path).ok()?;
     let id = file_id(path, &meta)?;
     let bytes = read_small(path, &meta, max_size)?;
-    let dir = path.parent().unwrap_or(Path::new("."));
     let sourced = sourced_paths(&bytes)
         .into_iter()
         .filter_map(|target| {
-            let library = dir.join(&target);
+            let library = crate::fsio::sourced_file(path, &target)?;
             let meta = std::fs::metadata(&library).ok()?;
             let id = file_id(&library, &meta)?;
             let Some(vocabulary) = vocabulary else {
@@ -278,11 +278,10 @@ pub fn unselected_libraries(
             if sourced.is_empty() {
                 return Vec::new();
             }
-            let dir = path.parent().unwrap_or(Path::new("."));
             let root = crate::fsio::canonical(&crate::fsio::file_root(path, named));
             sourced
                 .into_iter()
-                .map(|target| dir.join(target))
+                .filter_map(|target| crate::fsio::sourced_file(path, &target))
                 .filter(|library| {
                     // A file taken in an earlier round is not read again (libraries that all
                     // source each other: hostile review hx25), nor is a selected one.
@@ -377,10 +376,10 @@ pub fn shadowing_library(
     sourced: &[(usize, PathBuf)],
     max_size: u64,
 ) -> Option<(usize, crate::codes::Code, String)> {
-    let dir = script.parent().unwrap_or(Path::new("."));
     let mut parser = None;
     sourced.iter().find_map(|(line, target)| {
-        let bytes = crate::fsio::limited::read(&dir.join(target), max_size, false).ok()?;
+        let library = crate::fsio::sourced_file(script, target)?;
+        let bytes = crate::fsio::limited::read(&library, max_size, false).ok()?;
         // Most libraries define no such name: no parse for them (check asks on every run).
         if !crate::rewrite::capture::may_shadow_command(&bytes) {
             return None;
@@ -411,11 +410,12 @@ fn sourced_bytes(
     body: &[u8],
     max_size: u64,
 ) -> impl Iterator<Item = Vec<u8>> {
-    let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let path = path.to_path_buf();
     sourced_in(&analysis.tree, body)
         .into_iter()
         .filter_map(move |(_, target)| {
-            crate::fsio::limited::read(&dir.join(target), max_size, false).ok()
+            let library = crate::fsio::sourced_file(&path, &target)?;
+            crate::fsio::limited::read(&library, max_size, false).ok()
         })
 }
 

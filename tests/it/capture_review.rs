@@ -424,6 +424,53 @@ D=$(dirname \"$0\")\n. \"$D/a.inc\"\necho done >&2\n",
 }
 
 #[test]
+fn a_library_path_set_by_the_entry_script_is_read_from_its_folder() {
+    // hx25 item 4: `source "$SCRIPT_DIR/lib/report.inc"` in scripts/lib/common.inc, where the entry
+    // script set SCRIPT_DIR to scripts/, was read as scripts/lib/lib/report.inc: "All clear", and
+    // migrate left the skill printing its legacy lines. The same with `cd` and `./lib/…`.
+    for (entry, common) in [
+        (
+            "#!/bin/bash\nset -eu\nSCRIPT_DIR=$(cd \"$(dirname \"$0\")\" && pwd)\nsource \"$SCRIPT_DIR/lib/common.inc\"\ngenerate report.md\n",
+            "source \"$SCRIPT_DIR/lib/report.inc\"\ngenerate() { touch \"$1\"; report_done \"$1\"; }\n",
+        ),
+        (
+            "#!/bin/bash\nset -eu\ncd \"$(dirname \"$0\")\"\nsource ./lib/common.inc\ngenerate report.md\n",
+            "source ./lib/report.inc\ngenerate() { touch \"$1\"; report_done \"$1\"; }\n",
+        ),
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        write_skill_md(tmp.path(), "sk");
+        let script = write_script(tmp.path(), "sk/scripts/run.sh", entry.as_bytes());
+        write_script(tmp.path(), "sk/scripts/lib/common.inc", common.as_bytes());
+        write_script(
+            tmp.path(),
+            "sk/scripts/lib/report.inc",
+            b"report_done() { echo \"Created: $1\"; echo \"Confidence: 0.9\"; echo SUCCESS; }\n",
+        );
+        let (code, checked) = json_report(tmp.path(), &["check", "sk"]);
+        assert_eq!(code, 1, "{checked}");
+        assert_eq!(
+            checked["findings"][0]["path"], "sk/scripts/lib/report.inc",
+            "{checked}"
+        );
+        let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "sk"]);
+        assert_eq!(code, 0, "{report}");
+        let (code, checked) = json_report(tmp.path(), &["check", "sk"]);
+        assert_eq!(code, 0, "{checked}");
+        let ran = run_script("bash", tmp.path(), &script, Duration::from_secs(30));
+        assert_eq!(ran.status, Some(0), "{}", ran.stderr);
+        let doc = valid_document(&ran.stdout);
+        assert_eq!(
+            doc["deliverables"],
+            serde_json::json!(["report.md"]),
+            "{doc}"
+        );
+        assert_eq!(doc["confidence"], 0.9, "{doc}");
+        assert!(!ran.stdout.contains("Created:"), "{}", ran.stdout);
+    }
+}
+
+#[test]
 fn a_chain_of_libraries_is_followed_to_its_end_and_a_cycle_ends() {
     // The walk stopped after 16 levels: a result line in the 17th passed (hostile review hx24).
     let tmp = tempfile::tempdir().expect("tmp");
