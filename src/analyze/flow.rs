@@ -4,7 +4,7 @@
 //! path (what it prints is no success).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tree_sitter::Node;
 
@@ -263,44 +263,91 @@ pub(crate) fn has_top_level_return(root: Node<'_>, source: &[u8]) -> bool {
     })
 }
 
-/// True when a statement outside every function does work when the file runs: anything but a
-/// comment, a function definition, an assignment or declaration, or a command that only sets the
-/// shell up (`set`, `source`, `trap`, …). A file of definitions alone is a library; one that runs
-/// `main "$@"` (guarded or not) is also a script.
-pub(crate) fn runs_at_top_level(root: Node<'_>, source: &[u8]) -> bool {
-    const SETUP: [&[u8]; 15] = [
-        b"set",
-        b"shopt",
-        b"source",
-        b".",
-        b"export",
-        b"readonly",
-        b"declare",
-        b"typeset",
-        b"local",
-        b"trap",
-        b"umask",
-        b":",
-        b"true",
-        b"alias",
-        b"unalias",
-    ];
+/// True when running the file reaches a result line: a statement outside every function holds
+/// one (at `legacy`, the legacy statements' offsets), or calls a function that reaches one —
+/// defined in the file (through its calls), or, when `imported` (the file sources a library with
+/// legacy lines), any name the file does not define. A helper library that only checks its
+/// dependencies or makes a folder at top level is no entry point; one that runs `main "$@"`
+/// (guarded or not) is (hostile review hx26 item 1).
+pub(crate) fn reaches_a_result_when_run(
+    root: Node<'_>,
+    source: &[u8],
+    legacy: &[usize],
+    imported: bool,
+) -> bool {
+    let holds = |n: Node<'_>| legacy.iter().any(|&at| n.byte_range().contains(&at));
+    let functions = top_functions(root, source);
+    // The functions that reach a result line, grown through their calls until nothing changes.
+    let mut printing: HashSet<&[u8]> = functions
+        .iter()
+        .filter(|(_, body)| holds(**body))
+        .map(|(name, _)| name.as_slice())
+        .collect();
+    let calls: Vec<(&[u8], Vec<&[u8]>)> = functions
+        .iter()
+        .map(|(name, body)| (name.as_slice(), called(*body, source)))
+        .collect();
+    let prints = |name: &[u8], printing: &HashSet<&[u8]>| {
+        printing.contains(name) || (imported && !functions.contains_key(name))
+    };
+    loop {
+        let grown: Vec<&[u8]> = calls
+            .iter()
+            .filter(|(name, called)| {
+                !printing.contains(name) && called.iter().any(|c| prints(c, &printing))
+            })
+            .map(|(name, _)| *name)
+            .collect();
+        if grown.is_empty() {
+            break;
+        }
+        printing.extend(grown);
+    }
     let mut cursor = root.walk();
     let statements: Vec<Node<'_>> = root.named_children(&mut cursor).collect();
     statements
         .into_iter()
-        .any(|statement| match statement.kind() {
-            "comment"
-            | "function_definition"
-            | "variable_assignment"
-            | "variable_assignments"
-            | "declaration_command"
-            | "unset_command" => false,
-            "command" => {
-                command_name_bytes(statement, source).is_none_or(|name| !SETUP.contains(&name))
-            }
-            _ => true,
+        .filter(|n| n.kind() != "function_definition")
+        .any(|statement| {
+            holds(statement)
+                || called(statement, source)
+                    .iter()
+                    .any(|name| prints(name, &printing))
         })
+}
+
+/// True when a top-level statement is a plain `return` (`return 0` as a library's last line), as
+/// opposed to one under a condition (an include guard, `[ -n "$LOADED" ] && return 0`).
+pub(crate) fn returns_unconditionally(root: Node<'_>, source: &[u8]) -> bool {
+    let mut cursor = root.walk();
+    root.named_children(&mut cursor).any(|n| {
+        let command = match n.kind() {
+            "redirected_statement" => n.named_child(0),
+            _ => Some(n),
+        };
+        command.is_some_and(|c| {
+            c.kind() == "command" && command_name_bytes(c, source) == Some(b"return")
+        })
+    })
+}
+
+/// The names of the commands a node runs, outside the functions it defines.
+fn called<'s>(node: Node<'_>, source: &'s [u8]) -> Vec<&'s [u8]> {
+    let mut names = Vec::new();
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "function_definition" && n.id() != node.id() {
+            continue;
+        }
+        if n.kind() == "command"
+            && let Some(name) = command_name_bytes(n, source)
+        {
+            names.push(name);
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor));
+    }
+    names
 }
 
 #[cfg(test)]
@@ -415,32 +462,61 @@ if x; then exit 1; fi
     }
 
     #[test]
-    fn definitions_and_setup_alone_do_no_work_at_top_level() {
+    fn a_plain_top_level_return_is_no_include_guard() {
         let mut parser = BashParser::new().expect("parser");
         for (source, want) in [
+            ("echo SUCCESS\nreturn 0\n", true),
+            ("x=1\nreturn 2>/dev/null\n", true),
+            ("[ -n \"${L-}\" ] && return 0\nL=1\nmain\n", false),
+            ("f() { return 1; }\nf\n", false),
+        ] {
+            let tree = parser.parse(source.as_bytes()).expect("parse");
+            assert_eq!(
+                returns_unconditionally(tree.root_node(), source.as_bytes()),
+                want,
+                "{source}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_file_is_an_entry_point_when_running_it_reaches_a_result_line() {
+        let mut parser = BashParser::new().expect("parser");
+        for (source, imported, want) in [
+            // Definitions and setup, or a dependency check: a library.
             (
-                "#!/bin/bash\nset -eu\nX=1\nreadonly Y=2\nf() { echo SUCCESS; }\ntrap 'f' EXIT\n",
+                "set -eu\nX=1\nf() { echo SUCCESS; }\ntrap 'f' EXIT\n",
+                false,
                 false,
             ),
             (
-                "#!/bin/bash\n. ./lib.sh\ndeclare -A M\nunset Z\n# main\n",
+                "command -v awk >/dev/null || { echo need awk >&2; exit 1; }\nmkdir -p x\nok() { echo SUCCESS; }\n",
+                false,
                 false,
             ),
-            ("#!/bin/bash\nmain() { echo SUCCESS; }\nmain \"$@\"\n", true),
+            ("main() { echo SUCCESS; }\nmain \"$@\"\n", false, true),
             (
-                "main() { :; }\nif [[ \"${BASH_SOURCE[0]}\" == \"$0\" ]]; then main; fi\n",
+                "say() { echo SUCCESS; }\nmain() { say; }\nif [[ \"${BASH_SOURCE[0]}\" == \"$0\" ]]; then main; fi\n",
+                false,
                 true,
             ),
             (
                 "main() { :; }\n[[ \"${BASH_SOURCE[0]}\" == \"$0\" ]] && main\n",
-                true,
+                false,
+                false,
             ),
-            ("echo SUCCESS\n", true),
-            ("\"$X\"\n", true),
+            ("echo SUCCESS\n", false, true),
+            // A function a sourced library with legacy lines defines.
+            (". ./lib.sh\nbuild\n", true, true),
+            (". ./lib.sh\nmkdir -p x\n", false, false),
         ] {
             let tree = parser.parse(source.as_bytes()).expect("parse");
+            let legacy: Vec<usize> = source
+                .match_indices("echo SUCCESS")
+                .map(|(at, _)| at)
+                .collect();
             assert_eq!(
-                runs_at_top_level(tree.root_node(), source.as_bytes()),
+                reaches_a_result_when_run(tree.root_node(), source.as_bytes(), &legacy, imported),
                 want,
                 "{source}"
             );

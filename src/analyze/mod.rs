@@ -170,11 +170,11 @@ impl ParseFailure {
         };
         let message = if self.legacy_found {
             format!(
-                "line {line}:{column}: tree-sitter-bash cannot parse this script ({errors}, the first at {first_line}:{first_column}), so edits could land in the wrong place and migrate refuses it; if bash rejects it too (`bash -n`), fix the syntax there; if bash accepts it, tree-sitter-bash misreads a construct there (docs/limits.md lists the known ones): migrate the script by hand, or rewrite that construct"
+                "line {line}:{column}: tree-sitter-bash cannot parse this script ({errors}, the first at {first_line}:{first_column}), so edits could land in the wrong place and migrate refuses it; if `bash -n` reports a syntax error there (bash 5 may still exit 0), fix it; if bash accepts it, tree-sitter-bash misreads a construct there (docs/limits.md lists the known ones): migrate the script by hand, or rewrite that construct"
             )
         } else {
             format!(
-                "line {line}:{column}: a legacy marker lies in a script tree-sitter-bash cannot fully parse ({errors}, the first at {first_line}:{first_column}), so whether it is printed is unknown and migrate refuses the file; if bash rejects it too (`bash -n`), fix the syntax there; if bash accepts it, tree-sitter-bash misreads a construct there (docs/limits.md lists the known ones): check the script by hand, or rewrite that construct"
+                "line {line}:{column}: a legacy marker lies in a script tree-sitter-bash cannot fully parse ({errors}, the first at {first_line}:{first_column}), so whether it is printed is unknown and migrate refuses the file; if `bash -n` reports a syntax error there (bash 5 may still exit 0), fix it; if bash accepts it, tree-sitter-bash misreads a construct there (docs/limits.md lists the known ones): check the script by hand, or rewrite that construct"
             )
         };
         crate::error::Error::new(crate::codes::PARSE_ERROR, message)
@@ -251,10 +251,15 @@ impl Analysis {
             && flow::has_top_level_return(self.tree.root_node(), source)
     }
 
-    /// Whether the script does work outside its functions when it runs (`main "$@"`, a command):
-    /// sourced by another script, it is a script of its own too.
-    pub fn runs_at_top_level(&self, source: &[u8]) -> bool {
-        flow::runs_at_top_level(self.tree.root_node(), source)
+    /// Whether running the script reaches one of its result lines (`main "$@"` calling the
+    /// function that prints it), or, when it sources a library with legacy lines (`imported`),
+    /// calls a function it does not define: sourced by another script, it is an entry point too.
+    /// A plain top-level `return` (not an include guard's) says it is a library all the same.
+    pub fn reaches_a_result_when_run(&self, source: &[u8], imported: bool) -> bool {
+        let root = self.tree.root_node();
+        let legacy: Vec<usize> = self.legacy.iter().map(|l| l.start).collect();
+        !flow::returns_unconditionally(root, source)
+            && flow::reaches_a_result_when_run(root, source, &legacy, imported)
     }
 
     /// Whether nothing in the script says if it runs on its own or is sourced: no shebang and no
@@ -465,16 +470,23 @@ fn examine(
     let legacy_in_parse_error = match (parse_errors, found.legacy.is_empty()) {
         (0, _) => None,
         (_, false) => first_error,
-        // A comment that ends before the first error was read before any damage: its text is
-        // a comment for bash too.
+        // A comment that ends before the first error, or a statement that does (a log helper
+        // printing `[SUCCESS] $1`: new user's trial nu26), was read before any damage: bash
+        // reads it as the analysis did, and the analysis found no legacy line in it.
         (_, true) => found.hidden.or_else(|| {
+            let before = |n: tree_sitter::Node<'_>| {
+                let end = n.end_position();
+                n.kind() != "ERROR"
+                    && first_error.is_some_and(|first| (end.row + 1, end.column + 1) < first)
+            };
             let read_before_damage = |at: usize| {
-                let node = tree.root_node().descendant_for_byte_range(at, at);
-                node.is_some_and(|n| {
-                    let end = n.end_position();
-                    n.kind() == "comment"
-                        && first_error.is_some_and(|first| (end.row + 1, end.column + 1) < first)
-                })
+                let root = tree.root_node();
+                let Some(node) = root.descendant_for_byte_range(at, at) else {
+                    return false;
+                };
+                let statement = std::iter::successors(Some(node), |n| n.parent())
+                    .find(|n| n.parent().is_some_and(|p| p.id() == root.id()));
+                (node.kind() == "comment" && before(node)) || statement.is_some_and(before)
             };
             vocabulary
                 .marker_offsets(source)

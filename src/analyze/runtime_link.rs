@@ -253,13 +253,20 @@ macro_rules! sh_guard {
 const SH_GUARD: &str = sh_guard!();
 const BASH_GUARD: &str = concat!("test -n \"${BASH_SOURCE-}\" || ", sh_guard!());
 
-/// How a bash or an sh script's line names the script (`BASH_SELF`/`SH_SELF`) and guards the
-/// path it finds: one choice for writing the line and reading it back.
-fn self_and_guard(bash: bool) -> (&'static str, &'static str) {
+/// A bash script sourced by another (a test harness, maybe sourcing a copy of it made in a temp
+/// folder, which has no runtime beside it) that cannot load its runtime prints no document and
+/// ends nothing: the sourcing shell goes on (new user's trial nu26). `return` succeeds in a
+/// subshell only where the file is sourced; dash allows it anywhere, so the sh line cannot tell,
+/// and the test of `BASH_SOURCE` keeps a bash script run with `sh PATH` from reading as sourced.
+const BASH_SOURCED: &str = "(test -n \"${BASH_SOURCE-}\" && return 0 2>/dev/null) || ";
+
+/// How a bash or an sh script's line names the script (`BASH_SELF`/`SH_SELF`), guards the path
+/// it finds, and tells being sourced: one choice for writing the line and reading it back.
+fn self_and_guard(bash: bool) -> (&'static str, &'static str, &'static str) {
     if bash {
-        (BASH_SELF, BASH_GUARD)
+        (BASH_SELF, BASH_GUARD, BASH_SOURCED)
     } else {
-        (SH_SELF, SH_GUARD)
+        (SH_SELF, SH_GUARD, "")
     }
 }
 /// The arguments a failure document's `%s` may take: the cause, and the time.
@@ -293,7 +300,7 @@ pub(crate) struct LineParts<'a> {
 impl<'a> LineParts<'a> {
     /// The line (without its end).
     pub fn text(&self) -> String {
-        let (me, guard) = self_and_guard(self.bash);
+        let (me, guard, sourced) = self_and_guard(self.bash);
         let arguments: String = self.arguments.iter().map(|a| format!(" {a}")).collect();
         let [missing, unreadable, version_cause] = CAUSES.map(|c| &c["RUNTIME_".len()..]);
         let now = if self.arguments.contains(&NOW_ARGUMENT) {
@@ -302,7 +309,7 @@ impl<'a> LineParts<'a> {
             ""
         };
         format!(
-            "{LINE_START}{me}\" || echo \"{me}\"); {guard}__skm_f=$(dirname -- \"${{__skm_f}}\")/{relative}; {settings}__skm_loaded={version} command . \"${{__skm_f}}\"; test \"${{__skm_rt-}}\" = {version}; }} || {{ __skm_c={missing}; test ! -e \"${{__skm_f}}\" || __skm_c={unreadable}; test ! -r \"${{__skm_f}}\" || __skm_c={version_cause}; {now}printf {format}{arguments}; echo \"skillmod: ${{__skm_f}}: ${{__skm_c}}; this skill folder is incomplete, reinstall it whole\" >&2; exit {MISSING_STATUS}; }}",
+            "{LINE_START}{me}\" || echo \"{me}\"); {guard}__skm_f=$(dirname -- \"${{__skm_f}}\")/{relative}; {settings}__skm_loaded={version} command . \"${{__skm_f}}\"; test \"${{__skm_rt-}}\" = {version}; }} || {sourced}{{ __skm_c={missing}; test ! -e \"${{__skm_f}}\" || __skm_c={unreadable}; test ! -r \"${{__skm_f}}\" || __skm_c={version_cause}; {now}printf {format}{arguments}; echo \"skillmod: ${{__skm_f}}: ${{__skm_c}}; this skill folder is incomplete, reinstall it whole\" >&2; exit {MISSING_STATUS}; }}",
             relative = self.relative,
             settings = self.settings,
             version = self.version,
@@ -317,7 +324,7 @@ impl<'a> LineParts<'a> {
             Some(rest) => (true, rest),
             None => (false, rest.strip_prefix(SH_SELF)?),
         };
-        let (me, guard) = self_and_guard(bash);
+        let (me, guard, _) = self_and_guard(bash);
         let rest = rest
             .strip_prefix("\" || echo \"")?
             .strip_prefix(me)?

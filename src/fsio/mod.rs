@@ -131,17 +131,39 @@ pub(crate) fn sourced_file(file: &Path, target: &Path) -> Option<PathBuf> {
     if target.is_absolute() {
         return None;
     }
-    // Bounded where a project ends; a folder in neither a skill nor a work tree looks no higher.
-    // Read from the real folder, so the answer is the same from any working folder.
-    let dir = canonical(dir);
-    let top = dir
-        .ancestors()
-        .find(|d| is_skill_folder(d) || d.join(".git").exists())?;
+    let (dir, top) = project_of(dir)?;
     dir.ancestors()
         .skip(1)
-        .take_while(|d| d.starts_with(top))
+        .take(LEVELS_UP)
+        .take_while(|d| d.starts_with(&top))
         .map(|d| d.join(target))
         .find(|candidate| candidate.is_file())
+}
+
+/// How many folders above its own a sourced path is looked for in: `$SCRIPT_DIR` set a folder or
+/// two up is the common case, and a bound keeps a file deep in a tree that sources many missing
+/// paths linear (hostile review hx26 item 7).
+const LEVELS_UP: usize = 3;
+
+/// A folder's real path and the skill folder or work tree holding it, found once per folder in
+/// each thread. Bounded where a project ends; a folder in neither a skill nor a work tree looks no
+/// higher. Read from the real folder, so the answer is the same from any working folder.
+fn project_of(dir: &Path) -> Option<(PathBuf, PathBuf)> {
+    thread_local! {
+        static FOUND: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<(PathBuf, PathBuf)>>> =
+            std::cell::RefCell::default();
+    }
+    if let Some(known) = FOUND.with(|f| f.borrow().get(dir).cloned()) {
+        return known;
+    }
+    let real = canonical(dir);
+    let top = real
+        .ancestors()
+        .find(|d| is_skill_folder(d) || d.join(".git").exists())
+        .map(Path::to_path_buf);
+    let found = top.map(|top| (real, top));
+    FOUND.with(|f| f.borrow_mut().insert(dir.to_path_buf(), found.clone()));
+    found
 }
 
 /// The skill folder of the script at real path `real`: the nearest folder above it, up to its
@@ -347,6 +369,14 @@ mod tests {
         );
         assert_eq!(sourced_file(&library, Path::new("above.inc")), None);
         assert_eq!(sourced_file(&library, Path::new("lib/missing.inc")), None);
+        // At most LEVELS_UP folders above its own.
+        let deep = skill.join("a/b/c/d");
+        std::fs::create_dir_all(&deep).expect("mkdir");
+        assert_eq!(sourced_file(&deep.join("x.sh"), Path::new("x.inc")), None);
+        assert_eq!(
+            sourced_file(&skill.join("a/b/x.sh"), Path::new("x.inc")),
+            Some(real.join("x.inc"))
+        );
         // A file in no skill folder or work tree looks in its own folder alone.
         let loose = tmp.path().join("loose/a.sh");
         assert_eq!(sourced_file(&loose, Path::new("above.inc")), None);

@@ -762,9 +762,9 @@ enum Part {
     Script { shebang: bool },
     /// A script meant to be sourced: it gets no runtime or EXIT trap of its own.
     Library(LibraryReason),
-    /// A script another selected script sources that runs on its own too: it has a shebang,
-    /// does work outside its functions (`main "$@"`, however guarded) and no top-level
-    /// `return`. Taken as a library alone, it would print nothing when run as the skill.
+    /// A script another selected script sources that runs on its own too: it has a shebang, and
+    /// running it reaches a result line (`main "$@"`, however guarded, calling the function that
+    /// prints it). Taken as a library alone, it would print nothing when run as the skill.
     SourcedScript,
     /// No shebang, no top-level `return`, sourced by no selected script, not named with
     /// `--skill-path`: a script run as `bash FILE` or a library sourced from elsewhere.
@@ -782,7 +782,9 @@ enum LibraryReason {
 fn capture_part(path: &Path, analysis: &Analysis, body: &[u8], options: &Options) -> Part {
     let top_level_return = analysis.returns_at_top_level(body);
     if options.sourcing.is_library(path) {
-        if body.starts_with(b"#!") && !top_level_return && analysis.runs_at_top_level(body) {
+        let imported = options.sourcing.hosts_library(path).is_some();
+        // An include guard (`[ -n "$LOADED" ] && return 0`) returns only when sourced twice.
+        if body.starts_with(b"#!") && analysis.reaches_a_result_when_run(body, imported) {
             Part::SourcedScript
         } else {
             Part::Library(LibraryReason::Sourced)
@@ -830,7 +832,7 @@ fn part_note(part: Part, hosted: Option<&Hosted>) -> Option<Error> {
                     .collect();
                 Error::new(codes::SOURCES_LIBRARY,
                     format!(
-                        "sources {} with legacy lines: it gets the runtime, which prints the JSON document those lines record into",
+                        "sources {} with legacy lines: it gets the runtime, which prints the JSON document those lines record into (its own output goes to stderr). A test harness that is no part of the skill stays as it is with `--exclude` or `exclude` in skillmod.toml",
                         names.join(", ")
                     ),
                 )
@@ -863,6 +865,8 @@ fn might_need_parse(body: &[u8], vocabulary: Vocabulary) -> bool {
         || [
             BLOCK_MARKER,
             BLOCK_DELIMITER,
+            runtime_link::LINE_START,
+            runtime_link::BLOCK_START,
             runtime_link::SOURCE_PREFIX,
             runtime_link::INLINE_MARKER,
         ]

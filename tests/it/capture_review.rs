@@ -200,11 +200,11 @@ fn capture_adds_one_short_line_and_changes_only_the_legacy_ones() {
     }
 }
 
-/// The longest source line skillmod writes for the default template (measured: 814 characters
+/// The longest source line skillmod writes for the default template (measured: 868 characters
 /// for a bash script at the depth of the example skills, the failure document included; the
-/// 300 the issue hoped for cannot hold the document, the symlink resolution and the version
-/// check together).
-const SOURCE_LINE_BUDGET: usize = 820;
+/// 300 the issue hoped for cannot hold the document, the symlink resolution, the version check
+/// and the guards together).
+const SOURCE_LINE_BUDGET: usize = 870;
 
 #[test]
 fn every_script_of_a_skill_sources_its_one_runtime_file_and_names_only_its_own_settings() {

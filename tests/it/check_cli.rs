@@ -957,11 +957,28 @@ fi
     );
     let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
     assert_eq!(code, 0, "{report}");
+    // So is a statement that ends before it: a log helper's `[SUCCESS]` tag is no result line
+    // (nu26 item 4), where a real one still is.
+    let helper = format!(
+        "#!/bin/bash\nlog_success() {{ echo -e \"[SUCCESS] $1\"; }}\n{regex}log_success done\n"
+    );
+    write_script(tmp.path(), "s/scan.sh", helper.as_bytes());
+    let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
+    assert_eq!(code, 0, "{report}");
+    let real = format!("#!/bin/bash\nok() {{ echo SUCCESS; }}\n{regex}ok\n");
+    write_script(tmp.path(), "s/scan.sh", real.as_bytes());
+    let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
+    assert_eq!(code, 2, "{report}");
     let after = format!("#!/bin/bash\nline=$1\n{regex}# Updated: also matches quoted tokens\n");
     write_script(tmp.path(), "s/scan.sh", after.as_bytes());
     let (code, report) = json_report(tmp.path(), &["check", "--no-cache", "s"]);
     assert_eq!(code, 2, "{report}");
     assert_eq!(report["errors"][0]["rule"], "SKM003", "{report}");
+    let message = report["errors"][0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("if `bash -n` reports a syntax error"),
+        "{message}"
+    );
 }
 
 #[test]

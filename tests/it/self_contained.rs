@@ -1204,9 +1204,20 @@ fn an_entry_point_another_script_sources_still_prints_its_document_run_on_its_ow
     let tmp = tempfile::tempdir().expect("tmp");
     let guarded = b"#!/bin/bash\nmain() { touch a.txt; echo \"Created: a.txt\"; echo \"Confidence: 0.9\"; echo SUCCESS; }\nif [[ \"${BASH_SOURCE[0]}\" == \"$0\" ]]; then main \"$@\"; fi\n";
     let plain_sh = b"#!/bin/sh\ntouch a.txt\necho \"Created: a.txt\"\necho SUCCESS\n";
-    for skill in ["harness", "dead", "other", "lib"] {
+    for skill in ["harness", "dead", "other", "lib", "guard"] {
         write_skill_md(tmp.path(), skill);
     }
+    // An include guard returns only when the file is sourced twice (hx26 item 3).
+    write_script(
+        tmp.path(),
+        "guard/execute.sh",
+        b"#!/bin/bash\n[ -n \"${RUN_LOADED-}\" ] && return 0\nRUN_LOADED=1\nmain() { touch a.txt; echo \"Created: a.txt\"; echo \"Confidence: 0.9\"; echo SUCCESS; }\nif [[ \"${BASH_SOURCE[0]}\" == \"$0\" ]]; then main \"$@\"; fi\n",
+    );
+    write_script(
+        tmp.path(),
+        "guard/tests/t.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"$0\")/../execute.sh\"\n",
+    );
     write_script(tmp.path(), "harness/execute.sh", guarded);
     write_script(
         tmp.path(),
@@ -1240,7 +1251,11 @@ fn an_entry_point_another_script_sources_still_prints_its_document_run_on_its_ow
         &["migrate", "--no-backup", "--include", "*.sh", "."],
     );
     assert_eq!(code, 0, "{report}");
-    for entry in ["harness/execute.sh", "dead/scripts/run.sh"] {
+    for entry in [
+        "harness/execute.sh",
+        "dead/scripts/run.sh",
+        "guard/execute.sh",
+    ] {
         assert_eq!(
             report_file(&report, entry)["notes"][0]["code"],
             "SOURCED_SCRIPT",
@@ -1256,12 +1271,13 @@ fn an_entry_point_another_script_sources_still_prints_its_document_run_on_its_ow
     let (code, checked) = json_report(tmp.path(), &["check", "--include", "*.sh", "."]);
     assert_eq!(code, 0, "{checked}");
     let installed = tempfile::tempdir().expect("installed");
-    for skill in ["harness", "dead"] {
+    for skill in ["harness", "dead", "guard"] {
         copy_tree(&tmp.path().join(skill), &installed.path().join(skill));
     }
     let scratch = tempfile::tempdir().expect("scratch");
     for (shell, script, confidence) in [
         ("bash", "harness/execute.sh", serde_json::json!(0.9)),
+        ("bash", "guard/execute.sh", serde_json::json!(0.9)),
         ("bash", "dead/scripts/run.sh", serde_json::json!(0.5)),
         ("sh", "dead/scripts/run.sh", serde_json::json!(0.5)),
     ] {
@@ -1301,4 +1317,128 @@ fn an_entry_point_another_script_sources_still_prints_its_document_run_on_its_ow
     let doc = strict(&stdout(&out), "lib host");
     assert_eq!(doc["deliverables"], serde_json::json!(["b.txt"]), "{doc}");
     assert!(stderr(&out).contains("bye"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_harness_that_sources_a_copy_of_a_bash_skill_goes_on_without_its_runtime() {
+    // nu26 item 1 (loki-mode's tests): the harness sources a filtered copy of the script made in
+    // a temp folder, with no runtime beside it. The copy's line ran `exit 70` in the harness.
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_skill_md(tmp.path(), "s");
+    let tool = write_script(
+        tmp.path(),
+        "s/scripts/tool.sh",
+        b"#!/usr/bin/env bash\nset -euo pipefail\nis_allowed() { [[ \"$1\" == /ok/* ]]; }\nmain() { is_allowed \"${1:-/ok/x}\" && echo \"SUCCESS\"; }\nmain \"$@\"\n",
+    );
+    let harness = write_script(
+        tmp.path(),
+        "s/tests/test-tool.sh",
+        b"#!/usr/bin/env bash\nW=$(mktemp -d); trap 'rm -rf \"$W\"' EXIT\ngrep -v '^main \"\\$@\"$' \"$(dirname \"$0\")/../scripts/tool.sh\" > \"$W/tool_src.sh\"\nsource \"$W/tool_src.sh\"\nset +e\nis_allowed /ok/a && echo \"PASS 1\" || echo \"FAIL 1\"\n",
+    );
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "s"]);
+    assert_eq!(code, 0, "{report}");
+    let out = run(Command::new("bash").arg(&harness).current_dir(tmp.path()));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "PASS 1\n", "{}", stderr(&out));
+    // Run on its own without its runtime, the script still fails with the document.
+    std::fs::remove_file(tmp.path().join("s/scripts/skillmod-runtime.sh")).expect("rm");
+    for shell in ["bash", "sh"] {
+        let out = run(Command::new(shell).arg(&tool).current_dir(tmp.path()));
+        assert_eq!(out.status.code(), Some(70), "{shell}: {}", stderr(&out));
+        let doc = strict(&stdout(&out), shell);
+        assert_eq!(
+            doc["errors"][0]["code"], "RUNTIME_MISSING",
+            "{shell}: {doc}"
+        );
+    }
+}
+
+#[test]
+fn a_shared_helper_that_checks_its_dependencies_stays_a_library_for_every_caller() {
+    // hx26 item 1: a helper library with a shebang and a dependency check at top level got a
+    // runtime line once a skill sourced it, and repository tooling that sources it too (never
+    // selected) then died with RUNTIME_MISSING (sh) or printed a document (bash).
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_skill_md(tmp.path(), "skills/s1");
+    let helper = write_script(
+        tmp.path(),
+        "skills/s1/scripts/common.sh",
+        b"#!/bin/sh\ncommand -v awk >/dev/null || { echo \"need awk\" >&2; exit 1; }\nreport_ok() { echo \"SUCCESS\"; }\ngreet() { echo \"hello from common\"; }\n",
+    );
+    let entry = write_script(
+        tmp.path(),
+        "skills/s1/scripts/execute.sh",
+        b"#!/bin/sh\n. \"$(dirname \"$0\")/common.sh\"\ntouch out.txt\necho \"Created: out.txt\"\nreport_ok\n",
+    );
+    let tool = write_script(
+        tmp.path(),
+        "tools/ci.sh",
+        b"#!/bin/sh\n. \"$(dirname \"$0\")/../skills/s1/scripts/common.sh\"\ngreet\necho \"ci done\"\n",
+    );
+    let (code, report) = json_report(tmp.path(), &["migrate", "--no-backup", "skills"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(
+        report_file(&report, "skills/s1/scripts/common.sh")["notes"][0]["code"],
+        "SOURCED_LIBRARY",
+        "{report}"
+    );
+    let helper_text = std::fs::read_to_string(&helper).expect("helper");
+    assert!(!helper_text.contains("skillmod-runtime"), "{helper_text}");
+    for shell in ["sh", "bash"] {
+        let out = run(Command::new(shell).arg(&tool).current_dir(tmp.path()));
+        assert_eq!(out.status.code(), Some(0), "{shell}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "hello from common\nci done\n", "{shell}");
+        let out = run(Command::new(shell).arg(&entry).current_dir(tmp.path()));
+        let doc = strict(&stdout(&out), shell);
+        assert_eq!(doc["success"], true, "{shell}: {doc}");
+    }
+}
+
+#[test]
+fn a_script_that_only_hosts_a_library_converts_when_the_runtime_setting_changes() {
+    // hx26 item 10: a migrated script with no legacy line of its own (it sources a library that
+    // has them) was "no legacy" to migrate when `runtime` changed, while check reported its line
+    // as RUNTIME_OUTDATED with a fix that did nothing.
+    let tmp = tempfile::tempdir().expect("tmp");
+    write_skill_md(tmp.path(), "s");
+    let host = write_script(
+        tmp.path(),
+        "s/execute.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"$0\")/lib/steps.sh\"\nbuild\n",
+    );
+    write_script(
+        tmp.path(),
+        "s/lib/steps.sh",
+        b"build() { touch b.txt; echo \"Created: b.txt\"; echo SUCCESS; }\n",
+    );
+    let (code, report) = json_report(
+        tmp.path(),
+        &["migrate", "--no-backup", "--include", "*.sh", "s"],
+    );
+    assert_eq!(code, 0, "{report}");
+    std::fs::write(tmp.path().join("s/skillmod.toml"), "runtime = \"inline\"\n").expect("settings");
+    let (code, checked) = json_report(tmp.path(), &["check", "--include", "*.sh", "s"]);
+    assert_eq!(code, 0, "{checked}");
+    assert_eq!(
+        checked["warnings"][0]["reason"], "RUNTIME_OUTDATED",
+        "{checked}"
+    );
+    let (code, report) = json_report(
+        tmp.path(),
+        &["migrate", "--no-backup", "--include", "*.sh", "s"],
+    );
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(
+        report_file(&report, "s/execute.sh")["status"],
+        "migrated",
+        "{report}"
+    );
+    let (code, checked) = json_report(tmp.path(), &["check", "--include", "*.sh", "s"]);
+    assert_eq!(code, 0, "{checked}");
+    assert_eq!(checked["warnings"], serde_json::json!([]), "{checked}");
+    let text = std::fs::read_to_string(&host).expect("host");
+    assert!(text.contains("# >>> skillmod-runtime"), "{text}");
+    let out = run(Command::new("bash").arg(&host).current_dir(tmp.path()));
+    let doc = strict(&stdout(&out), "inline host");
+    assert_eq!(doc["deliverables"], serde_json::json!(["b.txt"]), "{doc}");
 }
