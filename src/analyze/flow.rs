@@ -265,15 +265,16 @@ pub(crate) fn has_top_level_return(root: Node<'_>, source: &[u8]) -> bool {
 
 /// True when running the file reaches a result line: a statement outside every function holds
 /// one (at `legacy`, the legacy statements' offsets), or calls a function that reaches one —
-/// defined in the file (through its calls), or, when `imported` (the file sources a library with
-/// legacy lines), any name the file does not define. A helper library that only checks its
-/// dependencies or makes a folder at top level is no entry point; one that runs `main "$@"`
-/// (guarded or not) is (hostile review hx26 item 1).
+/// defined in the file (through its calls), or in a library it sources that holds legacy lines
+/// (`imported`, the names those define). A command whose name is computed (`"cmd_$1"`,
+/// `${1:-main}`) or that runs another (`eval main`, `time main`) may call any of them. A helper
+/// library that only checks its dependencies or makes a folder at top level is no entry point;
+/// one that runs `main "$@"` (guarded or not) is (hostile reviews hx26 item 1, hx27).
 pub(crate) fn reaches_a_result_when_run(
     root: Node<'_>,
     source: &[u8],
     legacy: &[usize],
-    imported: bool,
+    imported: &HashSet<Vec<u8>>,
 ) -> bool {
     let holds = |n: Node<'_>| legacy.iter().any(|&at| n.byte_range().contains(&at));
     let functions = top_functions(root, source);
@@ -288,7 +289,10 @@ pub(crate) fn reaches_a_result_when_run(
         .map(|(name, body)| (name.as_slice(), called(*body, source)))
         .collect();
     let prints = |name: &[u8], printing: &HashSet<&[u8]>| {
-        printing.contains(name) || (imported && !functions.contains_key(name))
+        if name == ANY_COMMAND {
+            return !printing.is_empty() || !imported.is_empty();
+        }
+        printing.contains(name) || (!functions.contains_key(name) && imported.contains(name))
     };
     loop {
         let grown: Vec<&[u8]> = calls
@@ -331,7 +335,16 @@ pub(crate) fn returns_unconditionally(root: Node<'_>, source: &[u8]) -> bool {
     })
 }
 
-/// The names of the commands a node runs, outside the functions it defines.
+/// What `called` lists for a command that may run any function: its name is computed, or a
+/// runner's word is.
+const ANY_COMMAND: &[u8] = b"";
+const RUNNERS: [&[u8]; 10] = [
+    b"eval", b"time", b"command", b"builtin", b"exec", b"env", b"nohup", b"timeout", b"nice",
+    b"xargs",
+];
+
+/// The names of the commands a node runs, outside the functions it defines (`ANY_COMMAND` for
+/// one that may run any).
 fn called<'s>(node: Node<'_>, source: &'s [u8]) -> Vec<&'s [u8]> {
     let mut names = Vec::new();
     let mut stack = vec![node];
@@ -339,10 +352,22 @@ fn called<'s>(node: Node<'_>, source: &'s [u8]) -> Vec<&'s [u8]> {
         if n.kind() == "function_definition" && n.id() != node.id() {
             continue;
         }
-        if n.kind() == "command"
-            && let Some(name) = command_name_bytes(n, source)
-        {
-            names.push(name);
+        if n.kind() == "command" {
+            match command_name_bytes(n, source) {
+                // The command a runner runs is among its words (`eval main`, `timeout 5 main`;
+                // `command -v awk` names two that run nothing of the file's).
+                Some(name) if RUNNERS.contains(&name) => {
+                    let mut cursor = n.walk();
+                    for word in n.children_by_field_name("argument", &mut cursor) {
+                        names.push(match word.kind() {
+                            "word" => &source[word.byte_range()],
+                            _ => ANY_COMMAND,
+                        });
+                    }
+                }
+                Some(name) => names.push(name),
+                None => names.push(ANY_COMMAND),
+            }
         }
         let mut cursor = n.walk();
         stack.extend(n.named_children(&mut cursor));
@@ -506,17 +531,33 @@ if x; then exit 1; fi
                 false,
             ),
             ("echo SUCCESS\n", false, true),
-            // A function a sourced library with legacy lines defines.
+            // A function a sourced library with legacy lines defines; sourcing it is no call.
             (". ./lib.sh\nbuild\n", true, true),
-            (". ./lib.sh\nmkdir -p x\n", false, false),
+            (". ./lib.sh\nmkdir -p x\n", true, false),
+            // A name computed or run through another command (hx27).
+            (
+                "main() { echo SUCCESS; }\n\"${1:-main}\" \"$@\"\n",
+                false,
+                true,
+            ),
+            ("cmd_go() { echo SUCCESS; }\n\"cmd_$1\"\n", false, true),
+            ("main() { echo SUCCESS; }\neval main\n", false, true),
+            ("main() { echo SUCCESS; }\ntimeout 5 main\n", false, true),
+            ("main() { echo SUCCESS; }\neval \"$cmd\"\n", false, true),
+            ("set -eu\n\"$X\"\n", false, false),
         ] {
             let tree = parser.parse(source.as_bytes()).expect("parse");
             let legacy: Vec<usize> = source
                 .match_indices("echo SUCCESS")
                 .map(|(at, _)| at)
                 .collect();
+            let imported = if imported {
+                HashSet::from([b"build".to_vec()])
+            } else {
+                HashSet::new()
+            };
             assert_eq!(
-                reaches_a_result_when_run(tree.root_node(), source.as_bytes(), &legacy, imported),
+                reaches_a_result_when_run(tree.root_node(), source.as_bytes(), &legacy, &imported),
                 want,
                 "{source}"
             );

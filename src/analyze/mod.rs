@@ -255,7 +255,11 @@ impl Analysis {
     /// function that prints it), or, when it sources a library with legacy lines (`imported`),
     /// calls a function it does not define: sourced by another script, it is an entry point too.
     /// A plain top-level `return` (not an include guard's) says it is a library all the same.
-    pub fn reaches_a_result_when_run(&self, source: &[u8], imported: bool) -> bool {
+    pub fn reaches_a_result_when_run(
+        &self,
+        source: &[u8],
+        imported: &std::collections::HashSet<Vec<u8>>,
+    ) -> bool {
         let root = self.tree.root_node();
         let legacy: Vec<usize> = self.legacy.iter().map(|l| l.start).collect();
         !flow::returns_unconditionally(root, source)
@@ -355,6 +359,17 @@ pub fn helper_definitions(
         vocabulary,
         Dialect::of(survey.root, source),
     ))
+}
+
+/// The names of the functions a file defines at its top level (a library a script sources).
+pub fn defined_functions(
+    parser: &mut BashParser,
+    source: &[u8],
+) -> crate::error::Result<std::collections::HashSet<Vec<u8>>> {
+    let tree = parser.parse(source)?;
+    Ok(flow::top_functions(tree.root_node(), source)
+        .into_keys()
+        .collect())
 }
 
 /// The functions a file (a library a script sources) defines that may print on stdout.
@@ -484,8 +499,11 @@ fn examine(
                 let Some(node) = root.descendant_for_byte_range(at, at) else {
                     return false;
                 };
+                // Where a heredoc's end is misread (a CR after it, hx27), its body hides code:
+                // a statement holding one is not trusted.
                 let statement = std::iter::successors(Some(node), |n| n.parent())
-                    .find(|n| n.parent().is_some_and(|p| p.id() == root.id()));
+                    .find(|n| n.parent().is_some_and(|p| p.id() == root.id()))
+                    .filter(|s| memchr::memmem::find(&source[s.byte_range()], b"<<").is_none());
                 (node.kind() == "comment" && before(node)) || statement.is_some_and(before)
             };
             vocabulary

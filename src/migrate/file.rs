@@ -782,9 +782,12 @@ enum LibraryReason {
 fn capture_part(path: &Path, analysis: &Analysis, body: &[u8], options: &Options) -> Part {
     let top_level_return = analysis.returns_at_top_level(body);
     if options.sourcing.is_library(path) {
-        let imported = options.sourcing.hosts_library(path).is_some();
         // An include guard (`[ -n "$LOADED" ] && return 0`) returns only when sourced twice.
-        if body.starts_with(b"#!") && analysis.reaches_a_result_when_run(body, imported) {
+        let imported = || {
+            let hosted = options.sourcing.hosts_library(path);
+            crate::unit::sourcing::hosted_functions(hosted, options.max_size)
+        };
+        if body.starts_with(b"#!") && analysis.reaches_a_result_when_run(body, &imported()) {
             Part::SourcedScript
         } else {
             Part::Library(LibraryReason::Sourced)

@@ -331,6 +331,26 @@ pub fn unselected_libraries(
         .collect()
 }
 
+/// The functions the libraries a script hosts define (read up to `max_size` bytes each): the
+/// names through which a call of the script may reach their result lines.
+pub fn hosted_functions(hosted: Option<&Hosted>, max_size: u64) -> HashSet<Vec<u8>> {
+    let mut names = HashSet::new();
+    let Some(hosted) = hosted else {
+        return names;
+    };
+    let Ok(mut parser) = BashParser::new() else {
+        return names;
+    };
+    for library in &hosted.libraries {
+        if let Ok(bytes) = crate::fsio::limited::read(library, max_size, false)
+            && let Ok(defined) = crate::analyze::defined_functions(&mut parser, &bytes)
+        {
+            names.extend(defined);
+        }
+    }
+    names
+}
+
 /// The paths the script at `path` sources (read up to `max_size` bytes; none when unreadable).
 pub fn sourced_targets(path: &Path, max_size: u64) -> Vec<PathBuf> {
     crate::fsio::limited::read(path, max_size, false)
@@ -499,20 +519,32 @@ pub(crate) fn sourced_in(tree: &tree_sitter::Tree, bytes: &[u8]) -> Vec<(usize, 
     }
     let mut cursor = tree.walk();
     let mut stack = vec![tree.root_node()];
+    let mut sources = Vec::new();
+    let mut folders = HashMap::new();
     while let Some(node) = stack.pop() {
         if node.kind() == "command"
             && matches!(
                 crate::analyze::context::command_name_bytes(node, bytes),
                 Some(b"source" | b".")
             )
+            && let Some(argument) = node.child_by_field_name("argument")
         {
-            let first = node.child_by_field_name("argument");
-            if let Some(argument) = first {
-                let line = node.start_position().row + 1;
-                out.extend(literal_path(argument, bytes).map(|path| (line, path)));
-            }
+            sources.push((node.start_position().row + 1, argument));
+        }
+        if node.kind() == "variable_assignment"
+            && let (Some(name), Some(value)) = (
+                node.child_by_field_name("name"),
+                node.child_by_field_name("value"),
+            )
+            && let Some(folder) = literal_path(value, bytes, &HashMap::new())
+        {
+            let name = String::from_utf8_lossy(&bytes[name.byte_range()]).into_owned();
+            folders.entry(name).or_insert(folder);
         }
         stack.extend(node.children(&mut cursor));
+    }
+    for (line, argument) in sources {
+        out.extend(literal_path(argument, bytes, &folders).map(|path| (line, path)));
     }
     // Each path once, at its first line: a file read per `source` line made a library sourcing
     // itself 75,000 times take a minute (hostile review hx25).
@@ -525,15 +557,35 @@ pub(crate) fn sourced_in(tree: &tree_sitter::Tree, bytes: &[u8]) -> Vec<(usize, 
 /// The path a `source` argument names, as bash reads the word (quotes and escapes taken out, so
 /// `"$DIR/my lib.sh"` and `lib\ 1.sh` keep their blanks): the literal text after one leading
 /// expansion (`$DIR`, `${DIR}`, `$(dirname "$0")`), which names the script's folder by
-/// convention. None when another expansion follows it or nothing literal is left.
-fn literal_path(argument: tree_sitter::Node<'_>, bytes: &[u8]) -> Option<PathBuf> {
+/// convention, or a folder below it when the script set that variable so (`folders`). None when
+/// another expansion follows it or nothing literal is left.
+fn literal_path(
+    argument: tree_sitter::Node<'_>,
+    bytes: &[u8],
+    folders: &HashMap<String, PathBuf>,
+) -> Option<PathBuf> {
     use crate::analyze::words::Segment;
     let value = crate::analyze::words::word_value(argument, bytes);
     let (expanded, rest) = match value.segments.split_first()? {
         (Segment::Dynamic(_), rest) => (true, rest),
         _ => (false, value.segments.as_slice()),
     };
-    let mut tail = String::new();
+    // `LIB_DIR="$(dirname "$0")/lib"` then `. "$LIB_DIR/common.sh"`: the folder the variable
+    // names below the script's (hostile review hx27).
+    let named = match value.segments.first() {
+        Some(Segment::Dynamic(text)) => {
+            let name = text.trim_start_matches('$');
+            let name = name
+                .strip_prefix('{')
+                .and_then(|n| n.strip_suffix('}'))
+                .unwrap_or(name);
+            folders.get(name)
+        }
+        _ => None,
+    };
+    let mut tail = named
+        .map(|folder| format!("{}/", folder.display()))
+        .unwrap_or_default();
     for segment in rest {
         match segment {
             Segment::Literal(text) => tail.push_str(text),
@@ -607,6 +659,20 @@ mod tests {
         // Words in strings, comments and heredocs source nothing.
         let prose = b"#!/bin/bash\necho \"source a.sh\"\n# . b.sh\ncat <<EOF\nsource c.sh\nEOF\n";
         assert!(sourced_paths(prose).is_empty());
+    }
+
+    #[test]
+    fn a_variable_the_script_sets_below_its_folder_names_that_folder() {
+        // hx27: `LIB_DIR="$(dirname "$0")/lib"; . "$LIB_DIR/common.sh"` was read as common.sh.
+        let script = b"#!/bin/sh\nLIB_DIR=\"$(dirname \"$0\")/lib\"\n. \"$LIB_DIR/common.sh\"\n. \"${LIB_DIR}/x.sh\"\nHERE=$(cd \"$(dirname \"$0\")\" && pwd)\n. \"$HERE/y.sh\"\n";
+        assert_eq!(
+            sourced_lines(script),
+            vec![
+                (3, PathBuf::from("lib/common.sh")),
+                (4, PathBuf::from("lib/x.sh")),
+                (6, PathBuf::from("y.sh")),
+            ]
+        );
     }
 
     #[test]

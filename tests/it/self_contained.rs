@@ -1442,3 +1442,100 @@ fn a_script_that_only_hosts_a_library_converts_when_the_runtime_setting_changes(
     let doc = strict(&stdout(&out), "inline host");
     assert_eq!(doc["deliverables"], serde_json::json!(["b.txt"]), "{doc}");
 }
+
+#[test]
+fn entry_points_and_helpers_hostile_review_hx27_found_keep_their_roles() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for skill in ["dispatch", "nested", "libdir"] {
+        write_skill_md(tmp.path(), skill);
+    }
+    // 1. A main called through a computed name, sourced by a harness: still an entry point.
+    write_script(
+        tmp.path(),
+        "dispatch/run.sh",
+        b"#!/bin/bash\ncmd_go() { touch a.txt; echo \"Created: a.txt\"; echo SUCCESS; }\nif [[ \"${BASH_SOURCE[0]}\" == \"$0\" ]]; then \"cmd_${1:-go}\"; fi\n",
+    );
+    write_script(
+        tmp.path(),
+        "dispatch/tests/t.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"$0\")/../run.sh\"\n",
+    );
+    // 2. A helper of definitions that sources the library holding the result lines: a library,
+    // which a caller outside the skills sources unchanged.
+    write_script(
+        tmp.path(),
+        "nested/run.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"$0\")/lib/common.sh\"\ntouch a.txt\nreport a.txt\n",
+    );
+    let common = write_script(
+        tmp.path(),
+        "nested/lib/common.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"${BASH_SOURCE[0]}\")/report.inc\"\ngreet() { echo hello; }\n",
+    );
+    write_script(
+        tmp.path(),
+        "nested/lib/report.inc",
+        b"report() { echo \"Created: $1\"; echo SUCCESS; }\n",
+    );
+    let tool = write_script(
+        tmp.path(),
+        "tools/ci.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"$0\")/../nested/lib/common.sh\"\ngreet\n",
+    );
+    // 3. sh: `LIB_DIR="$(dirname "$0")/lib"; . "$LIB_DIR/common.sh"`.
+    write_script(
+        tmp.path(),
+        "libdir/run.sh",
+        b"#!/bin/sh\nLIB_DIR=\"$(dirname \"$0\")/lib\"\n. \"$LIB_DIR/common.sh\"\ntouch a.txt\nreport a.txt\n",
+    );
+    write_script(
+        tmp.path(),
+        "libdir/lib/common.sh",
+        b"#!/bin/sh\nreport() { echo \"Created: $1\"; echo SUCCESS; }\n",
+    );
+    let (code, report) = json_report(
+        tmp.path(),
+        &["migrate", "--no-backup", "dispatch", "nested", "libdir"],
+    );
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(
+        report_file(&report, "dispatch/run.sh")["notes"][0]["code"],
+        "SOURCED_SCRIPT"
+    );
+    assert_eq!(
+        report_file(&report, "libdir/lib/common.sh")["notes"][0]["code"],
+        "SOURCED_LIBRARY"
+    );
+    assert!(
+        !std::fs::read_to_string(&common)
+            .expect("common")
+            .contains("skillmod-runtime")
+    );
+    let out = run(Command::new("bash").arg(&tool).current_dir(tmp.path()));
+    assert_eq!(
+        (out.status.code(), stdout(&out)),
+        (Some(0), "hello\n".to_string())
+    );
+    for (shell, script) in [
+        ("bash", "dispatch/run.sh"),
+        ("bash", "nested/run.sh"),
+        ("sh", "libdir/run.sh"),
+        ("bash", "libdir/run.sh"),
+    ] {
+        let out = run(Command::new(shell)
+            .arg(tmp.path().join(script))
+            .current_dir(tmp.path()));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{shell} {script}: {}",
+            stderr(&out)
+        );
+        let doc = strict(&stdout(&out), script);
+        assert_eq!(
+            doc["deliverables"],
+            serde_json::json!(["a.txt"]),
+            "{script}: {doc}"
+        );
+    }
+}
