@@ -284,15 +284,29 @@ pub(crate) fn reaches_a_result_when_run(
         .filter(|(_, body)| holds(**body))
         .map(|(name, _)| name.as_slice())
         .collect();
-    let calls: Vec<(&[u8], Vec<&[u8]>)> = functions
+    let calls: Vec<(&[u8], Vec<Call<'_>>)> = functions
         .iter()
         .map(|(name, body)| (name.as_slice(), called(*body, source)))
         .collect();
-    let prints = |name: &[u8], printing: &HashSet<&[u8]>| {
-        if name == ANY_COMMAND {
-            return !printing.is_empty() || !imported.is_empty();
+    let prints = |call: &Call<'_>, printing: &HashSet<&[u8]>| match *call {
+        Call::Name(name) => {
+            printing.contains(name) || (!functions.contains_key(name) && imported.contains(name))
         }
-        printing.contains(name) || (!functions.contains_key(name) && imported.contains(name))
+        Call::Computed(text) => {
+            let mut candidates = printing
+                .iter()
+                .copied()
+                .chain(imported.iter().map(Vec::as_slice));
+            match computed_prefix(text) {
+                // `$cmd`: any of them.
+                None => candidates.next().is_some(),
+                // `"cmd_$1"`, `${1:-main}`: one its text names or starts.
+                Some(prefix) => candidates.any(|f| {
+                    (!prefix.is_empty() && f.starts_with(prefix))
+                        || memchr::memmem::find(text, f).is_some()
+                }),
+            }
+        }
     };
     loop {
         let grown: Vec<&[u8]> = calls
@@ -335,17 +349,37 @@ pub(crate) fn returns_unconditionally(root: Node<'_>, source: &[u8]) -> bool {
     })
 }
 
-/// What `called` lists for a command that may run any function: its name is computed, or a
-/// runner's word is.
-const ANY_COMMAND: &[u8] = b"";
+/// A command a node runs: by name, or by a word computed at run time (its text).
+enum Call<'s> {
+    Name(&'s [u8]),
+    Computed(&'s [u8]),
+}
+
+/// The literal text a computed word starts with (quotes left out); None for a word that is one
+/// parameter alone (`$cmd`, `"${cmd}"`), which may name anything.
+fn computed_prefix(text: &[u8]) -> Option<&[u8]> {
+    let inner = text.strip_prefix(b"\"").unwrap_or(text);
+    let inner = inner.strip_suffix(b"\"").unwrap_or(inner);
+    let name = inner.strip_prefix(b"$")?;
+    let name = name
+        .strip_prefix(b"{")
+        .and_then(|n| n.strip_suffix(b"}"))
+        .unwrap_or(name);
+    if !name.is_empty() && name.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_') {
+        return None;
+    }
+    let end = inner.iter().position(|b| *b == b'$').unwrap_or(inner.len());
+    Some(&inner[..end])
+}
+
+/// Commands that run the command their words name.
 const RUNNERS: [&[u8]; 10] = [
     b"eval", b"time", b"command", b"builtin", b"exec", b"env", b"nohup", b"timeout", b"nice",
     b"xargs",
 ];
 
-/// The names of the commands a node runs, outside the functions it defines (`ANY_COMMAND` for
-/// one that may run any).
-fn called<'s>(node: Node<'_>, source: &'s [u8]) -> Vec<&'s [u8]> {
+/// The commands a node runs, outside the functions it defines.
+fn called<'s>(node: Node<'_>, source: &'s [u8]) -> Vec<Call<'s>> {
     let mut names = Vec::new();
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
@@ -353,20 +387,33 @@ fn called<'s>(node: Node<'_>, source: &'s [u8]) -> Vec<&'s [u8]> {
             continue;
         }
         if n.kind() == "command" {
+            let mut cursor = n.walk();
+            let words: Vec<Call<'s>> = n
+                .children_by_field_name("argument", &mut cursor)
+                .map(|word| match word.kind() {
+                    "word" => Call::Name(&source[word.byte_range()]),
+                    _ => Call::Computed(&source[word.byte_range()]),
+                })
+                .collect();
             match command_name_bytes(n, source) {
-                // The command a runner runs is among its words (`eval main`, `timeout 5 main`;
-                // `command -v awk` names two that run nothing of the file's).
-                Some(name) if RUNNERS.contains(&name) => {
-                    let mut cursor = n.walk();
-                    for word in n.children_by_field_name("argument", &mut cursor) {
-                        names.push(match word.kind() {
-                            "word" => &source[word.byte_range()],
-                            _ => ANY_COMMAND,
-                        });
+                // `command -v NAME` looks a name up and runs nothing.
+                Some(b"command") if matches!(words.first(), Some(Call::Name(w)) if w.starts_with(b"-v") || w.starts_with(b"-V")) =>
+                    {}
+                // The command a runner runs is among its words (`eval main`, `timeout 5 main`).
+                Some(name) if RUNNERS.contains(&name) => names.extend(words),
+                Some(name) => names.push(Call::Name(name)),
+                None => {
+                    let text = n
+                        .child_by_field_name("name")
+                        .map_or(&b""[..], |w| &source[w.byte_range()]);
+                    match words.into_iter().next() {
+                        // `$SUDO cmd`: a prefix command whose word runs `cmd`.
+                        Some(word @ Call::Name(_)) if computed_prefix(text).is_none() => {
+                            names.push(word);
+                        }
+                        _ => names.push(Call::Computed(text)),
                     }
                 }
-                Some(name) => names.push(name),
-                None => names.push(ANY_COMMAND),
             }
         }
         let mut cursor = n.walk();
@@ -545,6 +592,23 @@ if x; then exit 1; fi
             ("main() { echo SUCCESS; }\ntimeout 5 main\n", false, true),
             ("main() { echo SUCCESS; }\neval \"$cmd\"\n", false, true),
             ("set -eu\n\"$X\"\n", false, false),
+            ("main() { echo SUCCESS; }\n$c\n", false, true),
+            // Everyday library lines that run none of the file's printers (hx28).
+            (
+                "ok() { echo SUCCESS; }\n${DEBUG:+set -x}\n$SUDO true\n",
+                false,
+                false,
+            ),
+            (
+                "ok() { echo SUCCESS; }\ncommand -v ok >/dev/null\n",
+                false,
+                false,
+            ),
+            (
+                "ok() { echo SUCCESS; }\neval \"$(ssh-agent -s)\"\n",
+                false,
+                false,
+            ),
         ] {
             let tree = parser.parse(source.as_bytes()).expect("parse");
             let legacy: Vec<usize> = source

@@ -150,7 +150,17 @@ pub fn redirects_across_lines(tree: &Tree, source: &[u8]) -> Vec<usize> {
 pub fn comments_after_escaped_blanks(tree: &Tree, source: &[u8]) -> Vec<usize> {
     let root = tree.root_node();
     let mut found = Vec::new();
+    let comment_at = |hash: usize| {
+        root.descendant_for_byte_range(hash, hash + 1)
+            .is_some_and(|n| n.kind() == "comment" && n.start_byte() == hash)
+    };
     for hash in memchr::memchr_iter(b'#', source) {
+        // A CR, form feed or vertical tab is no blank to bash: `x=1\r# ; echo SUCCESS` runs the
+        // echo (hostile review hx28).
+        if hash >= 1 && matches!(source[hash - 1], b'\r' | 0x0b | 0x0c) && comment_at(hash) {
+            found.push(hash);
+            continue;
+        }
         if hash < 2 || !matches!(source[hash - 1], b' ' | b'\t') || source[hash - 2] != b'\\' {
             continue;
         }
@@ -160,11 +170,7 @@ pub fn comments_after_escaped_blanks(tree: &Tree, source: &[u8]) -> Vec<usize> {
             .rev()
             .take_while(|&&b| b == b'\\')
             .count();
-        if backslashes % 2 == 1
-            && root
-                .descendant_for_byte_range(hash, hash + 1)
-                .is_some_and(|n| n.kind() == "comment" && n.start_byte() == hash)
-        {
+        if backslashes % 2 == 1 && comment_at(hash) {
             found.push(hash);
         }
     }
@@ -313,6 +319,10 @@ mod tests {
             ("echo \"Confidence: 0.0\"\\ # note\n", vec![24]),
             ("echo a\\\\ # comment\n", vec![]),
             ("echo SUCCESS # comment\n", vec![]),
+            // A CR, form feed or vertical tab is no blank to bash either (hx28).
+            ("x=1\r# ; echo SUCCESS\n", vec![4]),
+            ("x=1\x0c# ; echo SUCCESS\n", vec![4]),
+            ("echo a # note\r\n", vec![]),
         ] {
             let tree = parser.parse(source.as_bytes()).expect("parse");
             assert_eq!(

@@ -785,7 +785,7 @@ fn capture_part(path: &Path, analysis: &Analysis, body: &[u8], options: &Options
         // An include guard (`[ -n "$LOADED" ] && return 0`) returns only when sourced twice.
         let imported = || {
             let hosted = options.sourcing.hosts_library(path);
-            crate::unit::sourcing::hosted_functions(hosted, options.max_size)
+            crate::unit::sourcing::hosted_functions(path, hosted, options.max_size)
         };
         if body.starts_with(b"#!") && analysis.reaches_a_result_when_run(body, &imported()) {
             Part::SourcedScript

@@ -331,21 +331,35 @@ pub fn unselected_libraries(
         .collect()
 }
 
-/// The functions the libraries a script hosts define (read up to `max_size` bytes each): the
-/// names through which a call of the script may reach their result lines.
-pub fn hosted_functions(hosted: Option<&Hosted>, max_size: u64) -> HashSet<Vec<u8>> {
+/// For a script that hosts libraries with legacy lines: the functions every file it sources
+/// defines, down the chain (`main` in an `app.sh` that sources the `report.sh` printing the lines:
+/// hostile review hx28), each file read once (up to `max_size` bytes, at most `MAX_LIBRARIES`).
+/// The names through which a call of the script may reach their result lines.
+pub fn hosted_functions(path: &Path, hosted: Option<&Hosted>, max_size: u64) -> HashSet<Vec<u8>> {
+    const MAX_LIBRARIES: usize = 256;
     let mut names = HashSet::new();
-    let Some(hosted) = hosted else {
+    if hosted.is_none() {
         return names;
-    };
+    }
     let Ok(mut parser) = BashParser::new() else {
         return names;
     };
-    for library in &hosted.libraries {
-        if let Ok(bytes) = crate::fsio::limited::read(library, max_size, false)
-            && let Ok(defined) = crate::analyze::defined_functions(&mut parser, &bytes)
-        {
-            names.extend(defined);
+    let mut seen = HashSet::from([id_of(path)]);
+    let mut next = vec![path.to_path_buf()];
+    while let Some(file) = next.pop() {
+        for target in sourced_targets(&file, max_size) {
+            let Some(library) = crate::fsio::sourced_file(&file, &target) else {
+                continue;
+            };
+            if seen.len() > MAX_LIBRARIES || !seen.insert(id_of(&library)) {
+                continue;
+            }
+            if let Ok(bytes) = crate::fsio::limited::read(&library, max_size, false)
+                && let Ok(defined) = crate::analyze::defined_functions(&mut parser, &bytes)
+            {
+                names.extend(defined);
+            }
+            next.push(library);
         }
     }
     names
@@ -520,7 +534,8 @@ pub(crate) fn sourced_in(tree: &tree_sitter::Tree, bytes: &[u8]) -> Vec<(usize, 
     let mut cursor = tree.walk();
     let mut stack = vec![tree.root_node()];
     let mut sources = Vec::new();
-    let mut folders = HashMap::new();
+    // Each assignment's place, name and the folder it names (None: not one below the script's).
+    let mut assignments = Vec::new();
     while let Some(node) = stack.pop() {
         if node.kind() == "command"
             && matches!(
@@ -536,14 +551,27 @@ pub(crate) fn sourced_in(tree: &tree_sitter::Tree, bytes: &[u8]) -> Vec<(usize, 
                 node.child_by_field_name("name"),
                 node.child_by_field_name("value"),
             )
-            && let Some(folder) = literal_path(value, bytes, &HashMap::new())
         {
             let name = String::from_utf8_lossy(&bytes[name.byte_range()]).into_owned();
-            folders.entry(name).or_insert(folder);
+            let folder = literal_path(value, bytes, &HashMap::new());
+            assignments.push((node.start_byte(), name, folder));
         }
         stack.extend(node.children(&mut cursor));
     }
+    assignments.sort_by_key(|(at, _, _)| *at);
     for (line, argument) in sources {
+        // The last assignment of each name before the `source` line is the one in effect (a
+        // variable reused later for another folder: hostile review hx28).
+        let mut folders = HashMap::new();
+        for (_, name, folder) in assignments
+            .iter()
+            .take_while(|(at, _, _)| *at < argument.start_byte())
+        {
+            match folder {
+                Some(folder) => folders.insert(name.clone(), folder.clone()),
+                None => folders.remove(name),
+            };
+        }
         out.extend(literal_path(argument, bytes, &folders).map(|path| (line, path)));
     }
     // Each path once, at its first line: a file read per `source` line made a library sourcing
@@ -664,7 +692,7 @@ mod tests {
     #[test]
     fn a_variable_the_script_sets_below_its_folder_names_that_folder() {
         // hx27: `LIB_DIR="$(dirname "$0")/lib"; . "$LIB_DIR/common.sh"` was read as common.sh.
-        let script = b"#!/bin/sh\nLIB_DIR=\"$(dirname \"$0\")/lib\"\n. \"$LIB_DIR/common.sh\"\n. \"${LIB_DIR}/x.sh\"\nHERE=$(cd \"$(dirname \"$0\")\" && pwd)\n. \"$HERE/y.sh\"\n";
+        let script = b"#!/bin/sh\nLIB_DIR=\"$(dirname \"$0\")/lib\"\n. \"$LIB_DIR/common.sh\"\n. \"${LIB_DIR}/x.sh\"\nHERE=$(cd \"$(dirname \"$0\")\" && pwd)\n. \"$HERE/y.sh\"\nLIB_DIR=\"$(dirname \"$0\")/out\"\n";
         assert_eq!(
             sourced_lines(script),
             vec![

@@ -1446,7 +1446,7 @@ fn a_script_that_only_hosts_a_library_converts_when_the_runtime_setting_changes(
 #[test]
 fn entry_points_and_helpers_hostile_review_hx27_found_keep_their_roles() {
     let tmp = tempfile::tempdir().expect("tmp");
-    for skill in ["dispatch", "nested", "libdir"] {
+    for skill in ["dispatch", "nested", "libdir", "twolibs"] {
         write_skill_md(tmp.path(), skill);
     }
     // 1. A main called through a computed name, sourced by a harness: still an entry point.
@@ -1493,9 +1493,38 @@ fn entry_points_and_helpers_hostile_review_hx27_found_keep_their_roles() {
         "libdir/lib/common.sh",
         b"#!/bin/sh\nreport() { echo \"Created: $1\"; echo SUCCESS; }\n",
     );
+    // 4. `main` defined in a library with no legacy line that sources the one printing them
+    // (hx28), the entry point sourced by a harness.
+    write_script(
+        tmp.path(),
+        "twolibs/run.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"${BASH_SOURCE[0]}\")/lib/app.sh\"\nif [[ \"${BASH_SOURCE[0]}\" == \"$0\" ]]; then main \"$@\"; fi\n",
+    );
+    write_script(
+        tmp.path(),
+        "twolibs/lib/app.sh",
+        b"source \"$(dirname \"${BASH_SOURCE[0]}\")/report.sh\"\nmain() { touch a.txt; report a.txt; }\n",
+    );
+    write_script(
+        tmp.path(),
+        "twolibs/lib/report.sh",
+        b"report() { echo \"Created: $1\"; echo SUCCESS; }\n",
+    );
+    write_script(
+        tmp.path(),
+        "twolibs/tests/t.sh",
+        b"#!/bin/bash\nsource \"$(dirname \"$0\")/../run.sh\"\n",
+    );
     let (code, report) = json_report(
         tmp.path(),
-        &["migrate", "--no-backup", "dispatch", "nested", "libdir"],
+        &[
+            "migrate",
+            "--no-backup",
+            "dispatch",
+            "nested",
+            "libdir",
+            "twolibs",
+        ],
     );
     assert_eq!(code, 0, "{report}");
     assert_eq!(
@@ -1521,6 +1550,7 @@ fn entry_points_and_helpers_hostile_review_hx27_found_keep_their_roles() {
         ("bash", "nested/run.sh"),
         ("sh", "libdir/run.sh"),
         ("bash", "libdir/run.sh"),
+        ("bash", "twolibs/run.sh"),
     ] {
         let out = run(Command::new(shell)
             .arg(tmp.path().join(script))
