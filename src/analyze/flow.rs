@@ -10,6 +10,7 @@ use tree_sitter::Node;
 
 use super::context::command_name_bytes;
 use super::parser::Kin;
+use super::words::{Printed, Segment, parameter_name, word_value};
 
 /// What the failure-path and line walks of one tree read: its family links (`Kin`), and the
 /// failure-path answers found so far, by the node a walk went on after. n legacy lines in one
@@ -292,20 +293,22 @@ pub(crate) fn reaches_a_result_when_run(
         Call::Name(name) => {
             printing.contains(name) || (!functions.contains_key(name) && imported.contains(name))
         }
-        Call::Computed(text) => {
+        Call::Computed(ref word) => {
             let mut candidates = printing
                 .iter()
                 .copied()
                 .chain(imported.iter().map(Vec::as_slice));
-            match computed_prefix(text) {
+            if is_parameter(word) {
                 // `$cmd`: any of them.
-                None => candidates.next().is_some(),
-                // `"cmd_$1"`, `${1:-main}`: one its text names or starts.
-                Some(prefix) => candidates.any(|f| {
-                    (!prefix.is_empty() && f.starts_with(prefix))
-                        || memchr::memmem::find(text, f).is_some()
-                }),
+                return candidates.next().is_some();
             }
+            // `"cmd_$1"`, `${1:-main}`: one its text names or starts.
+            let prefix = word.literal_prefix().as_bytes();
+            let text = word.render();
+            candidates.any(|f| {
+                (!prefix.is_empty() && f.starts_with(prefix))
+                    || memchr::memmem::find(text.as_bytes(), f).is_some()
+            })
         }
     };
     loop {
@@ -349,27 +352,15 @@ pub(crate) fn returns_unconditionally(root: Node<'_>, source: &[u8]) -> bool {
     })
 }
 
-/// A command a node runs: by name, or by a word computed at run time (its text).
+/// A command a node runs: by name, or by a word computed at run time (its value).
 enum Call<'s> {
     Name(&'s [u8]),
-    Computed(&'s [u8]),
+    Computed(Printed),
 }
 
-/// The literal text a computed word starts with (quotes left out); None for a word that is one
-/// parameter alone (`$cmd`, `"${cmd}"`), which may name anything.
-fn computed_prefix(text: &[u8]) -> Option<&[u8]> {
-    let inner = text.strip_prefix(b"\"").unwrap_or(text);
-    let inner = inner.strip_suffix(b"\"").unwrap_or(inner);
-    let name = inner.strip_prefix(b"$")?;
-    let name = name
-        .strip_prefix(b"{")
-        .and_then(|n| n.strip_suffix(b"}"))
-        .unwrap_or(name);
-    if !name.is_empty() && name.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_') {
-        return None;
-    }
-    let end = inner.iter().position(|b| *b == b'$').unwrap_or(inner.len());
-    Some(&inner[..end])
+/// Whether a computed word is one parameter alone (`$cmd`, `"${cmd}"`), which may name anything.
+fn is_parameter(word: &Printed) -> bool {
+    matches!(word.segments.as_slice(), [Segment::Dynamic(text)] if parameter_name(text).is_some())
 }
 
 /// Commands that run the command their words name.
@@ -392,7 +383,7 @@ fn called<'s>(node: Node<'_>, source: &'s [u8]) -> Vec<Call<'s>> {
                 .children_by_field_name("argument", &mut cursor)
                 .map(|word| match word.kind() {
                     "word" => Call::Name(&source[word.byte_range()]),
-                    _ => Call::Computed(&source[word.byte_range()]),
+                    _ => Call::Computed(word_value(word, source)),
                 })
                 .collect();
             match command_name_bytes(n, source) {
@@ -403,15 +394,15 @@ fn called<'s>(node: Node<'_>, source: &'s [u8]) -> Vec<Call<'s>> {
                 Some(name) if RUNNERS.contains(&name) => names.extend(words),
                 Some(name) => names.push(Call::Name(name)),
                 None => {
-                    let text = n
+                    let name = n
                         .child_by_field_name("name")
-                        .map_or(&b""[..], |w| &source[w.byte_range()]);
+                        .and_then(|name| name.named_child(0))
+                        .map(|word| word_value(word, source))
+                        .unwrap_or_default();
                     match words.into_iter().next() {
                         // `$SUDO cmd`: a prefix command whose word runs `cmd`.
-                        Some(word @ Call::Name(_)) if computed_prefix(text).is_none() => {
-                            names.push(word);
-                        }
-                        _ => names.push(Call::Computed(text)),
+                        Some(word @ Call::Name(_)) if is_parameter(&name) => names.push(word),
+                        _ => names.push(Call::Computed(name)),
                     }
                 }
             }

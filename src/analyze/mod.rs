@@ -252,9 +252,9 @@ impl Analysis {
     }
 
     /// Whether running the script reaches one of its result lines (`main "$@"` calling the
-    /// function that prints it), or, when it sources a library with legacy lines (`imported`),
-    /// calls a function it does not define: sourced by another script, it is an entry point too.
-    /// A plain top-level `return` (not an include guard's) says it is a library all the same.
+    /// function that prints it), or calls one the files it sources define (`imported`, when one
+    /// of them holds legacy lines): sourced by another script, it is an entry point too. A plain
+    /// top-level `return` (not an include guard's) says it is a library all the same.
     pub fn reaches_a_result_when_run(
         &self,
         source: &[u8],
@@ -362,14 +362,10 @@ pub fn helper_definitions(
 }
 
 /// The names of the functions a file defines at its top level (a library a script sources).
-pub fn defined_functions(
-    parser: &mut BashParser,
-    source: &[u8],
-) -> crate::error::Result<std::collections::HashSet<Vec<u8>>> {
-    let tree = parser.parse(source)?;
-    Ok(flow::top_functions(tree.root_node(), source)
+pub fn defined_functions(tree: &Tree, source: &[u8]) -> std::collections::HashSet<Vec<u8>> {
+    flow::top_functions(tree.root_node(), source)
         .into_keys()
-        .collect())
+        .collect()
 }
 
 /// The functions a file (a library a script sources) defines that may print on stdout.

@@ -110,6 +110,17 @@ impl Printed {
     }
 }
 
+/// The name of a run-time segment that is one parameter alone (`$cmd`, `${cmd}`), if it is one.
+pub(crate) fn parameter_name(text: &str) -> Option<&str> {
+    let name = text.strip_prefix('$')?;
+    let name = name
+        .strip_prefix('{')
+        .and_then(|n| n.strip_suffix('}'))
+        .unwrap_or(name);
+    (!name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+        .then_some(name)
+}
+
 /// Words tree-sitter-bash reads as extra destinations of a redirection that bash reads as the
 /// command's own arguments: in `echo 2>/dev/null SUCCESS`, `SUCCESS` is echoed (tree-sitter-bash
 /// issue 233). Only redirections that follow the command directly count. A word joined to the

@@ -54,13 +54,15 @@ fn migrate_steps(
         Mode::Comment => None,
     };
     let analysis = analyze_script(report, path, &script, profile, hosted, options, parser)?;
+    // Decided once: whether it is a library may mean reading the files it sources.
+    let part = capture_part(path, &analysis, &script.body, options);
     let upkeep = gate(
-        report, path, &script, &analysis, profile, hosted, options, backups,
+        report, path, &script, &analysis, profile, part, hosted, options, backups,
     )?;
     let plan = plan(
-        report, path, &script, &analysis, profile, hosted, upkeep, options,
+        report, path, &script, &analysis, profile, part, hosted, upkeep, options,
     )?;
-    let change = verify(report, path, &script, &analysis, &plan, options, parser)?;
+    let change = verify(report, part, &script, &analysis, &plan, options, parser)?;
     write(report, path, &script, change, options, backups)
 }
 
@@ -235,6 +237,7 @@ fn gate(
     script: &Script,
     analysis: &Analysis,
     profile: &super::Profile,
+    part: Part,
     hosted: Option<&Hosted>,
     options: &Options,
     backups: &Backups,
@@ -242,7 +245,7 @@ fn gate(
     // The one verdict: the refusals check reports as SKM008 (an error: a file with legacy lines
     // left as it is fails, as check fails it). A migrated script gets only its upkeep, never
     // capture mode's rewrite.
-    if let Some(refusal) = verdict(path, script, analysis, profile, hosted, options) {
+    if let Some(refusal) = verdict(path, script, analysis, profile, part, hosted, options) {
         let status = if refusal.against_rewrite || !analysis.legacy.is_empty() {
             Status::Failed
         } else {
@@ -335,10 +338,10 @@ fn verdict(
     script: &Script,
     analysis: &Analysis,
     profile: &super::Profile,
+    part: Part,
     hosted: Option<&Hosted>,
     options: &Options,
 ) -> Option<crate::verdict::Refusal> {
-    let part = capture_part(path, analysis, &script.body, options);
     // A library prints into the script that sources it, and a script written against the
     // runtime (`skillmod_success`, …) prints its document: only another script's stdout is an
     // answer.
@@ -384,6 +387,7 @@ fn plan(
     script: &Script,
     analysis: &Analysis,
     profile: &super::Profile,
+    part: Part,
     hosted: Option<&Hosted>,
     upkeep: Option<rewrite::Plan>,
     options: &Options,
@@ -408,7 +412,6 @@ fn plan(
             )
         }
         (None, Mode::Capture) => {
-            let part = capture_part(path, analysis, &script.body, options);
             if let Some(note) = part_note(part, hosted) {
                 report.notes.push(note);
             }
@@ -471,7 +474,7 @@ fn plan(
 /// a real write, accepted by the real shell where it accepted the original.
 fn verify(
     report: &mut FileReport,
-    path: &Path,
+    part: Part,
     script: &Script,
     analysis: &Analysis,
     plan: &rewrite::Plan,
@@ -487,7 +490,7 @@ fn verify(
     // --force: its hooks are there) is already migrated; one never migrated (no legacy line of
     // its own, and no runtime for a library) is not.
     if body == script.body {
-        let message = nothing_to_change(report, path, analysis, &script.body, options);
+        let message = nothing_to_change(report, part, analysis, &script.body);
         report.notes.push(Error {
             code: codes::NOTHING_TO_CHANGE,
             message,
@@ -516,10 +519,9 @@ fn verify(
 /// Why a rewrite changes no byte, and the file's true status in the report.
 fn nothing_to_change(
     report: &mut FileReport,
-    path: &Path,
+    part: Part,
     analysis: &Analysis,
     body: &[u8],
-    options: &Options,
 ) -> String {
     const NOTHING: &str = "nothing was written or recorded";
     if analysis.already_migrated || capture::has_library_hooks(body) {
@@ -527,7 +529,7 @@ fn nothing_to_change(
         return format!("the rewrite is byte-for-byte the file as it is; {NOTHING}");
     }
     report.status = Status::NoLegacy;
-    let why = match capture_part(path, analysis, body, options) {
+    let why = match part {
         Part::Library(LibraryReason::Sourced) => "is sourced by another selected script",
         Part::Library(LibraryReason::TopLevelReturn) => "returns at top level",
         Part::Script { .. } | Part::SourcedScript | Part::Unknown => {
@@ -780,19 +782,21 @@ enum LibraryReason {
 }
 
 fn capture_part(path: &Path, analysis: &Analysis, body: &[u8], options: &Options) -> Part {
-    let top_level_return = analysis.returns_at_top_level(body);
     if options.sourcing.is_library(path) {
         // An include guard (`[ -n "$LOADED" ] && return 0`) returns only when sourced twice.
-        let imported = || {
-            let hosted = options.sourcing.hosts_library(path);
-            crate::unit::sourcing::hosted_functions(path, hosted, options.max_size)
+        let imported = || match options.sourcing.hosts_library(path) {
+            Some(_) => {
+                let sourced = crate::unit::sourcing::sourced_in(&analysis.tree, body);
+                crate::unit::sourcing::hosted_functions(path, sourced, options.max_size)
+            }
+            None => std::collections::HashSet::new(),
         };
         if body.starts_with(b"#!") && analysis.reaches_a_result_when_run(body, &imported()) {
             Part::SourcedScript
         } else {
             Part::Library(LibraryReason::Sourced)
         }
-    } else if top_level_return {
+    } else if analysis.returns_at_top_level(body) {
         Part::Library(LibraryReason::TopLevelReturn)
     } else if body.starts_with(b"#!") {
         Part::Script { shebang: true }

@@ -333,33 +333,37 @@ pub fn unselected_libraries(
 
 /// For a script that hosts libraries with legacy lines: the functions every file it sources
 /// defines, down the chain (`main` in an `app.sh` that sources the `report.sh` printing the lines:
-/// hostile review hx28), each file read once (up to `max_size` bytes, at most `MAX_LIBRARIES`).
-/// The names through which a call of the script may reach their result lines.
-pub fn hosted_functions(path: &Path, hosted: Option<&Hosted>, max_size: u64) -> HashSet<Vec<u8>> {
+/// hostile review hx28), each file read and parsed once (up to `max_size` bytes, at most
+/// `MAX_LIBRARIES`). `sourced` is what the script itself sources (`sourced_in` its tree). The
+/// names through which a call of the script may reach their result lines.
+pub fn hosted_functions(
+    path: &Path,
+    sourced: Vec<(usize, PathBuf)>,
+    max_size: u64,
+) -> HashSet<Vec<u8>> {
     const MAX_LIBRARIES: usize = 256;
     let mut names = HashSet::new();
-    if hosted.is_none() {
-        return names;
-    }
     let Ok(mut parser) = BashParser::new() else {
         return names;
     };
     let mut seen = HashSet::from([id_of(path)]);
-    let mut next = vec![path.to_path_buf()];
-    while let Some(file) = next.pop() {
-        for target in sourced_targets(&file, max_size) {
+    let mut next = vec![(path.to_path_buf(), sourced)];
+    while let Some((file, sourced)) = next.pop() {
+        for (_, target) in sourced {
             let Some(library) = crate::fsio::sourced_file(&file, &target) else {
                 continue;
             };
             if seen.len() > MAX_LIBRARIES || !seen.insert(id_of(&library)) {
                 continue;
             }
-            if let Ok(bytes) = crate::fsio::limited::read(&library, max_size, false)
-                && let Ok(defined) = crate::analyze::defined_functions(&mut parser, &bytes)
-            {
-                names.extend(defined);
-            }
-            next.push(library);
+            let Ok(bytes) = crate::fsio::limited::read(&library, max_size, false) else {
+                continue;
+            };
+            let Ok(tree) = parser.parse(&bytes) else {
+                continue;
+            };
+            names.extend(crate::analyze::defined_functions(&tree, &bytes));
+            next.push((library, sourced_in(&tree, &bytes)));
         }
     }
     names
@@ -558,18 +562,19 @@ pub(crate) fn sourced_in(tree: &tree_sitter::Tree, bytes: &[u8]) -> Vec<(usize, 
         }
         stack.extend(node.children(&mut cursor));
     }
+    // One sweep in file order: the last assignment of each name before a `source` line is the
+    // one in effect there (a variable reused later for another folder: hostile review hx28).
     assignments.sort_by_key(|(at, _, _)| *at);
+    sources.sort_by_key(|(_, argument)| argument.start_byte());
+    let mut assigned = assignments.into_iter().peekable();
+    let mut folders = HashMap::new();
     for (line, argument) in sources {
-        // The last assignment of each name before the `source` line is the one in effect (a
-        // variable reused later for another folder: hostile review hx28).
-        let mut folders = HashMap::new();
-        for (_, name, folder) in assignments
-            .iter()
-            .take_while(|(at, _, _)| *at < argument.start_byte())
+        while let Some((_, name, folder)) =
+            assigned.next_if(|(at, _, _)| *at < argument.start_byte())
         {
             match folder {
-                Some(folder) => folders.insert(name.clone(), folder.clone()),
-                None => folders.remove(name),
+                Some(folder) => folders.insert(name, folder),
+                None => folders.remove(&name),
             };
         }
         out.extend(literal_path(argument, bytes, &folders).map(|path| (line, path)));
@@ -602,12 +607,7 @@ fn literal_path(
     // names below the script's (hostile review hx27).
     let named = match value.segments.first() {
         Some(Segment::Dynamic(text)) => {
-            let name = text.trim_start_matches('$');
-            let name = name
-                .strip_prefix('{')
-                .and_then(|n| n.strip_suffix('}'))
-                .unwrap_or(name);
-            folders.get(name)
+            crate::analyze::words::parameter_name(text).and_then(|name| folders.get(name))
         }
         _ => None,
     };
