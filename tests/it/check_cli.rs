@@ -799,6 +799,14 @@ fn narrowed_checks_judge_the_library_a_changed_script_now_sources_and_an_inc_cha
     // script sources it (hostile review hx23 item 1).
     let tmp = tempfile::tempdir().expect("tmp");
     let repo = tmp.path();
+    // Point the link at `to`, in place of whatever it named.
+    let link = |at: &str, to: &str| {
+        let at = repo.join(at);
+        if std::fs::symlink_metadata(&at).is_ok() {
+            std::fs::remove_file(&at).expect("rm");
+        }
+        std::os::unix::fs::symlink(to, at).expect("link");
+    };
     git_init(repo);
     write_skill_md(repo, "skill");
     write_script(
@@ -850,7 +858,7 @@ true
     );
     write_script(repo, "skill/deep.inc", b"true\n");
     write_script(repo, "skill/quiet.inc", b"true\n");
-    std::os::unix::fs::symlink("quiet.inc", repo.join("skill/link.inc")).expect("link");
+    link("skill/link.inc", "quiet.inc");
     write_script(
         repo,
         "skill/execute.sh",
@@ -868,17 +876,16 @@ true
     write_script(repo, "skill/loud.inc", b"echo SUCCESS\n");
     git(repo, &["add", "-A"]);
     git(repo, &["commit", "-qm", "loud"]);
-    std::fs::remove_file(repo.join("skill/link.inc")).expect("rm");
-    std::os::unix::fs::symlink("loud.inc", repo.join("skill/link.inc")).expect("link");
+    link("skill/link.inc", "loud.inc");
     git(repo, &["add", "-A"]);
     assert_eq!(found(&["--staged"]), "skill/loud.inc");
     // A symlinked folder retargeted (hostile review hx25 item 2).
     git(repo, &["commit", "-qm", "loud link"]);
     std::fs::remove_file(repo.join("skill/link.inc")).expect("rm");
-    std::os::unix::fs::symlink("quiet.inc", repo.join("skill/link.inc")).expect("link");
+    link("skill/link.inc", "quiet.inc");
     write_script(repo, "quiet/x.inc", b"true\n");
     write_script(repo, "loud/x.inc", b"echo SUCCESS\n");
-    std::os::unix::fs::symlink("../quiet", repo.join("skill/dir")).expect("link");
+    link("skill/dir", "../quiet");
     write_script(
         repo,
         "skill/execute.sh",
@@ -886,8 +893,7 @@ true
     );
     git(repo, &["add", "-A"]);
     git(repo, &["commit", "-qm", "folder link"]);
-    std::fs::remove_file(repo.join("skill/dir")).expect("rm");
-    std::os::unix::fs::symlink("../loud", repo.join("skill/dir")).expect("link");
+    link("skill/dir", "../loud");
     git(repo, &["add", "-A"]);
     assert_eq!(found(&["--staged"]), "loud/x.inc");
 }
